@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import { IsoDateSchema, ProfileNameSchema } from './common.schema.js';
+
+export const ROLES = ['admin', 'member'] as const;
+export const RoleSchema = z.enum(ROLES);
+export type Role = z.infer<typeof RoleSchema>;
+
+/** A profile set: explicit names, or `*` for every profile (admins usually). */
+export const ProfileSetSchema = z.union([z.literal('*'), z.array(ProfileNameSchema).max(256)]);
+export type ProfileSet = z.infer<typeof ProfileSetSchema>;
+
+export const PrincipalSchema = z.object({
+  kind: z.enum(['token', 'user', 'system']),
+  id: z.string(),
+  name: z.string(),
+  role: RoleSchema,
+  profiles: ProfileSetSchema,
+});
+export type Principal = z.infer<typeof PrincipalSchema>;
+
+export const LoginRequestSchema = z
+  .object({ username: z.string().min(1).max(128), password: z.string().min(1).max(1024) })
+  .strict();
+export type LoginRequest = z.infer<typeof LoginRequestSchema>;
+
+export const CreateTokenRequestSchema = z
+  .object({ name: z.string().min(1).max(128), role: RoleSchema, profiles: ProfileSetSchema })
+  .strict();
+export type CreateTokenRequest = z.infer<typeof CreateTokenRequestSchema>;
+
+export const ApiTokenSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  role: RoleSchema,
+  profiles: ProfileSetSchema,
+  createdAt: IsoDateSchema,
+  lastUsedAt: IsoDateSchema.nullable(),
+  revokedAt: IsoDateSchema.nullable(),
+});
+export type ApiToken = z.infer<typeof ApiTokenSchema>;
+export const CreatedTokenSchema = z.object({
+  id: z.string(),
+  token: z.string().describe('shown once; only its hash is stored'),
+});
+export type CreatedToken = z.infer<typeof CreatedTokenSchema>;
+
+export const CreateUserRequestSchema = z
+  .object({
+    username: z
+      .string()
+      .min(1)
+      .max(64)
+      .regex(/^[A-Za-z0-9._@-]+$/),
+    password: z.string().min(8).max(1024),
+    role: RoleSchema,
+    profiles: ProfileSetSchema,
+  })
+  .strict();
+export type CreateUserRequest = z.infer<typeof CreateUserRequestSchema>;
+
+export const UserSchema = z.object({
+  id: z.string(),
+  username: z.string(),
+  role: RoleSchema,
+  profiles: ProfileSetSchema,
+  createdAt: IsoDateSchema,
+});
+export type User = z.infer<typeof UserSchema>;
+
+export const SESSION_COOKIE_NAME = 'statehouse_session';

@@ -1,0 +1,34 @@
+import { z } from 'zod';
+
+export const LINEAGE_KINDS = ['compression', 'branch', 'reset', 'delegate'] as const;
+export const LineageKindSchema = z.enum(LINEAGE_KINDS);
+export type LineageKind = z.infer<typeof LineageKindSchema>;
+
+/** SPEC §4: the end-reason taxonomy. Predicates over these sets live in libs/state (end-reasons.ts). */
+export const RESET_REASONS = [
+  'session_reset',
+  'session_switch',
+  'idle',
+  'daily',
+  'suspended',
+  'resume_pending_expired',
+] as const;
+export const RECOVERABLE_REASONS = [
+  'agent_close',
+  'ws_orphan_reap',
+  'superseded_by_resume',
+  'startup_orphan_reap',
+] as const;
+export const AUTOMATIC_ONLY_REASONS = ['tui_shutdown', 'ws_disconnect', 'idle_timeout', 'lru_evict'] as const;
+export const EXPLICIT_CLOSE_REASONS = ['cli_close', 'tui_close', 'cli_exit', 'webhook_complete'] as const;
+export const STRUCTURAL_REASONS = ['compression', 'branched'] as const;
+
+export const END_REASONS = [
+  ...RESET_REASONS,
+  ...RECOVERABLE_REASONS,
+  ...AUTOMATIC_ONLY_REASONS,
+  ...EXPLICIT_CLOSE_REASONS,
+  ...STRUCTURAL_REASONS,
+] as const;
+export const EndReasonSchema = z.enum(END_REASONS);
+export type EndReason = z.infer<typeof EndReasonSchema>;

@@ -1,0 +1,34 @@
+import type { Insertable, Selectable } from 'kysely';
+import type { ApiTokensTable, Executor } from '../db/database.js';
+
+export type ApiTokenRow = Selectable<ApiTokensTable>;
+
+/** API tokens (hashed at rest). */
+export class ApiTokenRepository {
+  async insert(db: Executor, row: Insertable<ApiTokensTable>): Promise<void> {
+    await db.insertInto('api_tokens').values(row).execute();
+  }
+  async findActiveByHash(db: Executor, hash: string): Promise<ApiTokenRow | undefined> {
+    return db
+      .selectFrom('api_tokens')
+      .selectAll()
+      .where('token_hash', '=', hash)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+  }
+  async list(db: Executor): Promise<ApiTokenRow[]> {
+    return db.selectFrom('api_tokens').selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+  }
+  async revoke(db: Executor, id: string, at: number): Promise<boolean> {
+    const result = await db
+      .updateTable('api_tokens')
+      .set({ revoked_at: at })
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+  async touch(db: Executor, id: string, at: number): Promise<void> {
+    await db.updateTable('api_tokens').set({ last_used_at: at }).where('id', '=', id).execute();
+  }
+}

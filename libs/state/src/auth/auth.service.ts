@@ -1,0 +1,258 @@
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  type ApiToken,
+  type CreatedToken,
+  type CreateTokenRequest,
+  type CreateUserRequest,
+  type Principal,
+  type ProfileSet,
+  ProfileSetSchema,
+  type Role,
+  type User,
+} from '@statehouse/contracts';
+import type { Db } from '../db/database.js';
+import { assertAdmin } from '../shared/access.js';
+import { type Clock, toIso, toIsoOrNull } from '../shared/clock.js';
+import type { OperationContext } from '../shared/context.js';
+import { ConflictError, NotFoundError, RateLimitedError, UnauthenticatedError } from '../shared/errors.js';
+import { type IdGenerator, randomSecret } from '../shared/ids.js';
+import { isUniqueViolation } from '../shared/sql-dialect.js';
+import { toDomainError } from '../shared/store-errors.js';
+import type { UnitOfWork } from '../shared/unit-of-work.js';
+import { ApiTokenRepository, type ApiTokenRow } from './api-token.repository.js';
+import { AuthSessionRepository } from './auth-session.repository.js';
+import { LoginFailureRepository } from './login-failure.repository.js';
+import { DUMMY_HASH_PROMISE, hashPassword, verifyPassword } from './password.js';
+import { UserRepository, type UserRow } from './user.repository.js';
+
+export const DASHBOARD_SESSION_TTL_MS = 12 * 60 * 60 * 1000;
+export const LOGIN_WINDOW_MS = 15 * 60 * 1000;
+export const LOGIN_MAX_FAILURES_PER_USER = 10;
+export const LOGIN_MAX_FAILURES_PER_ADDRESS = 50;
+const TOUCH_INTERVAL_MS = 60_000;
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+const parseProfiles = (text: string): ProfileSet => {
+  const parsed = ProfileSetSchema.safeParse(JSON.parse(text));
+  return parsed.success ? parsed.data : [];
+};
+
+export interface LoginResult {
+  /** The cookie value: a secret whose hash is the server-side session id. */
+  sessionSecret: string;
+  expiresAt: number;
+  principal: Principal;
+}
+
+export class AuthService {
+  private readonly tokens = new ApiTokenRepository();
+  private readonly users = new UserRepository();
+  private readonly authSessions = new AuthSessionRepository();
+  private readonly failures = new LoginFailureRepository();
+
+  constructor(
+    private readonly db: Db,
+    private readonly uow: UnitOfWork,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+  ) {}
+
+  // ---- API tokens -------------------------------------------------------------------------
+
+  async authenticateToken(secret: string): Promise<Principal> {
+    const row = await this.guard(() => this.tokens.findActiveByHash(this.db, sha256(secret)));
+    if (!row) throw new UnauthenticatedError('invalid or revoked token');
+    const now = this.clock.now();
+    if (row.last_used_at === null || now - Number(row.last_used_at) > TOUCH_INTERVAL_MS) {
+      // Best effort and throttled: a read must not turn into a write on every request.
+      await this.tokens.touch(this.db, row.id, now).catch(() => undefined);
+    }
+    return { kind: 'token', id: row.id, name: row.name, role: row.role as Role, profiles: parseProfiles(row.profiles) };
+  }
+
+  async createToken(ctx: OperationContext, request: CreateTokenRequest): Promise<CreatedToken> {
+    assertAdmin(ctx.principal);
+    return this.uow.run(ctx, async (tx) => {
+      const id = this.ids.next();
+      const token = `sh_${randomSecret(32)}`;
+      await this.tokens.insert(tx.db, {
+        id,
+        name: request.name,
+        token_hash: sha256(token),
+        role: request.role,
+        profiles: JSON.stringify(request.profiles),
+        created_at: this.clock.now(),
+        last_used_at: null,
+        revoked_at: null,
+      });
+      return { id, token };
+    });
+  }
+
+  async listTokens(ctx: OperationContext): Promise<ApiToken[]> {
+    assertAdmin(ctx.principal);
+    const rows = await this.guard(() => this.tokens.list(this.db));
+    return rows.map(toApiToken);
+  }
+
+  async revokeToken(ctx: OperationContext, id: string): Promise<void> {
+    assertAdmin(ctx.principal);
+    await this.uow.run(ctx, async (tx) => {
+      if (!(await this.tokens.revoke(tx.db, id, this.clock.now()))) throw new NotFoundError('token');
+    });
+  }
+
+  // ---- users and dashboard sessions --------------------------------------------------------
+
+  async createUser(ctx: OperationContext, request: CreateUserRequest): Promise<User> {
+    assertAdmin(ctx.principal);
+    const passwordHash = await hashPassword(request.password);
+    return this.uow.run(ctx, async (tx) => {
+      const row: UserRow = {
+        id: this.ids.next(),
+        username: request.username,
+        password_hash: passwordHash,
+        role: request.role,
+        profiles: JSON.stringify(request.profiles),
+        created_at: this.clock.now(),
+      };
+      try {
+        await this.users.insert(tx.db, row);
+      } catch (error) {
+        if (isUniqueViolation(error)) throw new ConflictError(`user ${request.username} already exists`);
+        throw error;
+      }
+      return toUser(row);
+    });
+  }
+
+  async listUsers(ctx: OperationContext): Promise<User[]> {
+    assertAdmin(ctx.principal);
+    return (await this.guard(() => this.users.list(this.db))).map(toUser);
+  }
+
+  /**
+   * First start: with no users, create `admin` with the given password or a generated one, which
+   * the caller prints once. Returns null when users already exist.
+   */
+  async ensureInitialAdmin(
+    password?: string,
+  ): Promise<{ username: string; password: string; generated: boolean } | null> {
+    if ((await this.users.count(this.db)) > 0) return null;
+    const chosen = password ?? randomBytes(12).toString('base64url');
+    const passwordHash = await hashPassword(chosen);
+    try {
+      await this.users.insert(this.db, {
+        id: this.ids.next(),
+        username: 'admin',
+        password_hash: passwordHash,
+        role: 'admin',
+        profiles: JSON.stringify('*'),
+        created_at: this.clock.now(),
+      });
+    } catch (error) {
+      // Another replica created it first.
+      if (isUniqueViolation(error)) return null;
+      throw error;
+    }
+    return { username: 'admin', password: chosen, generated: password === undefined };
+  }
+
+  /** Rate-limited per username and per client address; failures are counted in the store. */
+  async login(username: string, password: string, clientAddress: string): Promise<LoginResult> {
+    const now = this.clock.now();
+    const since = now - LOGIN_WINDOW_MS;
+    const userSubject = `user:${username.toLowerCase()}`;
+    const addressSubject = `addr:${clientAddress}`;
+    const [byUser, byAddress] = await this.guard(() =>
+      Promise.all([
+        this.failures.countSince(this.db, userSubject, since),
+        this.failures.countSince(this.db, addressSubject, since),
+      ]),
+    );
+    for (const [counted, max] of [
+      [byUser, LOGIN_MAX_FAILURES_PER_USER],
+      [byAddress, LOGIN_MAX_FAILURES_PER_ADDRESS],
+    ] as const) {
+      if (counted.count >= max) {
+        const retryAfter = Math.max(1, Math.ceil(((counted.oldest ?? now) + LOGIN_WINDOW_MS - now) / 1000));
+        throw new RateLimitedError(retryAfter);
+      }
+    }
+    const user = await this.guard(() => this.users.findByUsername(this.db, username));
+    const valid = await verifyPassword(password, user?.password_hash ?? (await DUMMY_HASH_PROMISE));
+    if (!user || !valid) {
+      await this.guard(async () => {
+        await this.failures.record(this.db, userSubject, now);
+        await this.failures.record(this.db, addressSubject, now);
+        await this.failures.deleteBefore(this.db, since);
+      });
+      throw new UnauthenticatedError('wrong username or password');
+    }
+    const secret = randomSecret(32);
+    const expiresAt = now + DASHBOARD_SESSION_TTL_MS;
+    await this.guard(async () => {
+      await this.failures.clear(this.db, userSubject);
+      await this.authSessions.deleteExpired(this.db, now);
+      await this.authSessions.insert(this.db, {
+        id_hash: sha256(secret),
+        user_id: user.id,
+        created_at: now,
+        expires_at: expiresAt,
+      });
+    });
+    return { sessionSecret: secret, expiresAt, principal: userPrincipal(user) };
+  }
+
+  async authenticateSession(secret: string): Promise<Principal> {
+    const session = await this.guard(() => this.authSessions.findLive(this.db, sha256(secret), this.clock.now()));
+    if (!session) throw new UnauthenticatedError('the dashboard session expired or was ended');
+    const user = await this.guard(() => this.users.findById(this.db, session.user_id));
+    if (!user) throw new UnauthenticatedError('the dashboard session expired or was ended');
+    return userPrincipal(user);
+  }
+
+  async logout(secret: string): Promise<void> {
+    await this.guard(() => this.authSessions.delete(this.db, sha256(secret)));
+  }
+
+  private async guard<T>(read: () => Promise<T>): Promise<T> {
+    try {
+      return await read();
+    } catch (error) {
+      throw toDomainError(error);
+    }
+  }
+}
+
+function userPrincipal(user: UserRow): Principal {
+  return {
+    kind: 'user',
+    id: user.id,
+    name: user.username,
+    role: user.role as Role,
+    profiles: parseProfiles(user.profiles),
+  };
+}
+
+function toApiToken(row: ApiTokenRow): ApiToken {
+  return {
+    id: row.id,
+    name: row.name,
+    role: row.role as Role,
+    profiles: parseProfiles(row.profiles),
+    createdAt: toIso(Number(row.created_at)),
+    lastUsedAt: toIsoOrNull(row.last_used_at === null ? null : Number(row.last_used_at)),
+    revokedAt: toIsoOrNull(row.revoked_at === null ? null : Number(row.revoked_at)),
+  };
+}
+
+function toUser(row: UserRow): User {
+  return {
+    id: row.id,
+    username: row.username,
+    role: row.role as Role,
+    profiles: parseProfiles(row.profiles),
+    createdAt: toIso(Number(row.created_at)),
+  };
+}

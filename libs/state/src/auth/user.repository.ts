@@ -1,0 +1,27 @@
+import type { Insertable, Selectable } from 'kysely';
+import type { Executor, UsersTable } from '../db/database.js';
+
+export type UserRow = Selectable<UsersTable>;
+
+/** Dashboard users (scrypt password hashes). */
+export class UserRepository {
+  async insert(db: Executor, row: Insertable<UsersTable>): Promise<void> {
+    await db.insertInto('users').values(row).execute();
+  }
+  async findByUsername(db: Executor, username: string): Promise<UserRow | undefined> {
+    return db.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirst();
+  }
+  async findById(db: Executor, id: string): Promise<UserRow | undefined> {
+    return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+  async list(db: Executor): Promise<UserRow[]> {
+    return db.selectFrom('users').selectAll().orderBy('username').execute();
+  }
+  async count(db: Executor): Promise<number> {
+    const row = await db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+}

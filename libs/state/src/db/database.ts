@@ -1,0 +1,146 @@
+import type { ColumnType, Generated, Insertable, Kysely, Selectable, Transaction, Updateable } from 'kysely';
+
+/**
+ * The one hand-written schema of both dialects. Times are epoch milliseconds (BIGINT), booleans
+ * are 0/1 integers and JSON is text, so the same row shape comes back from SQLite and PostgreSQL;
+ * repositories map rows to contract types (ISO dates, booleans, parsed JSON).
+ */
+export type Bool = 0 | 1;
+type Counter = ColumnType<number, number | undefined, number>;
+
+export interface ProfilesTable {
+  name: string;
+  created_at: number;
+}
+
+export interface SessionsTable {
+  id: string;
+  profile: string;
+  source: string;
+  created_source: ColumnType<string, string, never>;
+  session_key: string | null;
+  user_id: string | null;
+  chat_id: string | null;
+  chat_type: string | null;
+  thread_id: string | null;
+  display_name: string | null;
+  origin: string | null;
+  transport_profile: string | null;
+  model: string | null;
+  model_config: string | null;
+  title: string | null;
+  title_source: string | null;
+  parent_session_id: string | null;
+  lineage_kind: string | null;
+  started_at: number;
+  ended_at: number | null;
+  end_reason: string | null;
+  last_activity_at: number;
+  archived: ColumnType<Bool, Bool | undefined, Bool>;
+  pinned: ColumnType<Bool, Bool | undefined, Bool>;
+  hidden: ColumnType<Bool, Bool | undefined, Bool>;
+  message_count: Counter;
+  tool_call_count: Counter;
+  input_tokens: Counter;
+  output_tokens: Counter;
+  cache_read_tokens: Counter;
+  cache_write_tokens: Counter;
+  reasoning_tokens: Counter;
+  estimated_cost_usd: Counter;
+  handoff_state: string | null;
+  handoff_platform: string | null;
+  handoff_error: string | null;
+  /** First visible user message, truncated: the list preview without a per-row subquery. */
+  preview: string | null;
+  revision: Counter;
+  generation: Counter;
+}
+
+export interface MessagesTable {
+  id: Generated<number>;
+  session_id: string;
+  role: string;
+  /** Plain text: the content itself, or the text extracted from structured content (indexed). */
+  content: string | null;
+  /** Structured content exactly as given (JSON), or null for plain text. */
+  content_json: string | null;
+  tool_call_id: string | null;
+  tool_calls: string | null;
+  tool_name: string | null;
+  timestamp: number;
+  token_count: number | null;
+  finish_reason: string | null;
+  reasoning: string | null;
+  display_kind: string;
+  active: ColumnType<Bool, Bool | undefined, Bool>;
+  compacted: ColumnType<Bool, Bool | undefined, Bool>;
+  platform_message_id: string | null;
+  /**
+   * Decided once at insert (SPEC §7: not tool rows, not cron/sub-agent/delegate sessions), so the
+   * substring index's triggers depend on the row alone and stay consistent when a session changes.
+   */
+  substring_indexed: Bool;
+}
+
+export interface ApiTokensTable {
+  id: string;
+  name: string;
+  token_hash: string;
+  role: string;
+  profiles: string;
+  created_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
+export interface UsersTable {
+  id: string;
+  username: string;
+  password_hash: string;
+  role: string;
+  profiles: string;
+  created_at: number;
+}
+
+export interface AuthSessionsTable {
+  id_hash: string;
+  user_id: string;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface LoginFailuresTable {
+  id: Generated<number>;
+  subject: string;
+  at: number;
+}
+
+export interface IdempotencyKeysTable {
+  principal_key: string;
+  idempotency_key: string;
+  fingerprint: string;
+  status: number;
+  body: string | null;
+  created_at: number;
+}
+
+export interface DB {
+  profiles: ProfilesTable;
+  sessions: SessionsTable;
+  messages: MessagesTable;
+  api_tokens: ApiTokensTable;
+  users: UsersTable;
+  auth_sessions: AuthSessionsTable;
+  login_failures: LoginFailuresTable;
+  idempotency_keys: IdempotencyKeysTable;
+}
+
+export type Dialect = 'sqlite' | 'postgres';
+export type Db = Kysely<DB>;
+export type Executor = Kysely<DB> | Transaction<DB>;
+
+export type SessionRow = Selectable<SessionsTable>;
+export type NewSessionRow = Insertable<SessionsTable>;
+export type SessionPatch = Updateable<SessionsTable>;
+export type MessageRow = Selectable<MessagesTable>;
+export type NewMessageRow = Insertable<MessagesTable>;

@@ -1,0 +1,39 @@
+import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
+import { StoreUnavailableError } from '../shared/errors.js';
+import type { DB, Dialect } from './database.js';
+import { initialMigration } from './migrations/2026-11-29T12.00-initial.js';
+
+/** Every migration, in order. Names are timestamps; files are frozen once shipped. */
+function migrations(dialect: Dialect): Record<string, Migration> {
+  return {
+    '2026-11-29T12.00-initial': initialMigration(dialect),
+  };
+}
+
+class StaticProvider implements MigrationProvider {
+  constructor(private readonly dialect: Dialect) {}
+  async getMigrations() {
+    return migrations(this.dialect);
+  }
+}
+
+export async function migrateToLatest(db: Kysely<DB>, dialect: Dialect): Promise<void> {
+  const migrator = new Migrator({ db, provider: new StaticProvider(dialect) });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((result) => result.status === 'Error');
+    throw new StoreUnavailableError(
+      `database migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message ?? String(error)}`,
+      { cause: error },
+    );
+  }
+}
+
+export async function migrateDown(db: Kysely<DB>, dialect: Dialect): Promise<void> {
+  const migrator = new Migrator({ db, provider: new StaticProvider(dialect) });
+  for (;;) {
+    const { error, results } = await migrator.migrateDown();
+    if (error) throw error;
+    if (!results || results.length === 0) return;
+  }
+}

@@ -1,0 +1,60 @@
+import type { Principal } from '@statehouse/contracts';
+import type { Db } from '../db/database.js';
+import { principalKey } from '../shared/access.js';
+import type { Clock } from '../shared/clock.js';
+import type { IdempotencyClaim } from '../shared/context.js';
+import { IdempotencyConflictError, IdempotencyRaceError } from '../shared/errors.js';
+import { isUniqueViolation } from '../shared/sql-dialect.js';
+import { IdempotencyRepository } from './idempotency.repository.js';
+
+/** Keys are kept at least this long (API.md: at least 24 h). */
+export const IDEMPOTENCY_RETENTION_MS = 48 * 60 * 60 * 1000;
+
+export type IdempotencyLookup = { kind: 'new' } | { kind: 'replay'; status: number; body: unknown };
+
+export class IdempotencyService {
+  private readonly repository = new IdempotencyRepository();
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+  ) {}
+
+  /** A stored response for the same request replays; the same key with another request is refused. */
+  async lookup(principal: Principal, key: string, fingerprint: string): Promise<IdempotencyLookup> {
+    const record = await this.repository.find(this.db, principalKey(principal), key);
+    if (!record) return { kind: 'new' };
+    if (record.created_at < this.clock.now() - IDEMPOTENCY_RETENTION_MS) {
+      await this.repository.delete(this.db, record.principal_key, record.idempotency_key);
+      return { kind: 'new' };
+    }
+    if (record.fingerprint !== fingerprint) throw new IdempotencyConflictError();
+    return { kind: 'replay', status: record.status, body: record.body === null ? undefined : JSON.parse(record.body) };
+  }
+
+  /**
+   * For operations that wrote nothing transactional (or answered without a unit of work): record
+   * the response after the fact. A concurrent twin that recorded first wins.
+   */
+  async recordLate(principal: Principal, claim: IdempotencyClaim, body: unknown): Promise<void> {
+    if (claim.recorded) return;
+    try {
+      await this.repository.insert(this.db, {
+        principal_key: principalKey(principal),
+        idempotency_key: claim.key,
+        fingerprint: claim.fingerprint,
+        status: claim.status,
+        body: body === undefined ? null : JSON.stringify(body),
+        created_at: this.clock.now(),
+      });
+      claim.recorded = true;
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new IdempotencyRaceError();
+      throw error;
+    }
+  }
+
+  async purgeExpired(): Promise<number> {
+    return this.repository.deleteCreatedBefore(this.db, this.clock.now() - IDEMPOTENCY_RETENTION_MS);
+  }
+}

@@ -1,0 +1,14 @@
+export { DASHBOARD_SESSION_TTL_MS, type LoginResult } from './auth/auth.service.js';
+export { DEFAULT_DATABASE_URL, dialectOf } from './db/connect.js';
+export type { DB, Dialect } from './db/database.js';
+export { IDEMPOTENCY_RETENTION_MS, type IdempotencyLookup } from './idempotency/idempotency.service.js';
+export { seedDemoData } from './seed/demo-seed.js';
+export { canAccessProfile, principalKey, SYSTEM_PRINCIPAL } from './shared/access.js';
+export { type Clock, ManualClock, systemClock } from './shared/clock.js';
+export type { IdempotencyClaim, OperationContext, Preconditions } from './shared/context.js';
+export * from './shared/errors.js';
+export { type IdGenerator, UlidGenerator } from './shared/ids.js';
+export { consoleLogger, type Logger, silentLogger } from './shared/logger.js';
+export { sanitizeTitle } from './shared/sanitize.js';
+export { toDomainError } from './shared/store-errors.js';
+export { openStore, type StateStore, type StoreOptions } from './store.js';

@@ -1,0 +1,82 @@
+import { sql } from 'kysely';
+import type { Executor } from '../db/database.js';
+import { chunk } from '../shared/sql-dialect.js';
+
+/** Walks are bounded and cycle-guarded by depth (SPEC §3). */
+export const MAX_WALK = 1000;
+
+export class LineageRepository {
+  /**
+   * The compression-chain root of each id: follow `compression` parents up. A branch, reset or
+   * delegate edge starts a lineage of its own, so the walk stops there.
+   */
+  async chainRootsOf(db: Executor, ids: readonly string[]): Promise<Map<string, { id: string; startedAt: number }>> {
+    const roots = new Map<string, { id: string; startedAt: number; depth: number }>();
+    for (const part of chunk([...new Set(ids)])) {
+      const { rows } = await sql<{ start_id: string; id: string; started_at: number; depth: number }>`
+        with recursive up(start_id, id, parent_id, kind, started_at, depth) as (
+          select id, id, parent_session_id, lineage_kind, started_at, 0 from sessions
+          where id in (${sql.join(part)})
+          union all
+          select up.start_id, s.id, s.parent_session_id, s.lineage_kind, s.started_at, up.depth + 1
+          from up join sessions s on s.id = up.parent_id
+          where up.kind = 'compression' and up.depth < ${MAX_WALK}
+        )
+        select start_id, id, started_at, depth from up`.execute(db);
+      for (const row of rows) {
+        const depth = Number(row.depth);
+        const current = roots.get(row.start_id);
+        if (!current || depth > current.depth) {
+          roots.set(row.start_id, { id: row.id, startedAt: Number(row.started_at), depth });
+        }
+      }
+    }
+    return new Map([...roots].map(([id, root]) => [id, { id: root.id, startedAt: root.startedAt }]));
+  }
+
+  /**
+   * The tip of each id's compression chain: follow compression children forward, preferring a
+   * child that itself ended by compression, then an open child, then the freshest.
+   */
+  async tipsOf(db: Executor, ids: readonly string[]): Promise<Map<string, string>> {
+    const tips = new Map<string, { id: string; depth: number }>();
+    for (const part of chunk([...new Set(ids)])) {
+      const { rows } = await sql<{ start_id: string; id: string; depth: number }>`
+        with recursive down(start_id, id, depth) as (
+          select id, id, 0 from sessions where id in (${sql.join(part)})
+          union all
+          select down.start_id,
+            (select c.id from sessions c
+              where c.parent_session_id = down.id and c.lineage_kind = 'compression'
+              order by case when c.end_reason = 'compression' then 1 else 0 end desc,
+                       case when c.ended_at is null then 1 else 0 end desc,
+                       c.last_activity_at desc, c.id desc
+              limit 1),
+            down.depth + 1
+          from down where down.id is not null and down.depth < ${MAX_WALK}
+        )
+        select start_id, id, depth from down where id is not null`.execute(db);
+      for (const row of rows) {
+        const depth = Number(row.depth);
+        const current = tips.get(row.start_id);
+        if (!current || depth > current.depth) tips.set(row.start_id, { id: row.id, depth });
+      }
+    }
+    return new Map([...tips].map(([id, tip]) => [id, tip.id]));
+  }
+
+  /** Every segment of the compression lineage `id` belongs to (root and all compression descendants). */
+  async compressionChainMembers(db: Executor, id: string): Promise<string[]> {
+    const root = (await this.chainRootsOf(db, [id])).get(id)?.id ?? id;
+    const { rows } = await sql<{ id: string }>`
+      with recursive down(id, depth) as (
+        select id, 0 from sessions where id = ${root}
+        union all
+        select c.id, down.depth + 1 from down
+        join sessions c on c.parent_session_id = down.id and c.lineage_kind = 'compression'
+        where down.depth < ${MAX_WALK}
+      )
+      select distinct id from down`.execute(db);
+    return rows.map((row) => row.id);
+  }
+}

@@ -1,0 +1,50 @@
+import type { MessageContent, MessageInput } from '@statehouse/contracts';
+
+/**
+ * Structured content is stored as given (JSON) and also as plain text — the text is what
+ * previews, snippets and both search indexes read.
+ */
+export function contentText(content: MessageContent | undefined): string | null {
+  if (content === undefined || content === null) return null;
+  if (typeof content === 'string') return content;
+  const parts: string[] = [];
+  const visit = (value: unknown, depth: number) => {
+    if (depth > 4 || value === null || value === undefined) return;
+    if (typeof value === 'string') {
+      parts.push(value);
+    } else if (Array.isArray(value)) {
+      for (const item of value) visit(item, depth + 1);
+    } else if (typeof value === 'object') {
+      const record = value as Record<string, unknown>;
+      if (typeof record.text === 'string') parts.push(record.text);
+      else if (record.content !== undefined) visit(record.content, depth + 1);
+    }
+  };
+  visit(content, 0);
+  const text = parts.join('\n');
+  return text.length > 0 ? text : null;
+}
+
+/** Timestamps outside a sane window (before 2000, or more than a day ahead) become "now". */
+const EARLIEST = Date.UTC(2000, 0, 1);
+const MAX_AHEAD_MS = 24 * 60 * 60 * 1000;
+
+export function clampTimestamp(input: MessageInput['timestamp'], now: number): number {
+  if (input === undefined) return now;
+  const value = typeof input === 'number' ? input : Date.parse(input);
+  if (!Number.isFinite(value) || value < EARLIEST || value > now + MAX_AHEAD_MS) return now;
+  return Math.trunc(value);
+}
+
+export const PREVIEW_CHARS = 200;
+
+export function previewOf(text: string | null): string | null {
+  if (!text) return null;
+  const collapsed = text.replace(/\s+/g, ' ').trim();
+  if (!collapsed) return null;
+  const codePoints = Array.from(collapsed);
+  return codePoints.length > PREVIEW_CHARS ? `${codePoints.slice(0, PREVIEW_CHARS).join('')}…` : collapsed;
+}
+
+/** Sources whose transcripts are machine scaffolding: kept out of the substring index (SPEC §7). */
+export const SUBSTRING_EXCLUDED_SOURCES = new Set(['cron', 'subagent']);

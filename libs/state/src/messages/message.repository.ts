@@ -1,0 +1,90 @@
+import type { DisplayKind, Message, MessageContent, MessageRole } from '@statehouse/contracts';
+import type { Executor, MessageRow, NewMessageRow } from '../db/database.js';
+import { toIso } from '../shared/clock.js';
+import { parseJson } from '../shared/json.js';
+import { chunk } from '../shared/sql-dialect.js';
+
+export function toMessage(row: MessageRow): Message {
+  const toolCalls = parseJson(row.tool_calls);
+  return {
+    id: Number(row.id),
+    sessionId: row.session_id,
+    role: row.role as MessageRole,
+    content: row.content_json !== null ? (parseJson(row.content_json) as MessageContent) : row.content,
+    toolCallId: row.tool_call_id,
+    toolCalls: Array.isArray(toolCalls) ? toolCalls : null,
+    toolName: row.tool_name,
+    timestamp: toIso(Number(row.timestamp)),
+    tokenCount: row.token_count === null ? null : Number(row.token_count),
+    finishReason: row.finish_reason,
+    reasoning: row.reasoning,
+    displayKind: row.display_kind as DisplayKind,
+    active: Number(row.active) === 1,
+    compacted: Number(row.compacted) === 1,
+    platformMessageId: row.platform_message_id,
+  };
+}
+
+export interface MessageListFilter {
+  sessionId: string;
+  includeCompacted: boolean;
+  includeHidden: boolean;
+  includeInactive: boolean;
+  order: 'oldest' | 'latest';
+  /** Exclusive keyset bound on id (after for oldest, before for latest). */
+  afterId?: number;
+  limit: number;
+}
+
+/** 17 columns per row keeps a batch well under SQLite's and PostgreSQL's parameter limits. */
+const INSERT_CHUNK = 500;
+
+export class MessageRepository {
+  /** Inserts in order and returns the new ids in input order. */
+  async insertMany(db: Executor, rows: NewMessageRow[]): Promise<number[]> {
+    const ids: number[] = [];
+    for (const part of chunk(rows, INSERT_CHUNK)) {
+      const inserted = await db.insertInto('messages').values(part).returning('id').execute();
+      // Ids of one INSERT are assigned in VALUES order; RETURNING order itself is unspecified.
+      ids.push(...inserted.map((row) => Number(row.id)).sort((a, b) => a - b));
+    }
+    return ids;
+  }
+
+  async findByPlatformIds(
+    db: Executor,
+    sessionId: string,
+    platformIds: readonly string[],
+  ): Promise<Map<string, number>> {
+    const found = new Map<string, number>();
+    for (const part of chunk([...new Set(platformIds)])) {
+      const rows = await db
+        .selectFrom('messages')
+        .select(['id', 'platform_message_id'])
+        .where('session_id', '=', sessionId)
+        .where('platform_message_id', 'in', part)
+        .execute();
+      for (const row of rows) found.set(row.platform_message_id!, Number(row.id));
+    }
+    return found;
+  }
+
+  async list(db: Executor, filter: MessageListFilter): Promise<MessageRow[]> {
+    let query = db.selectFrom('messages').selectAll().where('session_id', '=', filter.sessionId);
+    if (!filter.includeHidden) query = query.where('display_kind', '<>', 'hidden');
+    if (!filter.includeInactive) {
+      query = filter.includeCompacted
+        ? query.where((eb) => eb.or([eb('active', '=', 1), eb('compacted', '=', 1)]))
+        : query.where('active', '=', 1).where('compacted', '=', 0);
+    } else if (!filter.includeCompacted) {
+      query = query.where('compacted', '=', 0);
+    }
+    if (filter.afterId !== undefined) {
+      query = query.where('id', filter.order === 'oldest' ? '>' : '<', filter.afterId);
+    }
+    return query
+      .orderBy('id', filter.order === 'oldest' ? 'asc' : 'desc')
+      .limit(filter.limit)
+      .execute();
+  }
+}

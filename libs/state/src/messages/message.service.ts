@@ -1,0 +1,205 @@
+import type {
+  AppendMessagesRequest,
+  AppendMessagesResponse,
+  ListMessagesQuery,
+  MessageInput,
+  MessagePage,
+  UsageDelta,
+} from '@statehouse/contracts';
+import type { Db, NewMessageRow, SessionRow } from '../db/database.js';
+import { SessionRepository } from '../sessions/session.repository.js';
+import { canAccessProfile } from '../shared/access.js';
+import type { Clock } from '../shared/clock.js';
+import type { OperationContext, Preconditions } from '../shared/context.js';
+import { decodeCursor, encodeCursor } from '../shared/cursor.js';
+import { NotFoundError, RevisionConflictError, SessionClosedError, StaleGenerationError } from '../shared/errors.js';
+import type { SqlDialect } from '../shared/sql-dialect.js';
+import { toDomainError } from '../shared/store-errors.js';
+import type { Tx, UnitOfWork } from '../shared/unit-of-work.js';
+import { MessageRepository, toMessage } from './message.repository.js';
+import { clampTimestamp, contentText, previewOf, SUBSTRING_EXCLUDED_SOURCES } from './message-content.js';
+
+export interface WrittenMessages {
+  ids: number[];
+  created: number;
+  visibleCreated: number;
+  toolCalls: number;
+  preview: string | null;
+}
+
+export class MessageService {
+  private readonly messages = new MessageRepository();
+  private readonly sessions: SessionRepository;
+
+  constructor(
+    private readonly db: Db,
+    private readonly uow: UnitOfWork,
+    private readonly clock: Clock,
+    dialect: SqlDialect,
+  ) {
+    this.sessions = new SessionRepository(dialect);
+  }
+
+  /**
+   * Appends a batch in one transaction: dedupe by platformMessageId (against the store and within
+   * the batch), counters, activity, preview and revision move together (SPEC §2.2–2.3).
+   */
+  async append(
+    ctx: OperationContext,
+    sessionId: string,
+    request: AppendMessagesRequest,
+    preconditions: Preconditions = {},
+  ): Promise<AppendMessagesResponse> {
+    return this.uow.run(ctx, async (tx) => {
+      const session = await this.sessions.findByIdForUpdate(tx.db, sessionId);
+      if (!session || !canAccessProfile(ctx.principal, session.profile)) throw new NotFoundError('session');
+      if (session.end_reason === 'compression') {
+        throw new SessionClosedError('the session was closed by compression; append to its continuation');
+      }
+      assertPreconditions(session, preconditions);
+      const written = await this.write(tx, session, request.messages);
+      const usage = request.usage ?? {};
+      if (written.created === 0 && !hasUsage(usage) && request.model === undefined) {
+        return {
+          ids: written.ids,
+          created: 0,
+          revision: Number(session.revision),
+          generation: Number(session.generation),
+        };
+      }
+      const updated = await this.sessions.applyAppend(
+        tx.db,
+        session.id,
+        {
+          messages: written.visibleCreated,
+          toolCalls: written.toolCalls,
+          inputTokens: usage.inputTokens ?? 0,
+          outputTokens: usage.outputTokens ?? 0,
+          cacheReadTokens: usage.cacheReadTokens ?? 0,
+          cacheWriteTokens: usage.cacheWriteTokens ?? 0,
+          reasoningTokens: usage.reasoningTokens ?? 0,
+          estimatedCostUsd: usage.estimatedCostUsd ?? 0,
+        },
+        this.clock.now(),
+        session.preview === null ? written.preview : null,
+        request.model,
+        { revision: Number(session.revision), generation: Number(session.generation) },
+      );
+      if (!updated) throw await this.conflictFor(tx, session.id);
+      return {
+        ids: written.ids,
+        created: written.created,
+        revision: Number(session.revision) + 1,
+        generation: Number(session.generation),
+      };
+    });
+  }
+
+  /** Inserts message rows for `session` inside `tx`; counters are the caller's to apply. */
+  async write(tx: Tx, session: SessionRow, inputs: readonly MessageInput[]): Promise<WrittenMessages> {
+    const now = this.clock.now();
+    const platformIds = inputs.flatMap((input) => (input.platformMessageId ? [input.platformMessageId] : []));
+    const existing = platformIds.length
+      ? await this.messages.findByPlatformIds(tx.db, session.id, platformIds)
+      : new Map<string, number>();
+    const substringEligible =
+      !SUBSTRING_EXCLUDED_SOURCES.has(session.source) &&
+      !SUBSTRING_EXCLUDED_SOURCES.has(session.created_source) &&
+      session.lineage_kind !== 'delegate';
+
+    const rows: NewMessageRow[] = [];
+    const slots: ({ existing: number } | { row: number } | { sameAs: string })[] = [];
+    const inBatch = new Set<string>();
+    let visibleCreated = 0;
+    let toolCalls = 0;
+    let preview: string | null = null;
+    for (const input of inputs) {
+      const platformId = input.platformMessageId;
+      if (platformId !== undefined && existing.has(platformId)) {
+        slots.push({ existing: existing.get(platformId)! });
+        continue;
+      }
+      if (platformId !== undefined && inBatch.has(platformId)) {
+        slots.push({ sameAs: platformId });
+        continue;
+      }
+      if (platformId !== undefined) inBatch.add(platformId);
+      const text = contentText(input.content);
+      const structured = input.content !== undefined && input.content !== null && typeof input.content !== 'string';
+      const displayKind = input.displayKind ?? 'visible';
+      if (displayKind !== 'hidden') visibleCreated++;
+      toolCalls += input.toolCalls?.length ?? 0;
+      if (preview === null && input.role === 'user' && displayKind !== 'hidden') preview = previewOf(text);
+      slots.push({ row: rows.length });
+      rows.push({
+        session_id: session.id,
+        role: input.role,
+        content: text,
+        content_json: structured ? JSON.stringify(input.content) : null,
+        tool_call_id: input.toolCallId ?? null,
+        tool_calls: input.toolCalls ? JSON.stringify(input.toolCalls) : null,
+        tool_name: input.toolName ?? null,
+        timestamp: clampTimestamp(input.timestamp, now),
+        token_count: input.tokenCount ?? null,
+        finish_reason: input.finishReason ?? null,
+        reasoning: input.reasoning ?? null,
+        display_kind: displayKind,
+        platform_message_id: platformId ?? null,
+        substring_indexed: substringEligible && input.role !== 'tool' ? 1 : 0,
+      });
+    }
+    const insertedIds = rows.length ? await this.messages.insertMany(tx.db, rows) : [];
+    const byPlatformId = new Map<string, number>();
+    rows.forEach((row, index) => {
+      if (row.platform_message_id) byPlatformId.set(row.platform_message_id, insertedIds[index]);
+    });
+    const ids = slots.map((slot) =>
+      'existing' in slot ? slot.existing : 'row' in slot ? insertedIds[slot.row] : byPlatformId.get(slot.sameAs)!,
+    );
+    return { ids, created: rows.length, visibleCreated, toolCalls, preview };
+  }
+
+  async list(ctx: OperationContext, sessionId: string, query: ListMessagesQuery): Promise<MessagePage> {
+    try {
+      const session = await this.sessions.findById(this.db, sessionId);
+      if (!session || !canAccessProfile(ctx.principal, session.profile)) throw new NotFoundError('session');
+      const afterId = query.cursor ? Number(decodeCursor(query.cursor, ['number'])[0]) : query.after;
+      const rows = await this.messages.list(this.db, {
+        sessionId,
+        includeCompacted: query.includeCompacted,
+        includeHidden: query.includeHidden,
+        includeInactive: query.includeInactive,
+        order: query.order,
+        afterId,
+        limit: query.limit + 1,
+      });
+      const page = rows.slice(0, query.limit);
+      return {
+        items: page.map(toMessage),
+        nextCursor: rows.length > query.limit ? encodeCursor([Number(page[page.length - 1].id)]) : null,
+      };
+    } catch (error) {
+      throw toDomainError(error);
+    }
+  }
+
+  private async conflictFor(tx: Tx, sessionId: string): Promise<Error> {
+    const current = await this.sessions.findById(tx.db, sessionId);
+    if (!current) return new NotFoundError('session');
+    return new RevisionConflictError(Number(current.revision));
+  }
+}
+
+export function assertPreconditions(session: SessionRow, preconditions: Preconditions): void {
+  if (preconditions.ifMatch !== undefined && preconditions.ifMatch !== Number(session.revision)) {
+    throw new RevisionConflictError(Number(session.revision));
+  }
+  if (
+    preconditions.expectedGeneration !== undefined &&
+    preconditions.expectedGeneration !== Number(session.generation)
+  ) {
+    throw new StaleGenerationError(Number(session.generation));
+  }
+}
+
+const hasUsage = (usage: UsageDelta) => Object.values(usage).some((value) => value !== undefined && value !== 0);

@@ -1,0 +1,45 @@
+import type { Executor } from '../db/database.js';
+
+export interface ProfileCounts {
+  name: string;
+  sessionCount: number;
+  messageCount: number;
+  lastActiveAt: number | null;
+}
+
+export class ProfileRepository {
+  async ensure(db: Executor, name: string, now: number): Promise<void> {
+    await db
+      .insertInto('profiles')
+      .values({ name, created_at: now })
+      .onConflict((oc) => oc.column('name').doNothing())
+      .execute();
+  }
+
+  async exists(db: Executor, name: string): Promise<boolean> {
+    return (await db.selectFrom('profiles').select('name').where('name', '=', name).executeTakeFirst()) !== undefined;
+  }
+
+  async listWithCounts(db: Executor, only: string[] | null): Promise<ProfileCounts[]> {
+    if (only !== null && only.length === 0) return [];
+    let query = db
+      .selectFrom('profiles as p')
+      .leftJoin('sessions as s', 's.profile', 'p.name')
+      .select((eb) => [
+        'p.name',
+        eb.fn.count<number>('s.id').as('session_count'),
+        eb.fn.coalesce(eb.fn.sum<number>('s.message_count'), eb.lit(0)).as('message_count'),
+        eb.fn.max('s.last_activity_at').as('last_active_at'),
+      ])
+      .groupBy('p.name')
+      .orderBy('p.name');
+    if (only !== null) query = query.where('p.name', 'in', only);
+    const rows = await query.execute();
+    return rows.map((row) => ({
+      name: row.name,
+      sessionCount: Number(row.session_count),
+      messageCount: Number(row.message_count),
+      lastActiveAt: row.last_active_at === null ? null : Number(row.last_active_at),
+    }));
+  }
+}

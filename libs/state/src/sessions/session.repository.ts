@@ -1,0 +1,228 @@
+import type { HandoffStateSchema, LineageKind, Session, TitleSource } from '@statehouse/contracts';
+import { sql } from 'kysely';
+import type { z } from 'zod';
+import type { Executor, NewSessionRow, SessionPatch, SessionRow } from '../db/database.js';
+import { toIso, toIsoOrNull } from '../shared/clock.js';
+import { parseJsonObject } from '../shared/json.js';
+import { likeContains, type SqlDialect } from '../shared/sql-dialect.js';
+
+export function toSession(row: SessionRow): Session {
+  return {
+    id: row.id,
+    profile: row.profile,
+    source: row.source,
+    createdSource: row.created_source,
+    sessionKey: row.session_key,
+    userId: row.user_id,
+    chatId: row.chat_id,
+    chatType: row.chat_type,
+    threadId: row.thread_id,
+    displayName: row.display_name,
+    origin: parseJsonObject(row.origin),
+    transportProfile: row.transport_profile,
+    model: row.model,
+    modelConfig: parseJsonObject(row.model_config),
+    title: row.title,
+    titleSource: row.title_source as TitleSource | null,
+    parentSessionId: row.parent_session_id,
+    lineageKind: row.lineage_kind as LineageKind | null,
+    startedAt: toIso(Number(row.started_at)),
+    endedAt: toIsoOrNull(row.ended_at === null ? null : Number(row.ended_at)),
+    endReason: row.end_reason,
+    lastActivityAt: toIso(Number(row.last_activity_at)),
+    archived: Number(row.archived) === 1,
+    pinned: Number(row.pinned) === 1,
+    hidden: Number(row.hidden) === 1,
+    messageCount: Number(row.message_count),
+    toolCallCount: Number(row.tool_call_count),
+    inputTokens: Number(row.input_tokens),
+    outputTokens: Number(row.output_tokens),
+    cacheReadTokens: Number(row.cache_read_tokens),
+    cacheWriteTokens: Number(row.cache_write_tokens),
+    reasoningTokens: Number(row.reasoning_tokens),
+    estimatedCostUsd: Number(row.estimated_cost_usd),
+    handoffState: row.handoff_state as z.infer<typeof HandoffStateSchema> | null,
+    handoffPlatform: row.handoff_platform,
+    handoffError: row.handoff_error,
+    revision: Number(row.revision),
+    generation: Number(row.generation),
+  };
+}
+
+export interface SessionListFilter {
+  profiles: string[] | null;
+  profile?: string;
+  source?: string;
+  status: 'open' | 'ended' | 'all';
+  archived: 'exclude' | 'only' | 'include';
+  includeChildren: boolean;
+  includeHidden: boolean;
+  q?: string;
+  order: 'recent' | 'started';
+  after?: { at: number; id: string };
+  limit: number;
+}
+
+export interface CounterDelta {
+  messages: number;
+  toolCalls: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  reasoningTokens: number;
+  estimatedCostUsd: number;
+}
+
+export class SessionRepository {
+  constructor(private readonly dialect: SqlDialect) {}
+
+  async insert(db: Executor, row: NewSessionRow): Promise<SessionRow> {
+    await db.insertInto('sessions').values(row).execute();
+    return (await this.findById(db, row.id))!;
+  }
+
+  async findById(db: Executor, id: string): Promise<SessionRow | undefined> {
+    return db.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  /** Reads the row and, on PostgreSQL, locks it for the rest of the transaction. */
+  async findByIdForUpdate(db: Executor, id: string): Promise<SessionRow | undefined> {
+    const query = db.selectFrom('sessions').selectAll().where('id', '=', id);
+    // SQLite transactions are already exclusive (BEGIN IMMEDIATE) and reject FOR UPDATE.
+    return (this.dialect.name === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+  }
+
+  async exists(db: Executor, id: string): Promise<boolean> {
+    const row = await db.selectFrom('sessions').select('id').where('id', '=', id).executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async findByTitle(db: Executor, profile: string, title: string): Promise<{ id: string } | undefined> {
+    return db
+      .selectFrom('sessions')
+      .select('id')
+      .where('profile', '=', profile)
+      .where('title', '=', title)
+      .executeTakeFirst();
+  }
+
+  /**
+   * Compare-and-set: applies `patch` and bumps the revision only when the row still carries
+   * `expectedRevision` (when given). Returns false when no row matched — the caller decides
+   * between not-found and conflict.
+   */
+  async update(db: Executor, id: string, patch: SessionPatch, expectedRevision?: number): Promise<boolean> {
+    let query = db
+      .updateTable('sessions')
+      .set(patch)
+      .set((eb) => ({ revision: eb('revision', '+', 1) }))
+      .where('id', '=', id);
+    if (expectedRevision !== undefined) query = query.where('revision', '=', expectedRevision);
+    const result = await query.executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /** Counters, activity and revision move in one statement with the preconditions (SPEC §2.2). */
+  async applyAppend(
+    db: Executor,
+    id: string,
+    delta: CounterDelta,
+    activityAt: number,
+    preview: string | null,
+    model: string | undefined,
+    expected: { revision?: number; generation?: number },
+    bumpRevision = true,
+  ): Promise<boolean> {
+    let query = db
+      .updateTable('sessions')
+      .set((eb) => ({
+        message_count: eb('message_count', '+', delta.messages),
+        tool_call_count: eb('tool_call_count', '+', delta.toolCalls),
+        input_tokens: eb('input_tokens', '+', delta.inputTokens),
+        output_tokens: eb('output_tokens', '+', delta.outputTokens),
+        cache_read_tokens: eb('cache_read_tokens', '+', delta.cacheReadTokens),
+        cache_write_tokens: eb('cache_write_tokens', '+', delta.cacheWriteTokens),
+        reasoning_tokens: eb('reasoning_tokens', '+', delta.reasoningTokens),
+        estimated_cost_usd: eb('estimated_cost_usd', '+', delta.estimatedCostUsd),
+        last_activity_at: this.dialect.greatest(eb.ref('last_activity_at'), activityAt),
+        revision: eb('revision', '+', bumpRevision ? 1 : 0),
+        ...(preview !== null ? { preview: eb.fn.coalesce('preview', sql.val(preview)) } : {}),
+        ...(model !== undefined ? { model } : {}),
+      }))
+      .where('id', '=', id);
+    if (expected.revision !== undefined) query = query.where('revision', '=', expected.revision);
+    if (expected.generation !== undefined) query = query.where('generation', '=', expected.generation);
+    const result = await query.executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /**
+   * One row per logical conversation: tips of compression chains (rows without a compression
+   * child), delegates only when asked. Keyset over (activity|start, id) on an index, so the first
+   * page costs the same at any table size.
+   */
+  async listConversationTips(db: Executor, filter: SessionListFilter): Promise<SessionRow[]> {
+    const orderColumn = filter.order === 'recent' ? 'last_activity_at' : 'started_at';
+    let query = db
+      .selectFrom('sessions as s')
+      .selectAll('s')
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('sessions as c')
+              .select('c.id')
+              .whereRef('c.parent_session_id', '=', 's.id')
+              .where('c.lineage_kind', '=', 'compression'),
+          ),
+        ),
+      );
+    if (filter.profiles !== null) {
+      if (filter.profiles.length === 0) return [];
+      query = query.where('s.profile', 'in', filter.profiles);
+    }
+    if (filter.profile) query = query.where('s.profile', '=', filter.profile);
+    if (filter.source) query = query.where('s.source', '=', filter.source);
+    if (filter.status === 'open') query = query.where('s.ended_at', 'is', null);
+    if (filter.status === 'ended') query = query.where('s.ended_at', 'is not', null);
+    if (filter.archived === 'exclude') query = query.where('s.archived', '=', 0);
+    if (filter.archived === 'only') query = query.where('s.archived', '=', 1);
+    if (!filter.includeHidden) query = query.where('s.hidden', '=', 0);
+    if (!filter.includeChildren) {
+      query = query.where((eb) => eb.or([eb('s.lineage_kind', 'is', null), eb('s.lineage_kind', '<>', 'delegate')]));
+    }
+    if (filter.q) {
+      const pattern = likeContains(filter.q.toLowerCase());
+      query = query.where((eb) =>
+        eb.or([
+          sql<boolean>`lower(s.title) like ${pattern} escape '\\'`,
+          sql<boolean>`lower(s.preview) like ${pattern} escape '\\'`,
+          sql<boolean>`lower(s.id) like ${pattern} escape '\\'`,
+        ]),
+      );
+    }
+    if (filter.after) {
+      const { at, id } = filter.after;
+      query = query.where((eb) =>
+        eb.or([eb(`s.${orderColumn}`, '<', at), eb.and([eb(`s.${orderColumn}`, '=', at), eb('s.id', '<', id)])]),
+      );
+    }
+    return query.orderBy(`s.${orderColumn}`, 'desc').orderBy('s.id', 'desc').limit(filter.limit).execute();
+  }
+
+  /** First end wins: stamps only a row that is still open. Returns false when it was not open. */
+  async stampEnd(db: Executor, id: string, endedAt: number, reason: string): Promise<boolean> {
+    const result = await db
+      .updateTable('sessions')
+      .set((eb) => ({ ended_at: endedAt, end_reason: reason, revision: eb('revision', '+', 1) }))
+      .where('id', '=', id)
+      .where('ended_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  async listByIds(db: Executor, ids: readonly string[]): Promise<SessionRow[]> {
+    if (ids.length === 0) return [];
+    return db.selectFrom('sessions').selectAll().where('id', 'in', ids).execute();
+  }
+}

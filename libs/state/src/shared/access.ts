@@ -1,0 +1,35 @@
+import type { Principal } from '@statehouse/contracts';
+import { ForbiddenError, NotFoundError } from './errors.js';
+
+/**
+ * The owner fence (SPEC §9): a member sees and mutates only its profiles; anything else is
+ * indistinguishable from a missing row.
+ */
+export function canAccessProfile(principal: Principal, profile: string): boolean {
+  return principal.profiles === '*' || principal.profiles.includes(profile);
+}
+
+export function assertProfileAccess(principal: Principal, profile: string, what = 'resource'): void {
+  if (!canAccessProfile(principal, profile)) throw new NotFoundError(what);
+}
+
+/** `null` = every profile; otherwise the list a query must be limited to. */
+export function profileScope(principal: Principal): string[] | null {
+  return principal.profiles === '*' ? null : principal.profiles;
+}
+
+export function assertAdmin(principal: Principal): void {
+  if (principal.role !== 'admin') throw new ForbiddenError();
+}
+
+export const isAdmin = (principal: Principal) => principal.role === 'admin';
+
+export const SYSTEM_PRINCIPAL: Principal = {
+  kind: 'system',
+  id: 'system',
+  name: 'system',
+  role: 'admin',
+  profiles: '*',
+};
+
+export const principalKey = (principal: Principal) => `${principal.kind}:${principal.id}`;

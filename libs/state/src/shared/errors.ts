@@ -1,0 +1,96 @@
+import type { ProblemCode } from '@statehouse/contracts';
+
+/**
+ * Typed domain errors. The API maps them once (a global filter) to problem-details; `extra`
+ * becomes extension members of the problem (currentRevision, floor, …).
+ */
+export class DomainError extends Error {
+  constructor(
+    readonly code: ProblemCode,
+    message: string,
+    readonly extra: Record<string, unknown> = {},
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+export class NotFoundError extends DomainError {
+  constructor(what = 'resource') {
+    super('not_found', `${what} not found`);
+  }
+}
+export class UnauthenticatedError extends DomainError {
+  constructor(message = 'valid credentials are required') {
+    super('unauthenticated', message);
+  }
+}
+export class ForbiddenError extends DomainError {
+  constructor(message = 'this operation requires the admin role') {
+    super('forbidden', message);
+  }
+}
+export class ValidationError extends DomainError {
+  constructor(message: string, issues?: { path: string; message: string }[]) {
+    super('validation_failed', message, issues ? { issues } : {});
+  }
+}
+export class PreconditionRequiredError extends DomainError {
+  constructor(header: string) {
+    super('precondition_required', `this operation requires the ${header} header`);
+  }
+}
+export class RevisionConflictError extends DomainError {
+  constructor(readonly currentRevision: number) {
+    super('revision_conflict', `the session changed: current revision is ${currentRevision}`, { currentRevision });
+  }
+}
+export class StaleGenerationError extends DomainError {
+  constructor(readonly currentGeneration: number) {
+    super('stale_generation', `a newer turn began: current generation is ${currentGeneration}`, {
+      currentGeneration,
+    });
+  }
+}
+export class SessionBusyError extends DomainError {
+  constructor(detail = 'the session has a live turn lease') {
+    super('session_busy', detail);
+  }
+}
+export class SessionClosedError extends DomainError {
+  constructor(detail: string) {
+    super('session_closed', detail);
+  }
+}
+export class TitleConflictError extends DomainError {
+  constructor(title: string) {
+    super('title_conflict', `another session of this profile is titled "${title}"`);
+  }
+}
+export class ConflictError extends DomainError {
+  constructor(detail: string) {
+    super('conflict', detail);
+  }
+}
+export class IdempotencyConflictError extends DomainError {
+  constructor() {
+    super('idempotency_conflict', 'this Idempotency-Key was used with a different request');
+  }
+}
+/** A concurrent request with the same Idempotency-Key committed first; replay its record. */
+export class IdempotencyRaceError extends DomainError {
+  constructor() {
+    super('conflict', 'a request with the same Idempotency-Key is completing concurrently');
+  }
+}
+export class RateLimitedError extends DomainError {
+  constructor(readonly retryAfterSeconds: number) {
+    super('rate_limited', 'too many attempts; try again later', { retryAfterSeconds });
+  }
+}
+export class StoreUnavailableError extends DomainError {
+  constructor(detail: string, options?: { cause?: unknown; retryAfterSeconds?: number }) {
+    super('store_unavailable', detail, { retryAfterSeconds: options?.retryAfterSeconds ?? 1 }, options);
+  }
+}

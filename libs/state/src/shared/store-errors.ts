@@ -1,0 +1,38 @@
+import { DomainError, StoreUnavailableError } from './errors.js';
+
+const SQLITE_UNAVAILABLE = [
+  'SQLITE_BUSY',
+  'SQLITE_LOCKED',
+  'SQLITE_FULL',
+  'SQLITE_IOERR',
+  'SQLITE_CORRUPT',
+  'SQLITE_NOTADB',
+  'SQLITE_CANTOPEN',
+  'SQLITE_READONLY',
+  'SQLITE_PROTOCOL',
+];
+// Connection failures, admin shutdown, lock/statement timeouts, disk full, too many connections.
+const PG_UNAVAILABLE_CLASSES = ['08', '53', '57', '58'];
+const PG_UNAVAILABLE_CODES = ['55P03', '40P01'];
+const NODE_NET = ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE'];
+
+/**
+ * Infrastructure failures become `store_unavailable` (503 + Retry-After): the operation failed
+ * closed, nothing half-written. Everything else stays as it is (a bug → 500, logged).
+ */
+export function toDomainError(error: unknown): unknown {
+  if (error instanceof DomainError) return error;
+  const e = error as { code?: string; message?: string } | undefined;
+  const code = e?.code ?? '';
+  const message = e?.message ?? '';
+  if (
+    SQLITE_UNAVAILABLE.some((prefix) => code.startsWith(prefix)) ||
+    PG_UNAVAILABLE_CODES.includes(code) ||
+    (code.length === 5 && PG_UNAVAILABLE_CLASSES.includes(code.slice(0, 2))) ||
+    NODE_NET.includes(code) ||
+    /Connection terminated|timeout exceeded when trying to connect|The database connection is not open/i.test(message)
+  ) {
+    return new StoreUnavailableError('the store is unavailable; retry later', { cause: error });
+  }
+  return error;
+}

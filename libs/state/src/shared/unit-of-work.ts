@@ -1,0 +1,70 @@
+import type { Transaction } from 'kysely';
+import type { DB, Db } from '../db/database.js';
+import { IdempotencyRepository } from '../idempotency/idempotency.repository.js';
+import { principalKey } from './access.js';
+import type { Clock } from './clock.js';
+import type { OperationContext } from './context.js';
+import { IdempotencyRaceError } from './errors.js';
+import type { Logger } from './logger.js';
+import { isUniqueViolation } from './sql-dialect.js';
+import { toDomainError } from './store-errors.js';
+
+export type Effect = () => void | Promise<void>;
+
+/** A running transaction plus the effects to run once it commits. */
+export interface Tx {
+  readonly db: Transaction<DB>;
+  afterCommit(effect: Effect): void;
+}
+
+/**
+ * One domain operation = one transaction. Effects (observer calls, watch wake-ups) run only after
+ * commit, never on rollback, never inside the transaction; a failing effect is logged, not thrown.
+ */
+export class UnitOfWork {
+  private readonly idempotency = new IdempotencyRepository();
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+  ) {}
+
+  async run<T>(ctx: OperationContext | null, work: (tx: Tx) => Promise<T>): Promise<T> {
+    const effects: Effect[] = [];
+    const claim = ctx?.idempotency && !ctx.idempotency.recorded ? ctx.idempotency : undefined;
+    let result: T;
+    try {
+      result = await this.db.transaction().execute(async (trx) => {
+        const value = await work({ db: trx, afterCommit: (effect) => effects.push(effect) });
+        if (claim && ctx) {
+          try {
+            await this.idempotency.insert(trx, {
+              principal_key: principalKey(ctx.principal),
+              idempotency_key: claim.key,
+              fingerprint: claim.fingerprint,
+              status: claim.status,
+              body: value === undefined ? null : JSON.stringify(value),
+              created_at: this.clock.now(),
+            });
+          } catch (error) {
+            if (isUniqueViolation(error)) throw new IdempotencyRaceError();
+            throw error;
+          }
+        }
+        return value;
+      });
+    } catch (error) {
+      throw toDomainError(error);
+    }
+    if (claim) claim.recorded = true;
+    for (const effect of effects) {
+      try {
+        await effect();
+      } catch (error) {
+        this.logger.error('post-commit effect failed', { error: String(error), requestId: ctx?.requestId });
+      }
+    }
+    return result;
+  }
+}

@@ -1,0 +1,80 @@
+import { sql } from 'kysely';
+import { AuthService } from './auth/auth.service.js';
+import { type ConnectOptions, connect, DEFAULT_DATABASE_URL } from './db/connect.js';
+import type { Db, Dialect } from './db/database.js';
+import { migrateToLatest } from './db/migrator.js';
+import { IdempotencyService } from './idempotency/idempotency.service.js';
+import { MessageService } from './messages/message.service.js';
+import { ProfileService } from './profiles/profile.service.js';
+import { PostgresSearch } from './search/postgres-search.js';
+import { SearchService } from './search/search.service.js';
+import { SqliteSearch } from './search/sqlite-search.js';
+import { SessionService } from './sessions/session.service.js';
+import { type Clock, systemClock } from './shared/clock.js';
+import { type IdGenerator, UlidGenerator } from './shared/ids.js';
+import { consoleLogger, type Logger } from './shared/logger.js';
+import { sqlDialect } from './shared/sql-dialect.js';
+import { UnitOfWork } from './shared/unit-of-work.js';
+
+export interface StoreOptions extends ConnectOptions {
+  url?: string;
+  clock?: Clock;
+  ids?: IdGenerator;
+  logger?: Logger;
+  /** Run migrations on open (default true: start-up and every test database do). */
+  migrate?: boolean;
+}
+
+/** The state layer's facade: one object per process, handed to the API, the CLI and tests. */
+export interface StateStore {
+  readonly dialect: Dialect;
+  readonly location: string;
+  /** True when this process created the embedded database (first run). */
+  readonly created: boolean;
+  readonly db: Db;
+  readonly clock: Clock;
+  readonly sessions: SessionService;
+  readonly messages: MessageService;
+  readonly search: SearchService;
+  readonly profiles: ProfileService;
+  readonly auth: AuthService;
+  readonly idempotency: IdempotencyService;
+  /** Answers when the store can serve a query (readiness). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function openStore(options: StoreOptions = {}): Promise<StateStore> {
+  const url = options.url ?? process.env.STATEHOUSE_DATABASE_URL ?? DEFAULT_DATABASE_URL;
+  const clock = options.clock ?? systemClock;
+  const ids = options.ids ?? new UlidGenerator(clock);
+  const logger = options.logger ?? consoleLogger;
+  const connection = await connect(url, options);
+  try {
+    if (options.migrate !== false) await migrateToLatest(connection.db, connection.dialect);
+  } catch (error) {
+    await connection.close();
+    throw error;
+  }
+  const { db, dialect } = connection;
+  const uow = new UnitOfWork(db, clock, logger);
+  const sqlDialectPort = sqlDialect(dialect);
+  const messages = new MessageService(db, uow, clock, sqlDialectPort);
+  return {
+    dialect,
+    location: connection.location,
+    created: connection.created,
+    db,
+    clock,
+    messages,
+    sessions: new SessionService(db, uow, clock, ids, sqlDialectPort, messages),
+    search: new SearchService(db, dialect === 'sqlite' ? new SqliteSearch() : new PostgresSearch(), logger),
+    profiles: new ProfileService(db, uow, clock),
+    auth: new AuthService(db, uow, clock, ids),
+    idempotency: new IdempotencyService(db, clock),
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    close: () => connection.close(),
+  };
+}

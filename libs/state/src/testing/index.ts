@@ -1,0 +1,90 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Principal } from '@statehouse/contracts';
+import pg from 'pg';
+import type { Dialect } from '../db/database.js';
+import type { OperationContext } from '../shared/context.js';
+import { silentLogger } from '../shared/logger.js';
+import { openStore, type StateStore, type StoreOptions } from '../store.js';
+
+/**
+ * Test databases: SQLite always; PostgreSQL when STATEHOUSE_TEST_PG_URL is set. Each call makes a
+ * fresh database (a temp file, or a new PostgreSQL database) and migrates it, as start-up does.
+ */
+export const TEST_PG_URL = process.env.STATEHOUSE_TEST_PG_URL;
+
+export const TEST_DIALECTS: { dialect: Dialect; available: boolean }[] = [
+  { dialect: 'sqlite', available: true },
+  { dialect: 'postgres', available: Boolean(TEST_PG_URL) },
+];
+
+export interface TestDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase> {
+  if (dialect === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'statehouse-test-'));
+    return { url: `file:${join(dir, 'test.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  if (!TEST_PG_URL) throw new Error('STATEHOUSE_TEST_PG_URL is not set');
+  const name = `statehouse_t_${process.pid}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  const admin = new pg.Client({ connectionString: TEST_PG_URL });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(TEST_PG_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: TEST_PG_URL });
+      await client.connect();
+      try {
+        await client.query(`drop database if exists ${name} with (force)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
+
+export interface TestStore {
+  store: StateStore;
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function openTestStore(dialect: Dialect, options: Omit<StoreOptions, 'url'> = {}): Promise<TestStore> {
+  const database = await createTestDatabase(dialect);
+  const store = await openStore({ logger: silentLogger, ...options, url: database.url });
+  return {
+    store,
+    url: database.url,
+    async close() {
+      await store.close();
+      await database.drop();
+    },
+  };
+}
+
+export const adminPrincipal: Principal = {
+  kind: 'token',
+  id: 'test-admin',
+  name: 'test admin',
+  role: 'admin',
+  profiles: '*',
+};
+
+export function memberPrincipal(profiles: string[], id = 'test-member'): Principal {
+  return { kind: 'token', id, name: id, role: 'member', profiles };
+}
+
+export function contextOf(principal: Principal): OperationContext {
+  return { principal, channel: 'api' };
+}

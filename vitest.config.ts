@@ -1,0 +1,7 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    projects: ['libs/contracts', 'libs/state', 'apps/api', 'test'],
+  },
+});
