@@ -7,10 +7,11 @@ export default defineConfig({
   plugins: [swc.vite({ module: { type: 'es6' } })],
   ssr: { resolve: { conditions: ['@statehouse/source', ...defaultServerConditions] } },
   test: {
+    name: 'api',
     include: ['test/**/*.test.ts'],
     environment: 'node',
     pool: 'forks',
-    testTimeout: 20_000,
+    testTimeout: 30_000,
     hookTimeout: 60_000,
   },
 });

@@ -3,5 +3,5 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   ssr: { resolve: { conditions: ['@statehouse/source', ...defaultServerConditions] } },
-  test: { include: ['src/**/*.test.ts'], environment: 'node', pool: 'forks' },
+  test: { name: 'contracts', include: ['src/**/*.test.ts'], environment: 'node', pool: 'forks' },
 });

@@ -57,7 +57,7 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
     throw error;
   }
   const { db, dialect } = connection;
-  const uow = new UnitOfWork(db, clock, logger);
+  const uow = new UnitOfWork(db, dialect, clock, logger);
   const sqlDialectPort = sqlDialect(dialect);
   const messages = new MessageService(db, uow, clock, sqlDialectPort);
   return {

@@ -1,7 +1,7 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, type KyselyConfig, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { StoreUnavailableError } from '../shared/errors.js';
 import type { DB, Dialect } from './database.js';
@@ -25,6 +25,17 @@ export interface ConnectOptions {
   /** PostgreSQL statement_timeout in ms (reads answer 503 rather than hang). */
   statementTimeoutMs?: number;
   poolSize?: number;
+  /** Observes every query's duration (metrics); must be cheap and must not throw. */
+  onQuery?: (operation: string, durationMs: number, failed: boolean) => void;
+}
+
+function queryLogger(options: ConnectOptions): KyselyConfig['log'] {
+  const onQuery = options.onQuery;
+  if (!onQuery) return undefined;
+  return (event) => {
+    const kind = event.query.query.kind.replace(/QueryNode$|Node$/, '').toLowerCase();
+    onQuery(kind, event.queryDurationMillis, event.level === 'error');
+  };
 }
 
 export function dialectOf(url: string): Dialect {
@@ -68,7 +79,7 @@ async function connectSqlite(url: string, options: ConnectOptions): Promise<Conn
       { cause: error },
     );
   }
-  const db = new Kysely<DB>({ dialect: new StatehouseSqliteDialect(database) });
+  const db = new Kysely<DB>({ dialect: new StatehouseSqliteDialect(database), log: queryLogger(options) });
   return { db, dialect: 'sqlite', location: path, created, close: () => db.destroy() };
 }
 
@@ -100,6 +111,6 @@ async function connectPostgres(url: string, options: ConnectOptions): Promise<Co
       cause: error,
     });
   }
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: queryLogger(options) });
   return { db, dialect: 'postgres', location, created: false, close: () => db.destroy() };
 }

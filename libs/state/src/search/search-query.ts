@@ -19,11 +19,14 @@ export interface SearchPlan {
 }
 
 const MAX_TERMS = 32;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: stripping control characters is the point.
+const CONTROL = /[\u0000-\u001F\u007F]/g;
 const WORD = /[\p{L}\p{N}\p{M}]+/gu;
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 
 export function planSearch(raw: string): SearchPlan {
-  const text = Array.from(raw).slice(0, SEARCH_QUERY_MAX).join('').normalize('NFC');
+  // Control characters (NUL included: PostgreSQL text cannot hold it) are never searchable.
+  const text = Array.from(raw.replace(CONTROL, ' ')).slice(0, SEARCH_QUERY_MAX).join('').normalize('NFC');
   const terms: WordTerm[] = [];
   const substrings: string[] = [];
 

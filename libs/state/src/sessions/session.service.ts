@@ -144,7 +144,8 @@ export class SessionService {
         archived: query.archived,
         includeChildren: query.includeChildren,
         includeHidden: query.includeHidden ?? false,
-        q: query.q?.trim() || undefined,
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL cannot reach PostgreSQL text.
+        q: query.q?.replace(/[\u0000-\u001F]/g, ' ').trim() || undefined,
         order: query.order,
         after: after ? { at: Number(after[0]), id: String(after[1]) } : undefined,
         limit: query.limit + 1,

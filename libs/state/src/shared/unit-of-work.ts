@@ -1,5 +1,5 @@
-import type { Transaction } from 'kysely';
-import type { DB, Db } from '../db/database.js';
+import { sql, type Transaction } from 'kysely';
+import type { DB, Db, Dialect } from '../db/database.js';
 import { IdempotencyRepository } from '../idempotency/idempotency.repository.js';
 import { principalKey } from './access.js';
 import type { Clock } from './clock.js';
@@ -26,9 +26,22 @@ export class UnitOfWork {
 
   constructor(
     private readonly db: Db,
+    private readonly dialect: Dialect,
     private readonly clock: Clock,
     private readonly logger: Logger,
   ) {}
+
+  /**
+   * Twin requests with one Idempotency-Key run one after the other (SQLite transactions are
+   * exclusive; PostgreSQL takes a transaction-scoped advisory lock on the key), and the second
+   * sees the first's record here and replays it instead of repeating the effect.
+   */
+  private async assertUnclaimed(trx: Transaction<DB>, principal: string, key: string): Promise<void> {
+    if (this.dialect === 'postgres') {
+      await sql`select pg_advisory_xact_lock(hashtextextended(${`${principal}\n${key}`}, 0))`.execute(trx);
+    }
+    if (await this.idempotency.find(trx, principal, key)) throw new IdempotencyRaceError();
+  }
 
   async run<T>(ctx: OperationContext | null, work: (tx: Tx) => Promise<T>): Promise<T> {
     const effects: Effect[] = [];
@@ -36,6 +49,7 @@ export class UnitOfWork {
     let result: T;
     try {
       result = await this.db.transaction().execute(async (trx) => {
+        if (claim && ctx) await this.assertUnclaimed(trx, principalKey(ctx.principal), claim.key);
         const value = await work({ db: trx, afterCommit: (effect) => effects.push(effect) });
         if (claim && ctx) {
           try {

@@ -1,0 +1,62 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { PassportModule } from '@nestjs/passport';
+import type { StateStore } from '@statehouse/state';
+import { AuthController } from './auth/auth.controller.js';
+import { StatehouseAuthGuard } from './auth/auth.guard.js';
+import { BearerStrategy } from './auth/bearer.strategy.js';
+import { CookieStrategy } from './auth/cookie.strategy.js';
+import { TokensController } from './auth/tokens.controller.js';
+import { UsersController } from './auth/users.controller.js';
+import { IdempotencyInterceptor } from './common/idempotency.interceptor.js';
+import { API_CONFIG, STATE_STORE } from './common/tokens.js';
+import { createValidationPipe } from './common/validation.pipe.js';
+import type { ApiConfig } from './config.js';
+import { HealthController } from './health/health.controller.js';
+import { MessagesController } from './messages/messages.controller.js';
+import { MetricsController } from './metrics/metrics.controller.js';
+import { MetricsInterceptor } from './metrics/metrics.interceptor.js';
+import { MetricsRegistry } from './metrics/metrics.registry.js';
+import { ProfilesController } from './profiles/profiles.controller.js';
+import { SearchController } from './search/search.controller.js';
+import { SessionsController } from './sessions/sessions.controller.js';
+
+export interface AppDependencies {
+  store: StateStore;
+  config: ApiConfig;
+  metrics: MetricsRegistry;
+}
+
+/** The whole API. The store is opened by the caller (main, CLI, tests) and handed in. */
+@Module({})
+export class AppModule {
+  static register(dependencies: AppDependencies): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [PassportModule],
+      controllers: [
+        HealthController,
+        MetricsController,
+        AuthController,
+        TokensController,
+        UsersController,
+        ProfilesController,
+        SessionsController,
+        MessagesController,
+        SearchController,
+      ],
+      providers: [
+        { provide: STATE_STORE, useValue: dependencies.store },
+        { provide: API_CONFIG, useValue: dependencies.config },
+        { provide: MetricsRegistry, useValue: dependencies.metrics },
+        BearerStrategy,
+        CookieStrategy,
+        { provide: APP_GUARD, useClass: StatehouseAuthGuard },
+        // Outermost first: metrics time everything, idempotency wraps the handler.
+        { provide: APP_INTERCEPTOR, useClass: MetricsInterceptor },
+        { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
+        { provide: APP_PIPE, useFactory: createValidationPipe },
+      ],
+    };
+  }
+}

@@ -1,0 +1,9 @@
+import { SetMetadata } from '@nestjs/common';
+
+export const AUTH_MODE = 'statehouse:auth-mode';
+export type AuthMode = 'required' | 'optional' | 'public';
+
+/** No credentials needed (health, login). */
+export const Public = () => SetMetadata(AUTH_MODE, 'public' satisfies AuthMode);
+/** Credentials are read when present but not required (logout, metrics from loopback). */
+export const OptionalAuth = () => SetMetadata(AUTH_MODE, 'optional' satisfies AuthMode);

@@ -1,0 +1,67 @@
+import { Body, Controller, Get, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiCookieAuth,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import { type LoginRequest, LoginRequestSchema, PrincipalSchema, SESSION_COOKIE_NAME } from '@statehouse/contracts';
+import type { OperationContext, StateStore } from '@statehouse/state';
+import type { Response } from 'express';
+import { Ctx } from '../common/context.decorator.js';
+import type { StatehouseRequest } from '../common/request.js';
+import { API_CONFIG, STATE_STORE } from '../common/tokens.js';
+import type { ApiConfig } from '../config.js';
+import { OptionalAuth, Public } from './auth-mode.decorator.js';
+import { readCookie } from './cookies.js';
+
+@ApiTags('auth')
+@Controller('v1/auth')
+export class AuthController {
+  constructor(
+    @Inject(STATE_STORE) private readonly store: StateStore,
+    @Inject(API_CONFIG) private readonly config: ApiConfig,
+  ) {}
+
+  @Post('login')
+  @Public()
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Dashboard login: sets an httpOnly, SameSite=Strict session cookie (rate-limited)' })
+  @ApiNoContentResponse()
+  async login(
+    @Body({ schema: LoginRequestSchema }) body: LoginRequest,
+    @Req() request: StatehouseRequest,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<void> {
+    const result = await this.store.auth.login(body.username, body.password, request.ip ?? 'unknown');
+    response.cookie(SESSION_COOKIE_NAME, result.sessionSecret, {
+      httpOnly: true,
+      sameSite: 'strict',
+      secure: this.config.secureCookies,
+      path: '/',
+      expires: new Date(result.expiresAt),
+    });
+  }
+
+  @Post('logout')
+  @OptionalAuth()
+  @HttpCode(204)
+  @ApiOperation({ summary: 'End the dashboard session' })
+  @ApiNoContentResponse()
+  async logout(@Req() request: StatehouseRequest, @Res({ passthrough: true }) response: Response): Promise<void> {
+    const secret = readCookie(request, SESSION_COOKIE_NAME);
+    if (secret) await this.store.auth.logout(secret);
+    response.clearCookie(SESSION_COOKIE_NAME, { httpOnly: true, sameSite: 'strict', path: '/' });
+  }
+
+  @Get('me')
+  @ApiBearerAuth()
+  @ApiCookieAuth()
+  @ApiOperation({ summary: 'Who the caller is: kind, id, name, role, profiles' })
+  @ApiOkResponse({ standardSchema: PrincipalSchema })
+  me(@Ctx() ctx: OperationContext) {
+    return ctx.principal;
+  }
+}

@@ -1,0 +1,37 @@
+import { Body, Controller, Get, Inject, Post } from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiCookieAuth,
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import { type CreateUserRequest, CreateUserRequestSchema, UserSchema } from '@statehouse/contracts';
+import type { OperationContext, StateStore } from '@statehouse/state';
+import { Mutation } from '../common/api-headers.decorator.js';
+import { Ctx } from '../common/context.decorator.js';
+import { STATE_STORE } from '../common/tokens.js';
+
+@ApiTags('users')
+@ApiBearerAuth()
+@ApiCookieAuth()
+@Controller('v1/users')
+export class UsersController {
+  constructor(@Inject(STATE_STORE) private readonly store: StateStore) {}
+
+  @Post()
+  @Mutation()
+  @ApiOperation({ summary: 'Create a dashboard user (admin)' })
+  @ApiCreatedResponse({ standardSchema: UserSchema })
+  create(@Ctx() ctx: OperationContext, @Body({ schema: CreateUserRequestSchema }) body: CreateUserRequest) {
+    return this.store.auth.createUser(ctx, body);
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'List dashboard users (admin)' })
+  @ApiOkResponse({ standardSchema: UserSchema.array() })
+  list(@Ctx() ctx: OperationContext) {
+    return this.store.auth.listUsers(ctx);
+  }
+}

@@ -1,0 +1,26 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiHeader } from '@nestjs/swagger';
+
+/** OpenAPI documentation of the precondition and idempotency headers. */
+export const IfMatchHeader = (required = true) =>
+  ApiHeader({
+    name: 'If-Match',
+    required,
+    description: 'the revision the change is based on, e.g. "3" (428 if missing, 412 if stale)',
+  });
+
+export const ExpectedGenerationHeader = (required = true) =>
+  ApiHeader({
+    name: 'X-Expected-Generation',
+    required,
+    description: 'the fencing generation the writer holds (409 stale_generation if a newer turn began)',
+  });
+
+export const IdempotencyKeyHeader = () =>
+  ApiHeader({
+    name: 'Idempotency-Key',
+    required: false,
+    description: 'replays the first response for a retry of the same request; 422 for a different request',
+  });
+
+export const Mutation = () => applyDecorators(IdempotencyKeyHeader());

@@ -1,0 +1,115 @@
+import { createHash } from 'node:crypto';
+import {
+  type CallHandler,
+  type ExecutionContext,
+  HttpStatus,
+  Inject,
+  Injectable,
+  type NestInterceptor,
+} from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { IdempotencyRaceError, type StateStore, ValidationError } from '@statehouse/state';
+import type { Response } from 'express';
+import { from, type Observable, of, switchMap } from 'rxjs';
+import type { StatehouseRequest } from './request.js';
+import { STATE_STORE } from './tokens.js';
+
+const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const HTTP_CODE_METADATA = '__httpCode__';
+
+/** Canonical JSON (sorted keys) so the same request always has the same fingerprint. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const entries = Object.keys(value as object)
+    .sort()
+    .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
+    .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
+  return `{${entries.join(',')}}`;
+}
+
+/**
+ * `Idempotency-Key` on any POST/PUT/PATCH/DELETE: the first response is stored (in the same
+ * transaction as the effect when the operation has one) and replayed for a retry of the same
+ * request with `Idempotent-Replayed: true`; the same key with a different request → 422.
+ */
+@Injectable()
+export class IdempotencyInterceptor implements NestInterceptor {
+  constructor(
+    @Inject(STATE_STORE) private readonly store: StateStore,
+    private readonly reflector: Reflector,
+  ) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const request = context.switchToHttp().getRequest<StatehouseRequest>();
+    const key = request.header('idempotency-key');
+    if (key === undefined || !MUTATING.has(request.method) || !request.user) return next.handle();
+    if (key.length === 0 || key.length > 255) {
+      throw new ValidationError('Idempotency-Key must be 1 to 255 characters');
+    }
+    const principal = request.user;
+    const fingerprint = createHash('sha256')
+      .update(
+        [
+          request.method,
+          request.originalUrl,
+          request.header('if-match') ?? '',
+          request.header('x-expected-generation') ?? '',
+          canonicalJson(request.body ?? null),
+        ].join('\n'),
+      )
+      .digest('hex');
+    const status =
+      this.reflector.get<number | undefined>(HTTP_CODE_METADATA, context.getHandler()) ??
+      (request.method === 'POST' ? HttpStatus.CREATED : HttpStatus.OK);
+    const response = context.switchToHttp().getResponse<Response>();
+
+    const replay = async (): Promise<{ replayed: true; body: unknown } | null> => {
+      const found = await this.store.idempotency.lookup(principal, key, fingerprint);
+      if (found.kind === 'new') return null;
+      response.status(found.status);
+      response.setHeader('Idempotent-Replayed', 'true');
+      return { replayed: true, body: found.body };
+    };
+
+    return from(replay()).pipe(
+      switchMap((replayed) => {
+        if (replayed) return of(replayed.body);
+        request.idempotency = { key, fingerprint, status, recorded: false };
+        return from(this.execute(next, principal, request)).pipe(
+          switchMap((outcome) => {
+            if (outcome.kind === 'ok') return of(outcome.body);
+            return from(replay()).pipe(
+              switchMap((raced) => {
+                if (raced) return of(raced.body);
+                throw outcome.error;
+              }),
+            );
+          }),
+        );
+      }),
+    );
+  }
+
+  private async execute(
+    next: CallHandler,
+    principal: NonNullable<StatehouseRequest['user']>,
+    request: StatehouseRequest,
+  ): Promise<{ kind: 'ok'; body: unknown } | { kind: 'race'; error: unknown }> {
+    try {
+      const body = await new Promise<unknown>((resolve, reject) => {
+        let last: unknown;
+        next.handle().subscribe({ next: (value) => (last = value), error: reject, complete: () => resolve(last) });
+      });
+      if (request.idempotency && !request.idempotency.recorded) {
+        await this.store.idempotency.recordLate(principal, request.idempotency, body);
+      }
+      return { kind: 'ok', body };
+    } catch (error) {
+      // A twin with the same key may have committed meanwhile (whatever this attempt tripped on):
+      // the caller replays its record if there is one, else sees this error.
+      if (error instanceof IdempotencyRaceError || request.idempotency) return { kind: 'race', error };
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,74 @@
+import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
+import { openStore, type StateStore, seedDemoData } from '@statehouse/state';
+import { createApp } from './app.factory.js';
+import { loadConfig } from './config.js';
+import { stateLogger } from './logger.js';
+import { MetricsRegistry } from './metrics/metrics.registry.js';
+
+const logger = new Logger('Statehouse');
+const config = loadConfig();
+const metrics = new MetricsRegistry();
+
+let store: StateStore;
+try {
+  store = await openStore({
+    url: config.databaseUrl,
+    logger: stateLogger(),
+    onQuery: (operation, durationMs, failed) => metrics.recordStoreOperation(operation, durationMs / 1000, failed),
+  });
+} catch (error) {
+  // Never a half-started server: a store that cannot be opened stops the process with the reason.
+  console.error(`\nStatehouse cannot start: ${(error as Error).message}\n`);
+  process.exit(1);
+}
+logger.log(`store: ${store.dialect} at ${store.location}`);
+
+const admin = await store.auth.ensureInitialAdmin(config.adminPassword);
+if (admin) {
+  const banner = [
+    '',
+    '================ Statehouse first run ================',
+    `  Dashboard login   user: ${admin.username}`,
+    admin.generated
+      ? `                    password: ${admin.password}`
+      : '                    password: (from STATEHOUSE_ADMIN_PASSWORD)',
+    admin.generated ? '  This password is printed once. Change it by creating another admin user.' : '',
+    '=====================================================',
+    '',
+  ];
+  console.log(banner.filter((line) => line !== null).join('\n'));
+}
+
+const explicitSeed = process.env.STATEHOUSE_SEED_DEMO === 'true';
+if (config.seedDemo && (store.created || explicitSeed)) {
+  const existing = await store.sessions.list(
+    { principal: { kind: 'system', id: 'seed', name: 'seed', role: 'admin', profiles: '*' }, channel: 'system' },
+    { status: 'all', archived: 'include', includeChildren: true, includeHidden: true, limit: 1, order: 'recent' },
+  );
+  if (existing.items.length === 0) {
+    const seeded = await seedDemoData(store);
+    logger.log(
+      `seeded demo data: ${seeded.sessions} sessions, ${seeded.messages} messages (STATEHOUSE_SEED_DEMO=false to skip)`,
+    );
+  }
+}
+
+const app = await createApp({ store, config, metrics });
+const hourly = setInterval(() => {
+  store.idempotency.purgeExpired().catch((error) => logger.warn(`idempotency purge failed: ${String(error)}`));
+}, 3_600_000);
+hourly.unref();
+
+const shutdown = async (signal: string) => {
+  logger.log(`${signal}: shutting down`);
+  clearInterval(hourly);
+  await app.close();
+  await store.close();
+  process.exit(0);
+};
+process.once('SIGINT', () => void shutdown('SIGINT'));
+process.once('SIGTERM', () => void shutdown('SIGTERM'));
+
+await app.listen(config.port, config.host);
+logger.log(`API listening on http://${config.host}:${config.port} (docs: http://${config.host}:${config.port}/docs)`);

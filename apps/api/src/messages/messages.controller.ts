@@ -1,0 +1,57 @@
+import { Body, Controller, Get, Inject, Param, Post, Query } from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiCookieAuth,
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import {
+  type AppendMessagesRequest,
+  AppendMessagesRequestSchema,
+  AppendMessagesResponseSchema,
+  IdSchema,
+  type ListMessagesQuery,
+  ListMessagesQuerySchema,
+  MessagePageSchema,
+} from '@statehouse/contracts';
+import type { OperationContext, Preconditions as PreconditionValues, StateStore } from '@statehouse/state';
+import { ExpectedGenerationHeader, IfMatchHeader, Mutation } from '../common/api-headers.decorator.js';
+import { Ctx } from '../common/context.decorator.js';
+import { Preconditions } from '../common/preconditions.decorator.js';
+import { STATE_STORE } from '../common/tokens.js';
+
+@ApiTags('messages')
+@ApiBearerAuth()
+@ApiCookieAuth()
+@Controller('v1/sessions/:id/messages')
+export class MessagesController {
+  constructor(@Inject(STATE_STORE) private readonly store: StateStore) {}
+
+  @Post()
+  @Mutation()
+  @IfMatchHeader(false)
+  @ExpectedGenerationHeader(false)
+  @ApiOperation({ summary: 'Append 1..1000 messages in one transaction (platformMessageId dedupes)' })
+  @ApiCreatedResponse({ standardSchema: AppendMessagesResponseSchema })
+  append(
+    @Ctx() ctx: OperationContext,
+    @Param('id', { schema: IdSchema }) id: string,
+    @Body({ schema: AppendMessagesRequestSchema }) body: AppendMessagesRequest,
+    @Preconditions() preconditions: PreconditionValues,
+  ) {
+    return this.store.messages.append(ctx, id, body, preconditions);
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'Read the transcript in id order (hidden and rewound rows only when asked)' })
+  @ApiOkResponse({ standardSchema: MessagePageSchema })
+  list(
+    @Ctx() ctx: OperationContext,
+    @Param('id', { schema: IdSchema }) id: string,
+    @Query({ schema: ListMessagesQuerySchema }) query: ListMessagesQuery,
+  ) {
+    return this.store.messages.list(ctx, id, query);
+  }
+}

@@ -1,0 +1,90 @@
+/** Prometheus text exposition for a handful of counters and histograms — no dependency needed. */
+const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+class Histogram {
+  readonly counts = new Array<number>(BUCKETS.length).fill(0);
+  sum = 0;
+  count = 0;
+  observe(seconds: number) {
+    this.sum += seconds;
+    this.count++;
+    for (let i = 0; i < BUCKETS.length; i++) if (seconds <= BUCKETS[i]) this.counts[i]++;
+  }
+}
+
+const escapeLabel = (value: string) => value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+const labelText = (labels: Record<string, string>) =>
+  `{${Object.entries(labels)
+    .map(([key, value]) => `${key}="${escapeLabel(value)}"`)
+    .join(',')}}`;
+
+export class MetricsRegistry {
+  private readonly requests = new Map<string, { labels: Record<string, string>; value: number }>();
+  private readonly requestDurations = new Map<string, { labels: Record<string, string>; histogram: Histogram }>();
+  private readonly storeDurations = new Map<string, { labels: Record<string, string>; histogram: Histogram }>();
+  private storeErrors = 0;
+
+  recordRequest(method: string, route: string, status: number, seconds: number) {
+    const labels = { method, route, status: String(status) };
+    const key = labelText(labels);
+    const counter = this.requests.get(key) ?? { labels, value: 0 };
+    counter.value++;
+    this.requests.set(key, counter);
+    const durationLabels = { method, route };
+    const durationKey = labelText(durationLabels);
+    const entry = this.requestDurations.get(durationKey) ?? { labels: durationLabels, histogram: new Histogram() };
+    entry.histogram.observe(seconds);
+    this.requestDurations.set(durationKey, entry);
+  }
+
+  recordStoreOperation(kind: string, seconds: number, failed: boolean) {
+    const labels = { operation: kind };
+    const key = labelText(labels);
+    const entry = this.storeDurations.get(key) ?? { labels, histogram: new Histogram() };
+    entry.histogram.observe(seconds);
+    this.storeDurations.set(key, entry);
+    if (failed) this.storeErrors++;
+  }
+
+  render(): string {
+    const lines: string[] = [];
+    lines.push('# HELP statehouse_http_requests_total HTTP requests by route and status.');
+    lines.push('# TYPE statehouse_http_requests_total counter');
+    for (const { labels, value } of this.requests.values())
+      lines.push(`statehouse_http_requests_total${labelText(labels)} ${value}`);
+    this.renderHistograms(
+      lines,
+      'statehouse_http_request_duration_seconds',
+      'HTTP request latency.',
+      this.requestDurations,
+    );
+    this.renderHistograms(
+      lines,
+      'statehouse_store_query_duration_seconds',
+      'Store query timings by operation.',
+      this.storeDurations,
+    );
+    lines.push('# HELP statehouse_store_query_errors_total Store queries that failed.');
+    lines.push('# TYPE statehouse_store_query_errors_total counter');
+    lines.push(`statehouse_store_query_errors_total ${this.storeErrors}`);
+    return `${lines.join('\n')}\n`;
+  }
+
+  private renderHistograms(
+    lines: string[],
+    name: string,
+    help: string,
+    entries: Map<string, { labels: Record<string, string>; histogram: Histogram }>,
+  ) {
+    lines.push(`# HELP ${name} ${help}`);
+    lines.push(`# TYPE ${name} histogram`);
+    for (const { labels, histogram } of entries.values()) {
+      BUCKETS.forEach((bucket, index) => {
+        lines.push(`${name}_bucket${labelText({ ...labels, le: String(bucket) })} ${histogram.counts[index]}`);
+      });
+      lines.push(`${name}_bucket${labelText({ ...labels, le: '+Inf' })} ${histogram.count}`);
+      lines.push(`${name}_sum${labelText(labels)} ${histogram.sum}`);
+      lines.push(`${name}_count${labelText(labels)} ${histogram.count}`);
+    }
+  }
+}

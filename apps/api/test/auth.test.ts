@@ -1,0 +1,114 @@
+import { SESSION_COOKIE_NAME } from '@statehouse/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ApiHarness, bearer, bootApi, TEST_DIALECTS } from './harness.js';
+
+function sessionCookie(setCookie: string[] | string | undefined): string {
+  const cookies = Array.isArray(setCookie) ? setCookie : setCookie ? [setCookie] : [];
+  const cookie = cookies.find((value) => value.startsWith(`${SESSION_COOKIE_NAME}=`));
+  if (!cookie) throw new Error('no session cookie set');
+  return cookie;
+}
+
+for (const { dialect, available } of TEST_DIALECTS) {
+  describe.skipIf(!available)(`auth API on ${dialect}`, () => {
+    let api: ApiHarness;
+    let admin: Record<string, string>;
+
+    beforeAll(async () => {
+      api = await bootApi(dialect);
+      admin = bearer(api.adminToken);
+      const created = await api
+        .http()
+        .post('/v1/users')
+        .set(admin)
+        .send({ username: 'dana', password: 'correct horse battery', role: 'member', profiles: ['alpha'] });
+      expect(created.status).toBe(201);
+      expect(created.body.passwordHash).toBeUndefined();
+    });
+    afterAll(async () => api?.close());
+
+    it('logs in with an httpOnly SameSite=Strict cookie that authenticates, then logs out', async () => {
+      const login = await api
+        .http()
+        .post('/v1/auth/login')
+        .send({ username: 'dana', password: 'correct horse battery' });
+      expect(login.status).toBe(204);
+      const cookie = sessionCookie(login.headers['set-cookie']);
+      expect(cookie).toMatch(/HttpOnly/i);
+      expect(cookie).toMatch(/SameSite=Strict/i);
+      expect(cookie).toMatch(/Expires=/i);
+      const pair = cookie.split(';')[0];
+
+      const me = await api.http().get('/v1/auth/me').set('Cookie', pair);
+      expect(me.status).toBe(200);
+      expect(me.body).toMatchObject({ kind: 'user', name: 'dana', role: 'member', profiles: ['alpha'] });
+
+      const crossSite = await api
+        .http()
+        .post('/v1/sessions')
+        .set('Cookie', pair)
+        .set('Sec-Fetch-Site', 'cross-site')
+        .send({ profile: 'alpha', source: 'cli' });
+      expect(crossSite.status).toBe(403);
+
+      const logout = await api.http().post('/v1/auth/logout').set('Cookie', pair);
+      expect(logout.status).toBe(204);
+      expect((await api.http().get('/v1/auth/me').set('Cookie', pair)).status).toBe(401);
+    });
+
+    it('refuses wrong passwords with 401 and rate-limits repeated failures with 429 + Retry-After', async () => {
+      const wrong = await api.http().post('/v1/auth/login').send({ username: 'dana', password: 'nope' });
+      expect(wrong.status).toBe(401);
+      const unknown = await api.http().post('/v1/auth/login').send({ username: 'ghost', password: 'nope' });
+      expect(unknown.status).toBe(401);
+      expect(unknown.body.detail).toBe(wrong.body.detail);
+      let last = wrong;
+      for (let i = 0; i < 12; i++)
+        last = await api.http().post('/v1/auth/login').send({ username: 'dana', password: 'nope' });
+      expect(last.status).toBe(429);
+      expect(last.body.code).toBe('rate_limited');
+      expect(Number(last.headers['retry-after'])).toBeGreaterThan(0);
+      // Even the right password is refused while the limit holds.
+      const right = await api
+        .http()
+        .post('/v1/auth/login')
+        .send({ username: 'dana', password: 'correct horse battery' });
+      expect(right.status).toBe(429);
+    });
+
+    it('issues tokens once, stores only hashes, and revokes them', async () => {
+      const created = await api
+        .http()
+        .post('/v1/tokens')
+        .set(admin)
+        .send({ name: 'gateway', role: 'member', profiles: ['alpha'] });
+      expect(created.status).toBe(201);
+      expect(created.body.token).toMatch(/^sh_/);
+      const listed = await api.http().get('/v1/tokens').set(admin);
+      expect(JSON.stringify(listed.body)).not.toContain(created.body.token);
+      const member = bearer(created.body.token);
+      expect((await api.http().get('/v1/auth/me').set(member)).body).toMatchObject({ kind: 'token', role: 'member' });
+      expect((await api.http().get('/v1/tokens').set(member)).status).toBe(403);
+      expect(
+        (await api.http().post('/v1/tokens').set(member).send({ name: 'x', role: 'admin', profiles: '*' })).status,
+      ).toBe(403);
+      expect((await api.http().post('/v1/profiles').set(member).send({ name: 'newprof' })).status).toBe(403);
+      expect((await api.http().delete(`/v1/tokens/${created.body.id}`).set(admin)).status).toBe(204);
+      expect((await api.http().get('/v1/auth/me').set(member)).status).toBe(401);
+      expect((await api.http().delete(`/v1/tokens/${created.body.id}`).set(admin)).status).toBe(404);
+    });
+
+    it('lets an admin create a profile by naming it', async () => {
+      const response = await api
+        .http()
+        .post('/v1/sessions')
+        .set(admin)
+        .send({ profile: 'fresh-profile', source: 'cli' });
+      expect(response.status).toBe(201);
+      const profiles = await api.http().get('/v1/profiles').set(admin);
+      expect(profiles.body).toEqual(
+        expect.arrayContaining([expect.objectContaining({ name: 'fresh-profile', sessionCount: 1, messageCount: 0 })]),
+      );
+    });
+  });
+}

@@ -1,0 +1,54 @@
+import 'reflect-metadata';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { Dialect } from '@statehouse/state';
+import { openTestStore, type TestStore } from '@statehouse/state/testing';
+import request from 'supertest';
+import { createApp } from '../src/app.factory.js';
+import { loadConfig } from '../src/config.js';
+import { MetricsRegistry } from '../src/metrics/metrics.registry.js';
+
+export { TEST_DIALECTS } from '@statehouse/state/testing';
+
+export interface ApiHarness {
+  app: NestExpressApplication;
+  store: TestStore['store'];
+  http: () => ReturnType<typeof request>;
+  adminToken: string;
+  /** A member token limited to `profiles`. */
+  memberToken(profiles: string[], name?: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** Boots the real AppModule against a fresh database of the given dialect. */
+export async function bootApi(dialect: Dialect): Promise<ApiHarness> {
+  const testStore = await openTestStore(dialect);
+  const app = await createApp(
+    {
+      store: testStore.store,
+      config: loadConfig({ STATEHOUSE_DATABASE_URL: testStore.url }),
+      metrics: new MetricsRegistry(),
+    },
+    { logger: false },
+  );
+  const system = {
+    principal: { kind: 'system' as const, id: 'test', name: 'test', role: 'admin' as const, profiles: '*' as const },
+    channel: 'system' as const,
+  };
+  const admin = await testStore.store.auth.createToken(system, { name: 'admin', role: 'admin', profiles: '*' });
+  const server = app.getHttpServer();
+  return {
+    app,
+    store: testStore.store,
+    http: () => request(server),
+    adminToken: admin.token,
+    async memberToken(profiles, name = 'member') {
+      return (await testStore.store.auth.createToken(system, { name, role: 'member', profiles })).token;
+    },
+    async close() {
+      await app.close();
+      await testStore.close();
+    },
+  };
+}
+
+export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });

@@ -1,0 +1,421 @@
+import { statSync } from 'node:fs';
+import type { MessageInput } from '@statehouse/contracts';
+import type { StateStore } from '@statehouse/state';
+import type Database from 'better-sqlite3';
+import type { BenchConfig } from './lib/config.js';
+import { MessageFactory, PROFILES } from './lib/data.js';
+import { RawAppender } from './lib/raw-append.js';
+import { fmtCount, fmtPct, fmtRate, fmtRatio, fmtSigned, fmtUs, log, type Report } from './lib/report.js';
+import { Rng } from './lib/rng.js';
+import { ADMIN_CTX, type BenchStore, openRawSqlite, openSqliteStore } from './lib/stores.js';
+import { median, msSince, nowNs, type Summary, sample, sampleSync, settle, summarize } from './lib/timing.js';
+
+const POOL = 20_000;
+
+/** Sessions `ids` through the store (the same ids in every file, so the work is identical). */
+async function createSessions(store: StateStore, ids: readonly string[], source = 'cli'): Promise<void> {
+  for (const [index, id] of ids.entries()) {
+    await store.sessions.create(ADMIN_CTX, { id, profile: PROFILES[index % PROFILES.length], source });
+  }
+}
+
+/** Every appended message comes from one pool, walked in the same order by every variant. */
+class Feed {
+  #next = 0;
+  constructor(private readonly pool: readonly MessageInput[]) {}
+  take(count: number): MessageInput[] {
+    const out: MessageInput[] = [];
+    for (let i = 0; i < count; i++) out.push(this.pool[this.#next++ % this.pool.length]);
+    return out;
+  }
+  one(): MessageInput {
+    return this.pool[this.#next++ % this.pool.length];
+  }
+}
+
+interface Variant {
+  name: string;
+  single(sessionId: string, message: MessageInput): unknown;
+  batch(sessionId: string, messages: MessageInput[]): unknown;
+  sync: boolean;
+  feed: Feed;
+  singles: number[];
+  roundSingleMeans: number[];
+  roundBatchRates: number[];
+}
+
+function storeVariant(
+  name: string,
+  store: StateStore,
+  pool: readonly MessageInput[],
+  withPlatformIds = false,
+): Variant {
+  let platformId = 0;
+  const tag = (message: MessageInput): MessageInput =>
+    withPlatformIds ? { ...message, platformMessageId: `pm-${platformId++}` } : message;
+  return {
+    name,
+    sync: false,
+    feed: new Feed(pool),
+    single: (sessionId, message) => store.messages.append(ADMIN_CTX, sessionId, { messages: [tag(message)] }),
+    batch: (sessionId, messages) => store.messages.append(ADMIN_CTX, sessionId, { messages: messages.map(tag) }),
+    singles: [],
+    roundSingleMeans: [],
+    roundBatchRates: [],
+  };
+}
+
+function rawVariant(name: string, db: Database.Database, pool: readonly MessageInput[]): Variant {
+  const raw = new RawAppender(db);
+  return {
+    name,
+    sync: true,
+    feed: new Feed(pool),
+    single: (sessionId, message) => raw.append(sessionId, [message]),
+    batch: (sessionId, messages) => raw.append(sessionId, messages),
+    singles: [],
+    roundSingleMeans: [],
+    roundBatchRates: [],
+  };
+}
+
+async function runRound(variant: Variant, sessions: readonly string[], config: BenchConfig['append'], first: boolean) {
+  const { singlePerRound, batchesPerRound, batchSize } = config;
+  const warmup = first ? 50 : 0;
+  // Inputs are taken before timing starts: the clock sees the append alone.
+  const singles = variant.feed.take(singlePerRound + warmup);
+  const batches = Array.from({ length: batchesPerRound + (first ? 1 : 0) }, () => variant.feed.take(batchSize));
+  const pickSession = (i: number) => sessions[i % sessions.length];
+  if (first) {
+    for (let i = 0; i < warmup; i++) await variant.single(pickSession(i), singles[i]);
+    await variant.batch(pickSession(0), batches.pop()!);
+  }
+  await settle();
+  const singleSamples = variant.sync
+    ? sampleSync(singlePerRound, (i) => variant.single(pickSession(i), singles[i + warmup]), 0)
+    : await sample(singlePerRound, (i) => variant.single(pickSession(i), singles[i + warmup]), 0);
+  variant.singles.push(...singleSamples);
+  variant.roundSingleMeans.push(summarize(singleSamples).mean);
+  await settle();
+  const batchSamples = variant.sync
+    ? sampleSync(batchesPerRound, (i) => variant.batch(pickSession(i), batches[i]), 0)
+    : await sample(batchesPerRound, (i) => variant.batch(pickSession(i), batches[i]), 0);
+  const totalMs = batchSamples.reduce((sum, ms) => sum + ms, 0);
+  variant.roundBatchRates.push((batchesPerRound * batchSize) / (totalMs / 1000));
+}
+
+const SEARCH_TRIGGERS = ['messages_search_ai', 'messages_search_ad', 'messages_search_au'];
+
+/** Drops the search triggers; with `wordOnly`, puts back an insert trigger for the word index alone. */
+function stripSearchIndexes(db: Database.Database, wordOnly: boolean): void {
+  for (const trigger of SEARCH_TRIGGERS) db.exec(`drop trigger if exists ${trigger}`);
+  if (wordOnly) {
+    db.exec(`create trigger messages_search_ai after insert on messages begin
+      insert into messages_fts(rowid, content, tool_name, tool_calls) select new.id, new.content, new.tool_name, new.tool_calls
+      where new.display_kind <> 'hidden' and (new.active = 1 or new.compacted = 1); end`);
+  }
+}
+
+/**
+ * Figure 1 (SQLite): single-message and 100-message appends through the store vs the raw
+ * better-sqlite3 ceiling on a second file made by the same migrations. Variants run in alternating
+ * rounds (order rotated each round) and each figure is the median round, so drift of the shared
+ * machine hits every variant alike.
+ */
+export async function appendThroughputSqlite(report: Report, config: BenchConfig): Promise<void> {
+  const c = config.append;
+  report.section(
+    'Append throughput (SQLite)',
+    `Content: ~100-character generated English messages (Zipf word frequencies, identifiers, numbers, ~2 % CJK), ` +
+      `user/assistant turns with ~5 % tool rows (not substring-indexed) and occasional tool calls. ${c.sessions} ` +
+      `sessions per file. ${c.rounds} alternating rounds of ${c.singlePerRound} single-message appends and ` +
+      `${c.batchesPerRound} × ${c.batchSize}-message batches per variant; figures are the median round. ` +
+      'Each variant has its own file made by the same migrations (raw variants: the store is opened once ' +
+      'to migrate and create the sessions, then closed, and the file is driven by raw better-sqlite3).',
+  );
+  const sessions = Array.from({ length: c.sessions }, (_, i) => `s-${String(i).padStart(4, '0')}`);
+  const pool = new MessageFactory(1).messages(POOL);
+  const files: BenchStore[] = [];
+  const raws: Database.Database[] = [];
+  const openRaw = async (name: string, prepare?: (db: Database.Database) => void) => {
+    const file = await openSqliteStore(name);
+    await createSessions(file.store, sessions);
+    await file.close();
+    const db = openRawSqlite(file.path);
+    prepare?.(db);
+    raws.push(db);
+    return db;
+  };
+  try {
+    const storeFile = await openSqliteStore('append-store');
+    files.push(storeFile);
+    await createSessions(storeFile.store, sessions);
+    const dedupeFile = await openSqliteStore('append-store-dedupe');
+    files.push(dedupeFile);
+    await createSessions(dedupeFile.store, sessions);
+
+    const ours = storeVariant('store: `store.messages.append`', storeFile.store, pool);
+    const ceiling = rawVariant(
+      '**raw ceiling**: better-sqlite3, both search indexes',
+      await openRaw('append-raw'),
+      pool,
+    );
+    const variants: Variant[] = [
+      ours,
+      ceiling,
+      storeVariant('store, each message with a `platformMessageId` (dedupe lookup)', dedupeFile.store, pool, true),
+      rawVariant(
+        'raw, word index only (no trigram)',
+        await openRaw('append-raw-word', (db) => stripSearchIndexes(db, true)),
+        pool,
+      ),
+      rawVariant(
+        'raw, no search indexes',
+        await openRaw('append-raw-none', (db) => stripSearchIndexes(db, false)),
+        pool,
+      ),
+    ];
+    for (let round = 0; round < c.rounds; round++) {
+      const order = variants.map((_, i) => variants[(i + round) % variants.length]);
+      for (const variant of order) await runRound(variant, sessions, c, round === 0);
+      log(
+        `  round ${round + 1}/${c.rounds}: store ${fmtUs(ours.roundSingleMeans[round])} vs raw ${fmtUs(ceiling.roundSingleMeans[round])}`,
+      );
+    }
+
+    const add = report.table('Single-message and 100-message appends', [
+      'variant',
+      'single: µs / append (median round)',
+      'single p50',
+      'single p95',
+      'vs ceiling',
+      '100-batch: msg/s (median round)',
+      'vs ceiling',
+    ]);
+    const ceilingSingle = median(ceiling.roundSingleMeans);
+    const ceilingRate = median(ceiling.roundBatchRates);
+    for (const variant of variants) {
+      const all = summarize(variant.singles);
+      const single = median(variant.roundSingleMeans);
+      const rate = median(variant.roundBatchRates);
+      add([
+        variant.name,
+        fmtUs(single),
+        fmtUs(all.p50),
+        fmtUs(all.p95),
+        fmtRatio(single / ceilingSingle),
+        fmtRate(rate),
+        fmtPct(rate / ceilingRate),
+      ]);
+    }
+    const oursSingle = median(ours.roundSingleMeans);
+    const oursRate = median(ours.roundBatchRates);
+    report.target({
+      figure: '1a. single-message append, SQLite',
+      ours: `${fmtUs(oursSingle)} / append`,
+      ceiling: `${fmtUs(ceilingSingle)} / append`,
+      ratio: fmtRatio(oursSingle / ceilingSingle),
+      target: '≤ 1.3× ceiling',
+      met: oursSingle / ceilingSingle <= 1.3,
+    });
+    for (const [share, label] of [
+      [0.7, '≥ 70 % of ceiling'],
+      [0.5, '≥ 50 % of ceiling (issue’s older target)'],
+    ] as const) {
+      report.target({
+        figure: '1b. 100-message batch append, SQLite',
+        ours: fmtRate(oursRate),
+        ceiling: fmtRate(ceilingRate),
+        ratio: fmtPct(oursRate / ceilingRate),
+        target: label,
+        met: oursRate / ceilingRate >= share,
+      });
+    }
+  } finally {
+    for (const db of raws) db.close();
+    for (const file of files) await file.close();
+  }
+}
+
+/** Single-message appends to random existing sessions of a store (probe of its current size). */
+export async function probeSingleAppends(
+  store: StateStore,
+  sessions: readonly string[],
+  inputs: readonly MessageInput[],
+  rng: Rng,
+): Promise<Summary> {
+  const targets = inputs.map(() => rng.pick(sessions));
+  const warmup = Math.min(100, Math.floor(inputs.length / 5));
+  for (let i = 0; i < warmup; i++) await store.messages.append(ADMIN_CTX, targets[i], { messages: [inputs[i]] });
+  await settle();
+  const samples = await sample(
+    inputs.length - warmup,
+    (i) => store.messages.append(ADMIN_CTX, targets[i + warmup], { messages: [inputs[i + warmup]] }),
+    0,
+  );
+  return summarize(samples);
+}
+
+/**
+ * Grows a store with batched appends (1000 messages per session, one append each) and reports the
+ * build throughput; `onCheckpoint` runs each time the store reaches a checkpoint size.
+ */
+export async function growStore(
+  store: StateStore,
+  checkpoints: readonly number[],
+  options: { batch: number; seed: number; idPrefix: string },
+  onCheckpoint: (size: number, sessions: string[], buildRate: number) => Promise<void>,
+): Promise<void> {
+  const factory = new MessageFactory(options.seed);
+  const rng = new Rng(options.seed);
+  const sessions: string[] = [];
+  let total = 0;
+  for (const checkpoint of checkpoints) {
+    let built = 0;
+    let buildMs = 0;
+    while (total < checkpoint) {
+      const count = Math.min(options.batch, checkpoint - total);
+      const id = `${options.idPrefix}-${String(sessions.length).padStart(5, '0')}`;
+      const source = rng.chance(0.1) ? rng.pick(['cron', 'subagent']) : rng.pick(['cli', 'telegram', 'slack']);
+      await store.sessions.create(ADMIN_CTX, { id, profile: PROFILES[sessions.length % PROFILES.length], source });
+      sessions.push(id);
+      const messages = factory.messages(count);
+      const start = nowNs();
+      await store.messages.append(ADMIN_CTX, id, { messages });
+      buildMs += msSince(start);
+      built += count;
+      total += count;
+      if (sessions.length % 100 === 0) log(`  … ${fmtCount(total)} messages`);
+    }
+    await onCheckpoint(checkpoint, sessions, built / (buildMs / 1000));
+  }
+}
+
+const fileSize = (path: string) => {
+  let bytes = 0;
+  for (const suffix of ['', '-wal']) {
+    try {
+      bytes += statSync(path + suffix).size;
+    } catch {
+      // no WAL yet
+    }
+  }
+  return `${(bytes / 1024 / 1024).toFixed(0)} MB`;
+};
+
+/** Figure 2 (SQLite): single-message append cost as the store grows 10⁴ → 10⁶ messages. */
+export async function appendGrowthSqlite(report: Report, config: BenchConfig): Promise<void> {
+  const c = config.growth;
+  report.section(
+    'Append cost as the store grows (SQLite)',
+    `The store is built with batched appends (${c.buildBatch} messages per session in one append; 10 % of the ` +
+      `sessions are cron/sub-agent, outside the substring index). At each size, ${c.probes} single-message appends ` +
+      'to random existing sessions are timed through the store (after 100 warm-up appends), then the same number ' +
+      'through the raw ceiling on the same file.',
+  );
+  const file = await openSqliteStore('growth');
+  const raw = openRawSqlite(file.path);
+  const rawAppender = new RawAppender(raw);
+  const probeFactory = new MessageFactory(99);
+  const rng = new Rng(5);
+  const add = report.table('Single-message append at growing store sizes', [
+    'messages in store',
+    'sessions',
+    'store: mean',
+    'p50',
+    'p95',
+    'raw ceiling: mean',
+    'store / raw',
+    'store vs smallest',
+    'build, batches of 1000',
+    'file + WAL',
+  ]);
+  const means: number[] = [];
+  const rawMeans: number[] = [];
+  try {
+    await growStore(
+      file.store,
+      c.checkpoints,
+      { batch: c.buildBatch, seed: 3, idPrefix: 'g' },
+      async (size, sessions, rate) => {
+        const ours = await probeSingleAppends(file.store, sessions, probeFactory.messages(c.probes), rng);
+        const rawInputs = probeFactory.messages(c.probes);
+        await settle();
+        const rawSamples = sampleSync(
+          rawInputs.length,
+          (i) => rawAppender.append(rng.pick(sessions), [rawInputs[i]]),
+          50,
+        );
+        const rawMean = summarize(rawSamples).mean;
+        means.push(ours.mean);
+        rawMeans.push(rawMean);
+        add([
+          fmtCount(size),
+          fmtCount(sessions.length),
+          fmtUs(ours.mean),
+          fmtUs(ours.p50),
+          fmtUs(ours.p95),
+          fmtUs(rawMean),
+          fmtRatio(ours.mean / rawMean),
+          fmtSigned(ours.mean / means[0] - 1),
+          fmtRate(rate),
+          fileSize(file.path),
+        ]);
+      },
+    );
+  } finally {
+    raw.close();
+    await file.close();
+  }
+  const deviation = Math.max(...means.map((mean) => Math.abs(mean / means[0] - 1)));
+  const worst = means.reduce((w, mean) => (Math.abs(mean / means[0] - 1) > Math.abs(w / means[0] - 1) ? mean : w));
+  report.target({
+    figure: `2. single-message append as the store grows ${c.checkpoints.map(fmtCount).join(' → ')}, SQLite`,
+    ours: means.map(fmtUs).join(' → '),
+    ceiling: rawMeans.map(fmtUs).join(' → '),
+    ratio: `${fmtSigned(worst / means[0] - 1)} (worst)`,
+    target: 'flat within ± 25 %',
+    met: deviation <= 0.25,
+  });
+}
+
+/** Figure 5 (PostgreSQL): single and 100-message appends through the store (no raw ceiling). */
+export async function appendThroughputPg(report: Report, config: BenchConfig, open: () => Promise<BenchStore>) {
+  const c = config.append;
+  const file = await open();
+  try {
+    const sessions = Array.from({ length: c.sessions }, (_, i) => `s-${String(i).padStart(4, '0')}`);
+    await createSessions(file.store, sessions);
+    const variant = storeVariant('store', file.store, new MessageFactory(1).messages(POOL));
+    for (let round = 0; round < c.rounds; round++) await runRound(variant, sessions, c, round === 0);
+    const all = summarize(variant.singles);
+    const add = report.table('Append throughput (PostgreSQL)', [
+      'variant',
+      'single: µs / append (median round)',
+      'single p50',
+      'single p95',
+      '100-batch: msg/s (median round)',
+    ]);
+    const single = median(variant.roundSingleMeans);
+    const rate = median(variant.roundBatchRates);
+    add(['store: `store.messages.append`', fmtUs(single), fmtUs(all.p50), fmtUs(all.p95), fmtRate(rate)]);
+    report.target({
+      figure: '5. single-message append, PostgreSQL',
+      ours: `${fmtUs(single)} / append`,
+      ceiling: '—',
+      ratio: '—',
+      target: 'report only',
+      met: null,
+    });
+    report.target({
+      figure: '5. 100-message batch append, PostgreSQL',
+      ours: fmtRate(rate),
+      ceiling: '—',
+      ratio: '—',
+      target: 'report only',
+      met: null,
+    });
+  } finally {
+    await file.close();
+  }
+}
