@@ -13,6 +13,7 @@ import type { Clock } from '../shared/clock.js';
 import type { OperationContext, Preconditions } from '../shared/context.js';
 import { decodeCursor, encodeCursor } from '../shared/cursor.js';
 import { NotFoundError, RevisionConflictError, SessionClosedError, StaleGenerationError } from '../shared/errors.js';
+import { textOrNull } from '../shared/json.js';
 import type { SqlDialect } from '../shared/sql-dialect.js';
 import { toDomainError } from '../shared/store-errors.js';
 import type { Tx, UnitOfWork } from '../shared/unit-of-work.js';
@@ -98,7 +99,9 @@ export class MessageService {
   /** Inserts message rows for `session` inside `tx`; counters are the caller's to apply. */
   async write(tx: Tx, session: SessionRow, inputs: readonly MessageInput[]): Promise<WrittenMessages> {
     const now = this.clock.now();
-    const platformIds = inputs.flatMap((input) => (input.platformMessageId ? [input.platformMessageId] : []));
+    const platformIdOf = (input: MessageInput) =>
+      input.platformMessageId === undefined ? undefined : (textOrNull(input.platformMessageId) ?? undefined);
+    const platformIds = inputs.flatMap((input) => platformIdOf(input) ?? []);
     const existing = platformIds.length
       ? await this.messages.findByPlatformIds(tx.db, session.id, platformIds)
       : new Map<string, number>();
@@ -114,7 +117,7 @@ export class MessageService {
     let toolCalls = 0;
     let preview: string | null = null;
     for (const input of inputs) {
-      const platformId = input.platformMessageId;
+      const platformId = platformIdOf(input);
       if (platformId !== undefined && existing.has(platformId)) {
         slots.push({ existing: existing.get(platformId)! });
         continue;
@@ -124,7 +127,7 @@ export class MessageService {
         continue;
       }
       if (platformId !== undefined) inBatch.add(platformId);
-      const text = contentText(input.content);
+      const text = textOrNull(contentText(input.content));
       const structured = input.content !== undefined && input.content !== null && typeof input.content !== 'string';
       const displayKind = input.displayKind ?? 'visible';
       if (displayKind !== 'hidden') visibleCreated++;
@@ -136,15 +139,15 @@ export class MessageService {
         role: input.role,
         content: text,
         content_json: structured ? JSON.stringify(input.content) : null,
-        tool_call_id: input.toolCallId ?? null,
+        tool_call_id: textOrNull(input.toolCallId),
         tool_calls: input.toolCalls ? JSON.stringify(input.toolCalls) : null,
-        tool_name: input.toolName ?? null,
+        tool_name: textOrNull(input.toolName),
         timestamp: clampTimestamp(input.timestamp, now),
         token_count: input.tokenCount ?? null,
-        finish_reason: input.finishReason ?? null,
-        reasoning: input.reasoning ?? null,
+        finish_reason: textOrNull(input.finishReason),
+        reasoning: textOrNull(input.reasoning),
         display_kind: displayKind,
-        platform_message_id: platformId ?? null,
+        platform_message_id: textOrNull(platformId),
         substring_indexed: substringEligible && input.role !== 'tool' ? 1 : 0,
       });
     }

@@ -24,7 +24,7 @@ import {
   ValidationError,
 } from '../shared/errors.js';
 import type { IdGenerator } from '../shared/ids.js';
-import { toJsonOrNull } from '../shared/json.js';
+import { textOrNull, toJsonOrNull } from '../shared/json.js';
 import { sanitizeTitle, titleMayReplace } from '../shared/sanitize.js';
 import { isUniqueViolation, type SqlDialect } from '../shared/sql-dialect.js';
 import { toDomainError } from '../shared/store-errors.js';
@@ -72,15 +72,15 @@ export class SessionService {
           profile: request.profile,
           source: request.source,
           created_source: request.source,
-          session_key: request.sessionKey ?? null,
-          user_id: request.userId ?? null,
-          chat_id: request.chatId ?? null,
-          chat_type: request.chatType ?? null,
-          thread_id: request.threadId ?? null,
-          display_name: request.displayName ?? null,
+          session_key: textOrNull(request.sessionKey),
+          user_id: textOrNull(request.userId),
+          chat_id: textOrNull(request.chatId),
+          chat_type: textOrNull(request.chatType),
+          thread_id: textOrNull(request.threadId),
+          display_name: textOrNull(request.displayName),
           origin: toJsonOrNull(request.origin),
-          transport_profile: request.transportProfile ?? null,
-          model: request.model ?? null,
+          transport_profile: textOrNull(request.transportProfile),
+          model: textOrNull(request.model),
           model_config: toJsonOrNull(request.modelConfig),
           title,
           title_source: title === null ? null : titleSource,

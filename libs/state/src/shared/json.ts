@@ -19,3 +19,12 @@ export function parseJson(text: string | null): unknown {
 }
 
 export const toJsonOrNull = (value: unknown) => (value === undefined || value === null ? null : JSON.stringify(value));
+
+/**
+ * PostgreSQL text cannot hold NUL; both dialects store U+FFFD in its place so they keep exactly
+ * the same text.
+ */
+export function textOrNull(value: string | null | undefined): string | null {
+  if (value === undefined || value === null) return null;
+  return value.includes('\u0000') ? value.replaceAll('\u0000', '\uFFFD') : value;
+}

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import {
+  CreateSessionRequestSchema,
+  ListSessionsQuerySchema,
+  MessageInputSchema,
+  PROBLEM_CODES,
+  PROBLEM_STATUS,
+  UpdateSessionRequestSchema,
+} from './index.js';
+
+describe('contracts', () => {
+  it('reads list queries from strings with defaults, and booleans as words', () => {
+    expect(ListSessionsQuerySchema.parse({})).toMatchObject({
+      status: 'all',
+      archived: 'exclude',
+      limit: 50,
+      order: 'recent',
+      includeChildren: false,
+    });
+    expect(ListSessionsQuerySchema.parse({ includeChildren: 'false', limit: '10' })).toMatchObject({
+      includeChildren: false,
+      limit: 10,
+    });
+    expect(ListSessionsQuerySchema.parse({ includeChildren: 'true' }).includeChildren).toBe(true);
+    expect(ListSessionsQuerySchema.safeParse({ limit: '201' }).success).toBe(false);
+  });
+
+  it('requires parentSessionId and lineageKind together and refuses unknown fields', () => {
+    expect(CreateSessionRequestSchema.safeParse({ profile: 'p', source: 'cli', parentSessionId: 'x' }).success).toBe(
+      false,
+    );
+    expect(CreateSessionRequestSchema.safeParse({ profile: 'p', source: 'cli', createdSource: 'x' }).success).toBe(
+      false,
+    );
+    expect(
+      CreateSessionRequestSchema.safeParse({
+        profile: 'p',
+        source: 'cli',
+        parentSessionId: 'x',
+        lineageKind: 'delegate',
+      }).success,
+    ).toBe(true);
+  });
+
+  it('accepts profile names with underscores and refuses upper case', () => {
+    expect(CreateSessionRequestSchema.safeParse({ profile: 'a_b-1', source: 'cli' }).success).toBe(true);
+    expect(CreateSessionRequestSchema.safeParse({ profile: 'A', source: 'cli' }).success).toBe(false);
+  });
+
+  it('keeps structured content as given', () => {
+    const parts = [
+      { type: 'text', text: 'hi' },
+      { type: 'image_url', image_url: { url: 'x' } },
+    ];
+    expect(MessageInputSchema.parse({ role: 'user', content: parts }).content).toEqual(parts);
+  });
+
+  it('refuses an empty update', () => {
+    expect(UpdateSessionRequestSchema.safeParse({}).success).toBe(false);
+  });
+
+  it('maps every problem code to an HTTP status', () => {
+    for (const code of PROBLEM_CODES) expect(PROBLEM_STATUS[code]).toBeGreaterThanOrEqual(400);
+  });
+});

@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../shared/clock.js';
+import { SessionClosedError } from '../shared/errors.js';
+import { adminPrincipal, contextOf, openTestStore, TEST_DIALECTS, type TestStore } from '../testing/index.js';
+
+const admin = contextOf(adminPrincipal);
+const transcriptQuery = {
+  limit: 1000,
+  includeCompacted: true,
+  includeHidden: true,
+  includeInactive: true,
+  order: 'oldest',
+} as const;
+
+for (const { dialect, available } of TEST_DIALECTS) {
+  describe.skipIf(!available)(`messages on ${dialect}`, () => {
+    let t: TestStore;
+    const clock = new ManualClock(Date.UTC(2026, 5, 1, 12));
+
+    beforeAll(async () => {
+      t = await openTestStore(dialect, { clock });
+      await t.store.sessions.create(admin, { id: 's', profile: 'p', source: 'cli' });
+    });
+    afterAll(async () => t?.close());
+
+    it('keeps ids monotonic as the only order, whatever the timestamps say', async () => {
+      const result = await t.store.messages.append(admin, 's', {
+        messages: [
+          { role: 'user', content: 'later', timestamp: '2026-06-01T12:00:00Z' },
+          { role: 'assistant', content: 'earlier', timestamp: '2026-05-01T12:00:00Z' },
+        ],
+      });
+      const page = await t.store.messages.list(admin, 's', transcriptQuery);
+      expect(page.items.map((m) => m.id)).toEqual(result.ids);
+      expect(page.items.map((m) => m.content)).toEqual(['later', 'earlier']);
+    });
+
+    it('clamps timestamps into a sane window', async () => {
+      await t.store.messages.append(admin, 's', {
+        messages: [
+          { role: 'user', content: 'epoch zero', timestamp: 0 },
+          { role: 'user', content: 'far future', timestamp: '2999-01-01T00:00:00Z' },
+        ],
+      });
+      const page = await t.store.messages.list(admin, 's', { ...transcriptQuery, order: 'latest', limit: 2 });
+      for (const message of page.items) expect(message.timestamp).toBe(new Date(clock.now()).toISOString());
+    });
+
+    it('replaces NUL so both dialects store the same text', async () => {
+      // The API's body parser does this for HTTP callers; the store must not depend on it.
+      const result = await t.store.messages.append(admin, 's', {
+        messages: [{ role: 'user', content: 'nul\u0000here', toolName: 'x\u0000y', platformMessageId: 'p\u0000' }],
+      });
+      const page = await t.store.messages.list(admin, 's', { ...transcriptQuery, order: 'latest', limit: 1 });
+      expect(page.items[0]).toMatchObject({ id: result.ids[0], content: 'nul\uFFFDhere', toolName: 'x\uFFFDy' });
+    });
+
+    it('counts tool calls and visible messages only', async () => {
+      await t.store.sessions.create(admin, { id: 'counts', profile: 'p', source: 'cli' });
+      await t.store.messages.append(admin, 'counts', {
+        messages: [
+          { role: 'system', content: 'x', displayKind: 'hidden' },
+          { role: 'assistant', content: '', toolCalls: [{ id: 'a' }, { id: 'b' }, { id: 'c' }] },
+          { role: 'tool', content: 'result', toolCallId: 'a', toolName: 'web' },
+        ],
+      });
+      expect(await t.store.sessions.get(admin, 'counts')).toMatchObject({
+        messageCount: 2,
+        toolCallCount: 3,
+        revision: 2,
+      });
+    });
+
+    it('serialises concurrent appends: counters and revision add up exactly', async () => {
+      await t.store.sessions.create(admin, { id: 'busy', profile: 'p', source: 'cli' });
+      await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          t.store.messages.append(admin, 'busy', {
+            messages: [
+              { role: 'user', content: `m${i}` },
+              { role: 'assistant', content: `r${i}` },
+            ],
+          }),
+        ),
+      );
+      expect(await t.store.sessions.get(admin, 'busy')).toMatchObject({ messageCount: 40, revision: 21 });
+      const page = await t.store.messages.list(admin, 'busy', transcriptQuery);
+      expect(new Set(page.items.map((m) => m.id)).size).toBe(40);
+    });
+
+    it('refuses appends to a session closed by compression', async () => {
+      await t.store.sessions.create(admin, { id: 'closed', profile: 'p', source: 'cli' });
+      await t.store.sessions.stampEndForSeed('closed', clock.now(), 'compression');
+      await expect(
+        t.store.messages.append(admin, 'closed', { messages: [{ role: 'user', content: 'too late' }] }),
+      ).rejects.toBeInstanceOf(SessionClosedError);
+    });
+
+    it('rolls back the whole batch when one row fails', async () => {
+      await t.store.sessions.create(admin, { id: 'atomic', profile: 'p', source: 'cli' });
+      const before = await t.store.sessions.get(admin, 'atomic');
+      await expect(
+        t.store.messages.append(admin, 'atomic', {
+          messages: [
+            { role: 'user', content: 'ok' },
+            // Past the contract's validation only by force: the NOT NULL constraint fails mid-batch.
+            { role: null as never, content: 'boom' },
+          ],
+        }),
+      ).rejects.toThrow();
+      const after = await t.store.sessions.get(admin, 'atomic');
+      expect(after).toMatchObject({ revision: before.revision, messageCount: 0 });
+      expect((await t.store.messages.list(admin, 'atomic', transcriptQuery)).items).toEqual([]);
+    });
+  });
+}

@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IdempotencyRepository } from '../idempotency/idempotency.repository.js';
+import { adminPrincipal, contextOf, openTestStore, TEST_DIALECTS, type TestStore } from '../testing/index.js';
+import { principalKey } from './access.js';
+import type { OperationContext } from './context.js';
+import { IdempotencyConflictError } from './errors.js';
+
+for (const { dialect, available } of TEST_DIALECTS) {
+  describe.skipIf(!available)(`unit of work and idempotency records on ${dialect}`, () => {
+    let t: TestStore;
+    const records = new IdempotencyRepository();
+
+    beforeAll(async () => {
+      t = await openTestStore(dialect);
+    });
+    afterAll(async () => t?.close());
+
+    const claimed = (key: string): OperationContext => ({
+      ...contextOf(adminPrincipal),
+      idempotency: { key, fingerprint: `fp-${key}`, status: 201, recorded: false },
+    });
+
+    it('writes the record in the same transaction as the effect', async () => {
+      const ctx = claimed('same-tx');
+      const session = await t.store.sessions.create(ctx, { profile: 'p', source: 'cli' });
+      const record = await records.find(t.store.db, principalKey(adminPrincipal), 'same-tx');
+      expect(record && JSON.parse(record.body!)).toEqual(session);
+      expect(ctx.idempotency?.recorded).toBe(true);
+      const replay = await t.store.idempotency.lookup(adminPrincipal, 'same-tx', 'fp-same-tx');
+      expect(replay).toEqual({ kind: 'replay', status: 201, body: session });
+      await expect(t.store.idempotency.lookup(adminPrincipal, 'same-tx', 'other')).rejects.toBeInstanceOf(
+        IdempotencyConflictError,
+      );
+    });
+
+    it('leaves neither effect nor record when the operation rolls back', async () => {
+      await t.store.sessions.create(contextOf(adminPrincipal), { id: 'taken', profile: 'p', source: 'cli' });
+      await expect(
+        t.store.sessions.create(claimed('rolled-back'), { id: 'taken', profile: 'p', source: 'cli' }),
+      ).rejects.toThrow();
+      expect(await records.find(t.store.db, principalKey(adminPrincipal), 'rolled-back')).toBeUndefined();
+    });
+
+    it('runs post-commit effects only after commit and survives a failing effect', async () => {
+      const order: string[] = [];
+      const uow = (
+        t.store.sessions as unknown as {
+          uow: { run: (ctx: null, work: (tx: unknown) => Promise<void>) => Promise<void> };
+        }
+      ).uow;
+      await uow.run(null, async (tx) => {
+        (tx as { afterCommit: (effect: () => void) => void }).afterCommit(() => {
+          order.push('effect-1');
+          throw new Error('observer exploded');
+        });
+        (tx as { afterCommit: (effect: () => void) => void }).afterCommit(() => {
+          order.push('effect-2');
+        });
+        order.push('work');
+      });
+      expect(order).toEqual(['work', 'effect-1', 'effect-2']);
+      await expect(
+        uow.run(null, async (tx) => {
+          (tx as { afterCommit: (effect: () => void) => void }).afterCommit(() => {
+            order.push('never');
+          });
+          throw new Error('rollback');
+        }),
+      ).rejects.toThrow('rollback');
+      expect(order).not.toContain('never');
+    });
+  });
+}
