@@ -13,6 +13,7 @@ import { API_CONFIG, STATE_STORE } from './common/tokens.js';
 import { createValidationPipe } from './common/validation.pipe.js';
 import type { ApiConfig } from './config.js';
 import { HealthController } from './health/health.controller.js';
+import { LineageController } from './lineage/lineage.controller.js';
 import { MessagesController } from './messages/messages.controller.js';
 import { MetricsController } from './metrics/metrics.controller.js';
 import { MetricsInterceptor } from './metrics/metrics.interceptor.js';
@@ -20,6 +21,7 @@ import { MetricsRegistry } from './metrics/metrics.registry.js';
 import { ProfilesController } from './profiles/profiles.controller.js';
 import { SearchController } from './search/search.controller.js';
 import { SessionsController } from './sessions/sessions.controller.js';
+import { TurnsController } from './turns/turns.controller.js';
 
 export interface AppDependencies {
   store: StateStore;
@@ -43,6 +45,8 @@ export class AppModule {
         ProfilesController,
         SessionsController,
         MessagesController,
+        TurnsController,
+        LineageController,
         SearchController,
       ],
       providers: [

@@ -32,3 +32,6 @@ export const END_REASONS = [
 ] as const;
 export const EndReasonSchema = z.enum(END_REASONS);
 export type EndReason = z.infer<typeof EndReasonSchema>;
+
+export const ResetReasonSchema = z.enum(RESET_REASONS);
+export type ResetReason = z.infer<typeof ResetReasonSchema>;

@@ -11,6 +11,7 @@ import {
 } from './common.schema.js';
 import { LineageKindSchema } from './lineage.schema.js';
 import { MessageInputSchema } from './message.schema.js';
+import { TurnLeaseSchema } from './turn.schema.js';
 
 /** Surface labels are open-ended (SPEC §2.2 lists examples), but bounded and printable. */
 export const SourceSchema = z
@@ -67,6 +68,9 @@ export const SessionSchema = z.object({
   handoffError: z.string().nullable(),
   revision: z.number().int(),
   generation: z.number().int(),
+  turn: TurnLeaseSchema.nullable().describe(
+    'the live turn lease: while set, destructive operations answer 409 session_busy',
+  ),
 });
 export type Session = z.infer<typeof SessionSchema>;
 

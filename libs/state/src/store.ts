@@ -4,6 +4,7 @@ import { type ConnectOptions, connect, DEFAULT_DATABASE_URL } from './db/connect
 import type { Db, Dialect } from './db/database.js';
 import { migrateToLatest } from './db/migrator.js';
 import { IdempotencyService } from './idempotency/idempotency.service.js';
+import { LineageService } from './lineage/lineage.service.js';
 import { MessageService } from './messages/message.service.js';
 import { ProfileService } from './profiles/profile.service.js';
 import { PostgresSearch } from './search/postgres-search.js';
@@ -15,6 +16,7 @@ import { type IdGenerator, UlidGenerator } from './shared/ids.js';
 import { consoleLogger, type Logger } from './shared/logger.js';
 import { sqlDialect } from './shared/sql-dialect.js';
 import { UnitOfWork } from './shared/unit-of-work.js';
+import { TurnService } from './turns/turn.service.js';
 
 export interface StoreOptions extends ConnectOptions {
   url?: string;
@@ -35,6 +37,8 @@ export interface StateStore {
   readonly clock: Clock;
   readonly sessions: SessionService;
   readonly messages: MessageService;
+  readonly lineage: LineageService;
+  readonly turns: TurnService;
   readonly search: SearchService;
   readonly profiles: ProfileService;
   readonly auth: AuthService;
@@ -68,6 +72,8 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
     clock,
     messages,
     sessions: new SessionService(db, uow, clock, ids, sqlDialectPort, messages),
+    lineage: new LineageService(db, uow, clock, ids, sqlDialectPort),
+    turns: new TurnService(uow, clock, ids, sqlDialectPort),
     search: new SearchService(db, dialect === 'sqlite' ? new SqliteSearch() : new PostgresSearch(), logger),
     profiles: new ProfileService(db, uow, clock),
     auth: new AuthService(db, uow, clock, ids),

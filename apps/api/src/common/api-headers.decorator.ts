@@ -24,3 +24,14 @@ export const IdempotencyKeyHeader = () =>
   });
 
 export const Mutation = () => applyDecorators(IdempotencyKeyHeader());
+
+export const TurnIdHeader = () =>
+  ApiHeader({
+    name: 'X-Turn-Id',
+    required: false,
+    description: "the caller's own live turn: its holder may run destructive operations on its busy session",
+  });
+
+/** If-Match + X-Expected-Generation (+ optional X-Turn-Id): what destructive operations present. */
+export const DestructiveHeaders = () =>
+  applyDecorators(IfMatchHeader(), ExpectedGenerationHeader(), TurnIdHeader(), IdempotencyKeyHeader());

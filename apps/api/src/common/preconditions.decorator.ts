@@ -17,11 +17,18 @@ export function parseExpectedGeneration(header: string | undefined): number | un
   return Number(header.trim());
 }
 
+export function parseTurnId(header: string | undefined): string | undefined {
+  if (header === undefined || header === '') return undefined;
+  if (!/^[A-Za-z0-9._:-]{1,128}$/.test(header)) throw new ValidationError('X-Turn-Id must be a turn id');
+  return header;
+}
+
 /** The caller's preconditions; whether they are required is the domain service's rule. */
 export const Preconditions = createParamDecorator((_data: unknown, context: ExecutionContext): PreconditionValues => {
   const request = context.switchToHttp().getRequest<Request>();
   return {
     ifMatch: parseIfMatch(request.header('if-match')),
     expectedGeneration: parseExpectedGeneration(request.header('x-expected-generation')),
+    turnId: parseTurnId(request.header('x-turn-id')),
   };
 });

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Inject, Param, Patch, Post, Query, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Patch, Post, Query, UseInterceptors } from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiCookieAuth,
@@ -10,16 +10,23 @@ import {
 import {
   type CreateSessionRequest,
   CreateSessionRequestSchema,
+  type EndSessionRequest,
+  EndSessionRequestSchema,
   IdSchema,
   type ListSessionsQuery,
   ListSessionsQuerySchema,
+  type ReopenSessionRequest,
+  ReopenSessionRequestSchema,
+  type RewindRequest,
+  RewindRequestSchema,
+  RewindResponseSchema,
   SessionListResponseSchema,
   SessionSchema,
   type UpdateSessionRequest,
   UpdateSessionRequestSchema,
 } from '@statehouse/contracts';
 import type { OperationContext, Preconditions as PreconditionValues, StateStore } from '@statehouse/state';
-import { IfMatchHeader, Mutation } from '../common/api-headers.decorator.js';
+import { DestructiveHeaders, IfMatchHeader, Mutation } from '../common/api-headers.decorator.js';
 import { Ctx } from '../common/context.decorator.js';
 import { Preconditions } from '../common/preconditions.decorator.js';
 import { RevisionEtagInterceptor } from '../common/revision-etag.interceptor.js';
@@ -54,6 +61,54 @@ export class SessionsController {
   @UseInterceptors(RevisionEtagInterceptor)
   get(@Ctx() ctx: OperationContext, @Param('id', { schema: IdSchema }) id: string) {
     return this.store.sessions.get(ctx, id);
+  }
+
+  @Post(':id/end')
+  @Mutation()
+  @IfMatchHeader()
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'End the session with a reason (first end wins; a reset reason bumps the conversation generation)',
+  })
+  @ApiOkResponse({ standardSchema: SessionSchema })
+  @UseInterceptors(RevisionEtagInterceptor)
+  end(
+    @Ctx() ctx: OperationContext,
+    @Param('id', { schema: IdSchema }) id: string,
+    @Body({ schema: EndSessionRequestSchema }) body: EndSessionRequest,
+    @Preconditions() preconditions: PreconditionValues,
+  ) {
+    return this.store.sessions.end(ctx, id, body, preconditions);
+  }
+
+  @Post(':id/reopen')
+  @Mutation()
+  @IfMatchHeader()
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Clear an end stamp (409 session_closed for deliberate ends)' })
+  @ApiOkResponse({ standardSchema: SessionSchema })
+  @UseInterceptors(RevisionEtagInterceptor)
+  reopen(
+    @Ctx() ctx: OperationContext,
+    @Param('id', { schema: IdSchema }) id: string,
+    @Body({ schema: ReopenSessionRequestSchema }) body: ReopenSessionRequest,
+    @Preconditions() preconditions: PreconditionValues,
+  ) {
+    return this.store.sessions.reopen(ctx, id, body, preconditions);
+  }
+
+  @Post(':id/rewind')
+  @DestructiveHeaders()
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Rewind: mark a message and every later one inactive (they leave search at once)' })
+  @ApiOkResponse({ standardSchema: RewindResponseSchema })
+  rewind(
+    @Ctx() ctx: OperationContext,
+    @Param('id', { schema: IdSchema }) id: string,
+    @Body({ schema: RewindRequestSchema }) body: RewindRequest,
+    @Preconditions() preconditions: PreconditionValues,
+  ) {
+    return this.store.messages.rewind(ctx, id, body, preconditions);
   }
 
   @Patch(':id')

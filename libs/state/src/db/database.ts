@@ -54,6 +54,19 @@ export interface SessionsTable {
   preview: string | null;
   revision: Counter;
   generation: Counter;
+  /** The live turn lease, if any: busy while lease_expires_at is in the future. */
+  lease_turn_id: ColumnType<string | null, string | null | undefined, string | null>;
+  lease_holder: ColumnType<string | null, string | null | undefined, string | null>;
+  lease_expires_at: ColumnType<number | null, number | null | undefined, number | null>;
+  /** A sub-agent conversation: a delegate child or a compression continuation of one. */
+  delegated: ColumnType<Bool, Bool | undefined, Bool>;
+}
+
+export interface ConversationGenerationsTable {
+  source: string;
+  session_key: string;
+  generation: number;
+  updated_at: number;
 }
 
 export interface MessagesTable {
@@ -133,6 +146,7 @@ export interface DB {
   auth_sessions: AuthSessionsTable;
   login_failures: LoginFailuresTable;
   idempotency_keys: IdempotencyKeysTable;
+  conversation_generations: ConversationGenerationsTable;
 }
 
 export type Dialect = 'sqlite' | 'postgres';

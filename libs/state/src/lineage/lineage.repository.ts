@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Executor } from '../db/database.js';
+import type { Executor, SessionRow } from '../db/database.js';
 import { chunk } from '../shared/sql-dialect.js';
 
 /** Walks are bounded and cycle-guarded by depth (SPEC §3). */
@@ -79,4 +79,75 @@ export class LineageRepository {
       select distinct id from down`.execute(db);
     return rows.map((row) => row.id);
   }
+
+  /** Compression ancestors of `id`, root first, ending with `id` itself. */
+  async compressionPathTo(db: Executor, id: string): Promise<string[]> {
+    const { rows } = await sql<{ id: string; depth: number }>`
+      with recursive up(id, parent_id, kind, depth) as (
+        select id, parent_session_id, lineage_kind, 0 from sessions where id = ${id}
+        union all
+        select s.id, s.parent_session_id, s.lineage_kind, up.depth + 1
+        from up join sessions s on s.id = up.parent_id
+        where up.kind = 'compression' and up.depth < ${MAX_WALK}
+      )
+      select id, depth from up order by depth desc`.execute(db);
+    return dedupe(rows.map((row) => row.id));
+  }
+
+  /** From `id` forward along the preferred compression child to the tip, `id` first. */
+  async compressionPathFrom(db: Executor, id: string): Promise<string[]> {
+    const { rows } = await sql<{ id: string; depth: number }>`
+      with recursive down(id, depth) as (
+        select ${id}, 0
+        union all
+        select
+          (select c.id from sessions c
+            where c.parent_session_id = down.id and c.lineage_kind = 'compression'
+            order by case when c.end_reason = 'compression' then 1 else 0 end desc,
+                     case when c.ended_at is null then 1 else 0 end desc,
+                     c.last_activity_at desc, c.id desc
+            limit 1),
+          down.depth + 1
+        from down where down.id is not null and down.depth < ${MAX_WALK}
+      )
+      select id, depth from down where id is not null order by depth`.execute(db);
+    return dedupe(rows.map((row) => row.id));
+  }
+
+  /** The top of the whole tree: follow parents through every edge kind. */
+  async treeRootOf(db: Executor, id: string): Promise<string> {
+    const { rows } = await sql<{ id: string; depth: number }>`
+      with recursive up(id, parent_id, depth) as (
+        select id, parent_session_id, 0 from sessions where id = ${id}
+        union all
+        select s.id, s.parent_session_id, up.depth + 1
+        from up join sessions s on s.id = up.parent_id
+        where up.depth < ${MAX_WALK}
+      )
+      select id, depth from up order by depth desc limit 1`.execute(db);
+    return rows[0]?.id ?? id;
+  }
+
+  /** Every session reachable downwards from `rootId` through any edge kind, at most `limit` rows. */
+  async subtree(db: Executor, rootId: string, limit: number): Promise<{ rows: SessionRow[]; truncated: boolean }> {
+    const { rows } = await sql<{ id: string }>`
+      with recursive down(id, depth) as (
+        select id, 0 from sessions where id = ${rootId}
+        union all
+        select c.id, down.depth + 1 from down
+        join sessions c on c.parent_session_id = down.id
+        where down.depth < ${MAX_WALK}
+      )
+      select id from down limit ${limit * 2 + 1}`.execute(db);
+    const ids = dedupe(rows.map((row) => row.id));
+    const truncated = ids.length > limit;
+    const kept = ids.slice(0, limit);
+    const sessions: SessionRow[] = [];
+    for (const part of chunk(kept)) {
+      sessions.push(...(await db.selectFrom('sessions').selectAll().where('id', 'in', part).execute()));
+    }
+    return { rows: sessions, truncated };
+  }
 }
+
+const dedupe = (ids: string[]) => [...new Set(ids)];

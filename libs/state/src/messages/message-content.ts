@@ -48,3 +48,12 @@ export function previewOf(text: string | null): string | null {
 
 /** Sources whose transcripts are machine scaffolding: kept out of the substring index (SPEC §7). */
 export const SUBSTRING_EXCLUDED_SOURCES = new Set(['cron', 'subagent']);
+
+/** Whether a session's messages go to the substring index (tool rows are excluded per message). */
+export function substringEligible(session: { source: string; created_source: string; delegated: number }): boolean {
+  return (
+    !SUBSTRING_EXCLUDED_SOURCES.has(session.source) &&
+    !SUBSTRING_EXCLUDED_SOURCES.has(session.created_source) &&
+    Number(session.delegated) === 0
+  );
+}

@@ -87,4 +87,76 @@ export class MessageRepository {
       .limit(filter.limit)
       .execute();
   }
+
+  async findInSession(db: Executor, sessionId: string, messageId: number): Promise<MessageRow | undefined> {
+    return db
+      .selectFrom('messages')
+      .selectAll()
+      .where('session_id', '=', sessionId)
+      .where('id', '=', messageId)
+      .executeTakeFirst();
+  }
+
+  /** Active messages up to and including `uptoId` (all when omitted), in order — what a branch copies. */
+  async listActiveUpTo(db: Executor, sessionId: string, uptoId?: number): Promise<MessageRow[]> {
+    let query = db.selectFrom('messages').selectAll().where('session_id', '=', sessionId).where('active', '=', 1);
+    if (uptoId !== undefined) query = query.where('id', '<=', uptoId);
+    return query.orderBy('id').execute();
+  }
+
+  /** The last `count` visible active messages, in order — the tail a compression keeps. */
+  async listVisibleTail(db: Executor, sessionId: string, count: number): Promise<MessageRow[]> {
+    if (count === 0) return [];
+    const rows = await db
+      .selectFrom('messages')
+      .selectAll()
+      .where('session_id', '=', sessionId)
+      .where('active', '=', 1)
+      .where('display_kind', '<>', 'hidden')
+      .orderBy('id', 'desc')
+      .limit(count)
+      .execute();
+    return rows.reverse();
+  }
+
+  /** Archives a transcript by compaction: still shown and searchable. */
+  async markCompacted(db: Executor, sessionId: string): Promise<void> {
+    await db
+      .updateTable('messages')
+      .set({ compacted: 1 })
+      .where('session_id', '=', sessionId)
+      .where('active', '=', 1)
+      .where('compacted', '=', 0)
+      .execute();
+  }
+
+  /** Soft rewind: this message and every later active one become inactive. Returns what changed. */
+  async deactivateFrom(db: Executor, sessionId: string, fromId: number): Promise<MessageRow[]> {
+    const rows = await db
+      .selectFrom('messages')
+      .selectAll()
+      .where('session_id', '=', sessionId)
+      .where('id', '>=', fromId)
+      .where('active', '=', 1)
+      .orderBy('id')
+      .execute();
+    for (const part of chunk(rows.map((row) => Number(row.id)))) {
+      await db.updateTable('messages').set({ active: 0 }).where('id', 'in', part).execute();
+    }
+    return rows;
+  }
+
+  async firstVisibleUserText(db: Executor, sessionId: string): Promise<string | null> {
+    const row = await db
+      .selectFrom('messages')
+      .select('content')
+      .where('session_id', '=', sessionId)
+      .where('role', '=', 'user')
+      .where('active', '=', 1)
+      .where('display_kind', '<>', 'hidden')
+      .orderBy('id')
+      .limit(1)
+      .executeTakeFirst();
+    return row?.content ?? null;
+  }
 }

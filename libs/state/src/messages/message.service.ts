@@ -4,10 +4,13 @@ import type {
   ListMessagesQuery,
   MessageInput,
   MessagePage,
+  RewindRequest,
+  RewindResponse,
   UsageDelta,
 } from '@statehouse/contracts';
 import type { Db, NewMessageRow, SessionRow } from '../db/database.js';
-import { SessionRepository } from '../sessions/session.repository.js';
+import { SessionRepository, toSession } from '../sessions/session.repository.js';
+import { assertDestructiveAllowed, requireDestructivePreconditions } from '../sessions/session-guards.js';
 import { canAccessProfile } from '../shared/access.js';
 import type { Clock } from '../shared/clock.js';
 import type { OperationContext, Preconditions } from '../shared/context.js';
@@ -18,7 +21,7 @@ import type { SqlDialect } from '../shared/sql-dialect.js';
 import { toDomainError } from '../shared/store-errors.js';
 import type { Tx, UnitOfWork } from '../shared/unit-of-work.js';
 import { MessageRepository, toMessage } from './message.repository.js';
-import { clampTimestamp, contentText, previewOf, SUBSTRING_EXCLUDED_SOURCES } from './message-content.js';
+import { clampTimestamp, contentText, previewOf, substringEligible } from './message-content.js';
 
 export interface WrittenMessages {
   ids: number[];
@@ -105,10 +108,7 @@ export class MessageService {
     const existing = platformIds.length
       ? await this.messages.findByPlatformIds(tx.db, session.id, platformIds)
       : new Map<string, number>();
-    const substringEligible =
-      !SUBSTRING_EXCLUDED_SOURCES.has(session.source) &&
-      !SUBSTRING_EXCLUDED_SOURCES.has(session.created_source) &&
-      session.lineage_kind !== 'delegate';
+    const eligible = substringEligible(session);
 
     const rows: NewMessageRow[] = [];
     const slots: ({ existing: number } | { row: number } | { sameAs: string })[] = [];
@@ -148,7 +148,7 @@ export class MessageService {
         reasoning: textOrNull(input.reasoning),
         display_kind: displayKind,
         platform_message_id: textOrNull(platformId),
-        substring_indexed: substringEligible && input.role !== 'tool' ? 1 : 0,
+        substring_indexed: eligible && input.role !== 'tool' ? 1 : 0,
       });
     }
     const insertedIds = rows.length ? await this.messages.insertMany(tx.db, rows) : [];
@@ -186,6 +186,39 @@ export class MessageService {
     }
   }
 
+  /**
+   * Soft rewind: the message and every later one become inactive (kept, not shown, not searchable);
+   * their postings leave search in the same transaction.
+   */
+  async rewind(
+    ctx: OperationContext,
+    sessionId: string,
+    request: RewindRequest,
+    preconditions: Preconditions,
+  ): Promise<RewindResponse> {
+    requireDestructivePreconditions(preconditions);
+    return this.uow.run(ctx, async (tx) => {
+      const now = this.clock.now();
+      const session = await this.sessions.findByIdForUpdate(tx.db, sessionId);
+      if (!session || !canAccessProfile(ctx.principal, session.profile)) throw new NotFoundError('session');
+      assertDestructiveAllowed(session, preconditions, now);
+      if (session.end_reason === 'compression') {
+        throw new SessionClosedError('the session was closed by compression; rewind its continuation');
+      }
+      const target = await this.messages.findInSession(tx.db, sessionId, request.toMessageId);
+      if (!target) throw new NotFoundError('message');
+      const rewound = await this.messages.deactivateFrom(tx.db, sessionId, request.toMessageId);
+      const visible = rewound.filter((row) => row.display_kind !== 'hidden').length;
+      const toolCalls = rewound.reduce((sum, row) => sum + toolCallCount(row.tool_calls), 0);
+      const preview = previewOf(await this.messages.firstVisibleUserText(tx.db, sessionId));
+      await this.sessions.applyRewind(tx.db, sessionId, { messages: visible, toolCalls }, preview);
+      return {
+        session: toSession((await this.sessions.findById(tx.db, sessionId))!, now),
+        rewoundIds: rewound.map((row) => Number(row.id)),
+      };
+    });
+  }
+
   private async conflictFor(tx: Tx, sessionId: string): Promise<Error> {
     const current = await this.sessions.findById(tx.db, sessionId);
     if (!current) return new NotFoundError('session');
@@ -206,3 +239,13 @@ export function assertPreconditions(session: SessionRow, preconditions: Precondi
 }
 
 const hasUsage = (usage: UsageDelta) => Object.values(usage).some((value) => value !== undefined && value !== 0);
+
+export function toolCallCount(toolCalls: string | null | undefined): number {
+  if (!toolCalls) return 0;
+  try {
+    const parsed = JSON.parse(toolCalls);
+    return Array.isArray(parsed) ? parsed.length : 0;
+  } catch {
+    return 0;
+  }
+}

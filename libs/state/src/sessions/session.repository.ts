@@ -6,7 +6,12 @@ import { toIso, toIsoOrNull } from '../shared/clock.js';
 import { parseJsonObject } from '../shared/json.js';
 import { likeContains, type SqlDialect } from '../shared/sql-dialect.js';
 
-export function toSession(row: SessionRow): Session {
+/** A lease is live while its expiry is in the future; an expired one is simply not there. */
+export function isBusy(row: SessionRow, now: number): boolean {
+  return row.lease_expires_at !== null && Number(row.lease_expires_at) > now;
+}
+
+export function toSession(row: SessionRow, now: number): Session {
   return {
     id: row.id,
     profile: row.profile,
@@ -46,6 +51,9 @@ export function toSession(row: SessionRow): Session {
     handoffError: row.handoff_error,
     revision: Number(row.revision),
     generation: Number(row.generation),
+    turn: isBusy(row, now)
+      ? { turnId: row.lease_turn_id!, holder: row.lease_holder!, expiresAt: toIso(Number(row.lease_expires_at)) }
+      : null,
   };
 }
 
@@ -73,6 +81,17 @@ export interface CounterDelta {
   reasoningTokens: number;
   estimatedCostUsd: number;
 }
+
+export const ZERO_DELTA: CounterDelta = {
+  messages: 0,
+  toolCalls: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+  reasoningTokens: 0,
+  estimatedCostUsd: 0,
+};
 
 export class SessionRepository {
   constructor(private readonly dialect: SqlDialect) {}
@@ -188,9 +207,7 @@ export class SessionRepository {
     if (filter.archived === 'exclude') query = query.where('s.archived', '=', 0);
     if (filter.archived === 'only') query = query.where('s.archived', '=', 1);
     if (!filter.includeHidden) query = query.where('s.hidden', '=', 0);
-    if (!filter.includeChildren) {
-      query = query.where((eb) => eb.or([eb('s.lineage_kind', 'is', null), eb('s.lineage_kind', '<>', 'delegate')]));
-    }
+    if (!filter.includeChildren) query = query.where('s.delegated', '=', 0);
     if (filter.q) {
       const pattern = likeContains(filter.q.toLowerCase());
       query = query.where((eb) =>
@@ -219,6 +236,104 @@ export class SessionRepository {
       .where('ended_at', 'is', null)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
+  }
+
+  /** After a rewind: counters shrink, the preview follows the first still-active user message. */
+  async applyRewind(
+    db: Executor,
+    id: string,
+    removed: { messages: number; toolCalls: number },
+    preview: string | null,
+  ) {
+    await db
+      .updateTable('sessions')
+      .set((eb) => ({
+        message_count: eb('message_count', '-', removed.messages),
+        tool_call_count: eb('tool_call_count', '-', removed.toolCalls),
+        preview,
+        revision: eb('revision', '+', 1),
+      }))
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async clearEnd(db: Executor, id: string): Promise<void> {
+    await db
+      .updateTable('sessions')
+      .set((eb) => ({ ended_at: null, end_reason: null, revision: eb('revision', '+', 1) }))
+      .where('id', '=', id)
+      .execute();
+  }
+
+  /**
+   * Begins a turn: lease + generation and revision bumps in one statement, taken only when no
+   * other holder's lease is live (an expired lease is reclaimed by the same statement).
+   */
+  async beginTurn(
+    db: Executor,
+    id: string,
+    lease: { turnId: string; holder: string; expiresAt: number },
+    now: number,
+    clearEnd: boolean,
+  ): Promise<boolean> {
+    const result = await db
+      .updateTable('sessions')
+      .set((eb) => ({
+        lease_turn_id: lease.turnId,
+        lease_holder: lease.holder,
+        lease_expires_at: lease.expiresAt,
+        generation: eb('generation', '+', 1),
+        revision: eb('revision', '+', 1),
+        last_activity_at: this.dialect.greatest(eb.ref('last_activity_at'), now),
+        ...(clearEnd ? { ended_at: null, end_reason: null } : {}),
+      }))
+      .where('id', '=', id)
+      .where((eb) =>
+        eb.or([
+          eb('lease_expires_at', 'is', null),
+          eb('lease_expires_at', '<=', now),
+          eb('lease_holder', '=', lease.holder),
+        ]),
+      )
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /** Extends a live lease of this turn; an expired or superseded turn cannot be renewed. */
+  async renewTurn(db: Executor, id: string, turnId: string, expiresAt: number, now: number): Promise<boolean> {
+    const result = await db
+      .updateTable('sessions')
+      .set((eb) => ({ lease_expires_at: expiresAt, revision: eb('revision', '+', 1) }))
+      .where('id', '=', id)
+      .where('lease_turn_id', '=', turnId)
+      .where('lease_expires_at', '>', now)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  async completeTurn(db: Executor, id: string, turnId: string): Promise<boolean> {
+    const result = await db
+      .updateTable('sessions')
+      .set((eb) => ({
+        lease_turn_id: null,
+        lease_holder: null,
+        lease_expires_at: null,
+        revision: eb('revision', '+', 1),
+      }))
+      .where('id', '=', id)
+      .where('lease_turn_id', '=', turnId)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  async hasCompressionChild(db: Executor, id: string): Promise<boolean> {
+    const row = await db
+      .selectFrom('sessions')
+      .select('id')
+      .where('parent_session_id', '=', id)
+      .where('lineage_kind', '=', 'compression')
+      .executeTakeFirst();
+    return row !== undefined;
   }
 
   async listByIds(db: Executor, ids: readonly string[]): Promise<SessionRow[]> {

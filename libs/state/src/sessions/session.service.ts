@@ -1,6 +1,8 @@
 import type {
   CreateSessionRequest,
+  EndSessionRequest,
   ListSessionsQuery,
+  ReopenSessionRequest,
   Session,
   SessionListItem,
   SessionListResponse,
@@ -8,6 +10,7 @@ import type {
   UpdateSessionRequest,
 } from '@statehouse/contracts';
 import type { Db, SessionPatch, SessionRow } from '../db/database.js';
+import { reopenVerdict } from '../end-reasons.js';
 import { LineageRepository } from '../lineage/lineage.repository.js';
 import type { MessageService } from '../messages/message.service.js';
 import { ProfileRepository } from '../profiles/profile.repository.js';
@@ -20,8 +23,8 @@ import {
   NotFoundError,
   PreconditionRequiredError,
   RevisionConflictError,
+  SessionClosedError,
   TitleConflictError,
-  ValidationError,
 } from '../shared/errors.js';
 import type { IdGenerator } from '../shared/ids.js';
 import { textOrNull, toJsonOrNull } from '../shared/json.js';
@@ -29,12 +32,16 @@ import { sanitizeTitle, titleMayReplace } from '../shared/sanitize.js';
 import { isUniqueViolation, type SqlDialect } from '../shared/sql-dialect.js';
 import { toDomainError } from '../shared/store-errors.js';
 import type { Tx, UnitOfWork } from '../shared/unit-of-work.js';
-import { SessionRepository, toSession } from './session.repository.js';
+import { SessionRepository, toSession, ZERO_DELTA } from './session.repository.js';
+import { requireIfMatch } from './session-guards.js';
+import { SessionLifecycle } from './session-lifecycle.js';
+import { availableTitle } from './session-titles.js';
 
 export class SessionService {
   private readonly sessions: SessionRepository;
   private readonly lineage = new LineageRepository();
   private readonly profiles = new ProfileRepository();
+  private readonly lifecycle: SessionLifecycle;
 
   constructor(
     private readonly db: Db,
@@ -45,6 +52,7 @@ export class SessionService {
     private readonly messages: MessageService,
   ) {
     this.sessions = new SessionRepository(dialect);
+    this.lifecycle = new SessionLifecycle(this.sessions);
   }
 
   /**
@@ -58,14 +66,24 @@ export class SessionService {
       await this.profiles.ensure(tx.db, request.profile, now);
       const id = request.id ?? this.ids.next();
       if (await this.sessions.exists(tx.db, id)) throw new ConflictError(`session ${id} already exists`);
+      let delegated: 0 | 1 = 0;
       if (request.parentSessionId !== undefined) {
         const parent = await this.sessions.findById(tx.db, request.parentSessionId);
         if (!parent || parent.profile !== request.profile || !canAccessProfile(ctx.principal, parent.profile)) {
           throw new NotFoundError('parent session');
         }
+        if (request.lineageKind === 'delegate') delegated = 1;
+        if (request.lineageKind === 'compression') delegated = Number(parent.delegated) as 0 | 1;
       }
       const titleSource: TitleSource = request.titleSource ?? 'user';
-      const title = await this.availableTitle(tx, request.profile, sanitizeTitle(request.title), titleSource, id);
+      const title = await availableTitle(
+        this.sessions,
+        tx.db,
+        request.profile,
+        sanitizeTitle(request.title),
+        titleSource,
+        id,
+      );
       try {
         await this.sessions.insert(tx.db, {
           id,
@@ -86,6 +104,7 @@ export class SessionService {
           title_source: title === null ? null : titleSource,
           parent_session_id: request.parentSessionId ?? null,
           lineage_kind: request.lineageKind ?? null,
+          delegated,
           started_at: now,
           last_activity_at: now,
         });
@@ -108,12 +127,12 @@ export class SessionService {
           false,
         );
       }
-      return toSession((await this.sessions.findById(tx.db, id))!);
+      return toSession((await this.sessions.findById(tx.db, id))!, this.clock.now());
     });
   }
 
   async get(ctx: OperationContext, id: string): Promise<Session> {
-    return toSession(await this.readVisible(ctx, id));
+    return toSession(await this.readVisible(ctx, id), this.clock.now());
   }
 
   /** The raw row after the owner fence — for other services of the state layer. */
@@ -155,7 +174,7 @@ export class SessionService {
       const roots = continuations.length ? await this.lineage.chainRootsOf(this.db, continuations) : new Map();
       const items: SessionListItem[] = page.map((row) => {
         const root = roots.get(row.id) ?? { id: row.id, startedAt: Number(row.started_at) };
-        const session = toSession(row);
+        const session = toSession(row, this.clock.now());
         return {
           ...session,
           rootId: root.id,
@@ -195,7 +214,14 @@ export class SessionService {
       if (request.title !== undefined) {
         const incoming: TitleSource = request.titleSource ?? 'user';
         if (titleMayReplace(row.title === null ? null : (row.title_source as TitleSource | null), incoming)) {
-          const title = await this.availableTitle(tx, row.profile, sanitizeTitle(request.title), incoming, row.id);
+          const title = await availableTitle(
+            this.sessions,
+            tx.db,
+            row.profile,
+            sanitizeTitle(request.title),
+            incoming,
+            row.id,
+          );
           if (title !== row.title) {
             patch.title = title;
             patch.title_source = title === null ? null : incoming;
@@ -208,7 +234,7 @@ export class SessionService {
         const value = request[flag];
         if (value !== undefined && (value ? 1 : 0) !== Number(row[flag])) flags[flag] = value ? 1 : 0;
       }
-      if (Object.keys(patch).length === 0 && Object.keys(flags).length === 0) return toSession(row);
+      if (Object.keys(patch).length === 0 && Object.keys(flags).length === 0) return toSession(row, this.clock.now());
 
       try {
         const updated = await this.sessions.update(tx.db, id, { ...patch, ...flags }, preconditions.ifMatch);
@@ -223,8 +249,65 @@ export class SessionService {
           if (member !== id) await this.sessions.update(tx.db, member, flags);
         }
       }
-      return toSession((await this.sessions.findById(tx.db, id))!);
+      return toSession((await this.sessions.findById(tx.db, id))!, this.clock.now());
     });
+  }
+
+  /** First end wins: ending an ended session changes nothing and answers it as it stands. */
+  async end(
+    ctx: OperationContext,
+    id: string,
+    request: EndSessionRequest,
+    preconditions: Preconditions,
+  ): Promise<Session> {
+    requireIfMatch(preconditions);
+    return this.uow.run(ctx, async (tx) => {
+      const row = await this.lockVisible(tx, ctx, id);
+      if (Number(row.revision) !== preconditions.ifMatch) throw new RevisionConflictError(Number(row.revision));
+      if (row.ended_at === null) await this.lifecycle.end(tx, row, request.reason, this.clock.now());
+      return toSession((await this.sessions.findById(tx.db, id))!, this.clock.now());
+    });
+  }
+
+  /**
+   * Clears an end stamp: automatic ones always; explicit closes only from the host that routes
+   * the session and never once a continuation exists; compression, branched and resets never.
+   */
+  async reopen(
+    ctx: OperationContext,
+    id: string,
+    request: ReopenSessionRequest,
+    preconditions: Preconditions,
+  ): Promise<Session> {
+    requireIfMatch(preconditions);
+    return this.uow.run(ctx, async (tx) => {
+      const row = await this.lockVisible(tx, ctx, id);
+      if (Number(row.revision) !== preconditions.ifMatch) throw new RevisionConflictError(Number(row.revision));
+      if (row.ended_at === null) return toSession(row, this.clock.now());
+      const verdict = reopenVerdict(row.end_reason);
+      if (verdict === 'never') {
+        throw new SessionClosedError(`ended with ${row.end_reason}: that end is final; continue in a new session`);
+      }
+      if (verdict === 'explicit_only') {
+        if (await this.sessions.hasCompressionChild(tx.db, id)) {
+          throw new SessionClosedError('the conversation continues in a compression child; reopen that instead');
+        }
+        const routingHost = row.transport_profile ?? row.source;
+        if (request.host !== undefined && request.host !== routingHost) {
+          throw new SessionClosedError(
+            `only the routing host (${routingHost}) may reopen an explicitly closed session`,
+          );
+        }
+      }
+      await this.lifecycle.clearEnd(tx, row);
+      return toSession((await this.sessions.findById(tx.db, id))!, this.clock.now());
+    });
+  }
+
+  private async lockVisible(tx: Tx, ctx: OperationContext, id: string): Promise<SessionRow> {
+    const row = await this.sessions.findByIdForUpdate(tx.db, id);
+    if (!row || !canAccessProfile(ctx.principal, row.profile)) throw new NotFoundError('session');
+    return row;
   }
 
   /**
@@ -236,38 +319,4 @@ export class SessionService {
       await this.sessions.stampEnd(tx.db, id, endedAt, reason);
     });
   }
-
-  /**
-   * A user title must be free; an automatic one (derived, llm) takes the next free "title (n)"
-   * rather than failing the writer that proposed it.
-   */
-  private async availableTitle(
-    tx: Tx,
-    profile: string,
-    title: string | null,
-    source: TitleSource,
-    selfId: string,
-  ): Promise<string | null> {
-    if (title === null) return null;
-    const holder = await this.sessions.findByTitle(tx.db, profile, title);
-    if (!holder || holder.id === selfId) return title;
-    if (source === 'user') throw new TitleConflictError(title);
-    for (let n = 2; n < 100; n++) {
-      const candidate = `${Array.from(title).slice(0, 92).join('')} (${n})`;
-      const taken = await this.sessions.findByTitle(tx.db, profile, candidate);
-      if (!taken || taken.id === selfId) return candidate;
-    }
-    throw new ValidationError('no free variant of this title');
-  }
 }
-
-const ZERO_DELTA = {
-  messages: 0,
-  toolCalls: 0,
-  inputTokens: 0,
-  outputTokens: 0,
-  cacheReadTokens: 0,
-  cacheWriteTokens: 0,
-  reasoningTokens: 0,
-  estimatedCostUsd: 0,
-};

@@ -25,4 +25,6 @@ export interface OperationContext {
 export interface Preconditions {
   ifMatch?: number;
   expectedGeneration?: number;
+  /** The caller's own live turn (X-Turn-Id): its holder is not "busy" to itself. */
+  turnId?: string;
 }

@@ -1,0 +1,72 @@
+import { Body, Controller, HttpCode, Inject, Param, Post } from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiCookieAuth,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import {
+  type BeginTurnRequest,
+  BeginTurnRequestSchema,
+  IdSchema,
+  type RenewTurnRequest,
+  RenewTurnRequestSchema,
+  TurnSchema,
+} from '@statehouse/contracts';
+import type { OperationContext, StateStore } from '@statehouse/state';
+import { Mutation } from '../common/api-headers.decorator.js';
+import { Ctx } from '../common/context.decorator.js';
+import { STATE_STORE } from '../common/tokens.js';
+
+@ApiTags('turns')
+@ApiBearerAuth()
+@ApiCookieAuth()
+@Controller('v1/sessions/:id/turns')
+export class TurnsController {
+  constructor(@Inject(STATE_STORE) private readonly store: StateStore) {}
+
+  @Post()
+  @Mutation()
+  @ApiOperation({
+    summary:
+      'Begin a turn: take the lease and bump the fencing generation (409 session_busy if another holder is live)',
+  })
+  @ApiCreatedResponse({ standardSchema: TurnSchema })
+  begin(
+    @Ctx() ctx: OperationContext,
+    @Param('id', { schema: IdSchema }) id: string,
+    @Body({ schema: BeginTurnRequestSchema }) body: BeginTurnRequest,
+  ) {
+    return this.store.turns.begin(ctx, id, body);
+  }
+
+  @Post(':turnId/renew')
+  @Mutation()
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Extend a live lease (409 once it expired or a newer turn began)' })
+  @ApiOkResponse({ standardSchema: TurnSchema })
+  renew(
+    @Ctx() ctx: OperationContext,
+    @Param('id', { schema: IdSchema }) id: string,
+    @Param('turnId', { schema: IdSchema }) turnId: string,
+    @Body({ schema: RenewTurnRequestSchema }) body: RenewTurnRequest,
+  ) {
+    return this.store.turns.renew(ctx, id, turnId, body);
+  }
+
+  @Post(':turnId/complete')
+  @Mutation()
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Release the lease' })
+  @ApiNoContentResponse()
+  complete(
+    @Ctx() ctx: OperationContext,
+    @Param('id', { schema: IdSchema }) id: string,
+    @Param('turnId', { schema: IdSchema }) turnId: string,
+  ) {
+    return this.store.turns.complete(ctx, id, turnId);
+  }
+}

@@ -1,0 +1,355 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ApiHarness, bearer, bootApi, TEST_DIALECTS } from './harness.js';
+
+for (const { dialect, available } of TEST_DIALECTS) {
+  describe.skipIf(!available)(`turns, lineage and lifecycle API on ${dialect}`, () => {
+    let api: ApiHarness;
+    let admin: Record<string, string>;
+    const create = async (id: string, extra: Record<string, unknown> = {}) => {
+      const response = await api
+        .http()
+        .post('/v1/sessions')
+        .set(admin)
+        .send({
+          id,
+          profile: 'lin',
+          source: 'telegram',
+          sessionKey: `agent:lin:telegram:dm:${id}`,
+          messages: [
+            { role: 'user', content: `opening of ${id}` },
+            { role: 'assistant', content: 'reply one' },
+            { role: 'user', content: 'follow-up question' },
+            { role: 'assistant', content: 'reply two' },
+          ],
+          ...extra,
+        });
+      expect(response.status).toBe(201);
+      return response.body;
+    };
+    const tokens = async (id: string) => {
+      const session = (await api.http().get(`/v1/sessions/${id}`).set(admin)).body;
+      return { 'If-Match': `"${session.revision}"`, 'X-Expected-Generation': String(session.generation) };
+    };
+
+    beforeAll(async () => {
+      api = await bootApi(dialect);
+      admin = bearer(api.adminToken);
+    });
+    afterAll(async () => api?.close());
+
+    it('destructive routes need both tokens: 428 without, 412 stale revision, 409 stale generation', async () => {
+      await create('pre');
+      const routes: [string, Record<string, unknown>][] = [
+        ['compress', { summary: 's' }],
+        ['branch', {}],
+        ['reset', { reason: 'session_reset' }],
+        ['rewind', { toMessageId: 1 }],
+      ];
+      for (const [route, body] of routes) {
+        const none = await api.http().post(`/v1/sessions/pre/${route}`).set(admin).send(body);
+        expect(none.status, route).toBe(428);
+        const onlyIfMatch = await api
+          .http()
+          .post(`/v1/sessions/pre/${route}`)
+          .set(admin)
+          .set('If-Match', '"1"')
+          .send(body);
+        expect(onlyIfMatch.status, route).toBe(428);
+        expect(onlyIfMatch.body.detail).toContain('X-Expected-Generation');
+        const stale = await api
+          .http()
+          .post(`/v1/sessions/pre/${route}`)
+          .set(admin)
+          .set({ 'If-Match': '"999"', 'X-Expected-Generation': '0' })
+          .send(body);
+        expect(stale.status, route).toBe(412);
+        expect(stale.body.currentRevision).toBeGreaterThan(0);
+        const current = await tokens('pre');
+        const staleGeneration = await api
+          .http()
+          .post(`/v1/sessions/pre/${route}`)
+          .set(admin)
+          .set({ ...current, 'X-Expected-Generation': '41' })
+          .send(body);
+        expect(staleGeneration.status, route).toBe(409);
+        expect(staleGeneration.body).toMatchObject({ code: 'stale_generation', currentGeneration: 0 });
+      }
+    });
+
+    it('turns: begin bumps generation, another holder is refused, a stale worker cannot append, busy refuses destructive operations', async () => {
+      await create('turn');
+      const begin = await api
+        .http()
+        .post('/v1/sessions/turn/turns')
+        .set(admin)
+        .send({ holder: 'worker-a', ttlSeconds: 2 });
+      expect(begin.status).toBe(201);
+      expect(begin.body).toMatchObject({ holder: 'worker-a', generation: 1 });
+      const session = await api.http().get('/v1/sessions/turn').set(admin);
+      expect(session.body.turn).toMatchObject({ holder: 'worker-a', turnId: begin.body.turnId });
+      expect(session.body.generation).toBe(1);
+
+      const other = await api.http().post('/v1/sessions/turn/turns').set(admin).send({ holder: 'worker-b' });
+      expect(other.status).toBe(409);
+      expect(other.body.code).toBe('session_busy');
+      for (const [route, body] of [
+        ['compress', { summary: 's' }],
+        ['reset', { reason: 'session_reset' }],
+        ['branch', {}],
+      ] as const) {
+        const refused = await api
+          .http()
+          .post(`/v1/sessions/turn/${route}`)
+          .set(admin)
+          .set(await tokens('turn'))
+          .send(body);
+        expect(refused.status, route).toBe(409);
+        expect(refused.body.code, route).toBe('session_busy');
+      }
+
+      const appendA = await api
+        .http()
+        .post('/v1/sessions/turn/messages')
+        .set(admin)
+        .set('X-Expected-Generation', '1')
+        .send({ messages: [{ role: 'assistant', content: 'from worker a' }] });
+      expect(appendA.status).toBe(201);
+
+      // The lease expires; another worker takes the next turn and the first one is fenced.
+      await new Promise((resolve) => setTimeout(resolve, 2100));
+      const next = await api
+        .http()
+        .post('/v1/sessions/turn/turns')
+        .set(admin)
+        .send({ holder: 'worker-b', ttlSeconds: 30 });
+      expect(next.status).toBe(201);
+      expect(next.body.generation).toBe(2);
+      const stale = await api
+        .http()
+        .post('/v1/sessions/turn/messages')
+        .set(admin)
+        .set('X-Expected-Generation', '1')
+        .send({ messages: [{ role: 'assistant', content: 'late from worker a' }] });
+      expect(stale.status).toBe(409);
+      expect(stale.body).toMatchObject({ code: 'stale_generation', currentGeneration: 2 });
+      const renewOld = await api.http().post(`/v1/sessions/turn/turns/${begin.body.turnId}/renew`).set(admin).send({});
+      expect(renewOld.status).toBe(409);
+      const renew = await api
+        .http()
+        .post(`/v1/sessions/turn/turns/${next.body.turnId}/renew`)
+        .set(admin)
+        .send({ ttlSeconds: 60 });
+      expect(renew.status).toBe(200);
+      const complete = await api.http().post(`/v1/sessions/turn/turns/${next.body.turnId}/complete`).set(admin).send();
+      expect(complete.status).toBe(204);
+      expect((await api.http().get('/v1/sessions/turn').set(admin)).body.turn).toBeNull();
+      const afterRelease = await api
+        .http()
+        .post('/v1/sessions/turn/branch')
+        .set(admin)
+        .set(await tokens('turn'))
+        .send({});
+      expect(afterRelease.status).toBe(201);
+    });
+
+    it('compress: one child with summary and tail; concurrent compressions yield one 201 and one conflict', async () => {
+      await create('cmp');
+      const headers = await tokens('cmp');
+      const [a, b] = await Promise.all([
+        api
+          .http()
+          .post('/v1/sessions/cmp/compress')
+          .set(admin)
+          .set(headers)
+          .send({ summary: 'sum A', keepLastMessages: 2, childId: 'cmp-a' }),
+        api
+          .http()
+          .post('/v1/sessions/cmp/compress')
+          .set(admin)
+          .set(headers)
+          .send({ summary: 'sum B', keepLastMessages: 2, childId: 'cmp-b' }),
+      ]);
+      const statuses = [a.status, b.status].sort();
+      expect(statuses[0]).toBe(201);
+      expect([409, 412]).toContain(statuses[1]);
+      const winner = a.status === 201 ? a : b;
+      expect(winner.body.parent).toMatchObject({ id: 'cmp', endReason: 'compression' });
+      expect(winner.body.child).toMatchObject({ parentSessionId: 'cmp', lineageKind: 'compression', messageCount: 3 });
+      const loserId = winner === a ? 'cmp-b' : 'cmp-a';
+      expect((await api.http().get(`/v1/sessions/${loserId}`).set(admin)).status).toBe(404);
+
+      const closed = await api
+        .http()
+        .post('/v1/sessions/cmp/messages')
+        .set(admin)
+        .send({ messages: [{ role: 'user', content: 'too late' }] });
+      expect(closed.status).toBe(409);
+      expect(closed.body.code).toBe('session_closed');
+
+      const list = await api.http().get('/v1/sessions?profile=lin&limit=200').set(admin);
+      const rows = list.body.items.filter((item: { rootId: string }) => item.rootId === 'cmp');
+      expect(rows.map((item: { id: string }) => item.id)).toEqual([winner.body.child.id]);
+    });
+
+    it('branch, reset and lineage: the tree carries every edge kind; delegates hide from the list', async () => {
+      await create('root');
+      const compress = await api
+        .http()
+        .post('/v1/sessions/root/compress')
+        .set(admin)
+        .set(await tokens('root'))
+        .send({ summary: 's', childId: 'root-2' });
+      expect(compress.status).toBe(201);
+      const messages = await api.http().get('/v1/sessions/root/messages').set(admin);
+      const branch = await api
+        .http()
+        .post('/v1/sessions/root-2/branch')
+        .set(admin)
+        .set(await tokens('root-2'))
+        .send({ childId: 'root-branch', title: 'My branch' });
+      expect(branch.status).toBe(201);
+      expect(branch.body.child).toMatchObject({ lineageKind: 'branch', title: 'My branch' });
+      const missingMessage = await api
+        .http()
+        .post('/v1/sessions/root-2/branch')
+        .set(admin)
+        .set(await tokens('root-2'))
+        .send({ uptoMessageId: messages.body.items[0].id });
+      expect(missingMessage.status).toBe(404);
+      const delegate = await api
+        .http()
+        .post('/v1/sessions')
+        .set(admin)
+        .send({
+          id: 'root-helper',
+          profile: 'lin',
+          source: 'subagent',
+          parentSessionId: 'root-2',
+          lineageKind: 'delegate',
+        });
+      expect(delegate.status).toBe(201);
+      const reset = await api
+        .http()
+        .post('/v1/sessions/root-2/reset')
+        .set(admin)
+        .set(await tokens('root-2'))
+        .send({ reason: 'session_reset', childId: 'root-new' });
+      expect(reset.status).toBe(201);
+      expect(reset.body.parent.endReason).toBe('session_reset');
+      expect(reset.body.child).toMatchObject({ lineageKind: 'reset', sessionKey: 'agent:lin:telegram:dm:root' });
+
+      const lineage = await api.http().get('/v1/sessions/root/lineage').set(admin);
+      expect(lineage.status).toBe(200);
+      expect(lineage.body).toMatchObject({
+        rootId: 'root',
+        tipId: 'root-2',
+        chain: ['root', 'root-2'],
+        treeRootId: 'root',
+      });
+      expect(lineage.body.edges).toEqual(
+        expect.arrayContaining([
+          { from: 'root', to: 'root-2', kind: 'compression' },
+          { from: 'root-2', to: 'root-branch', kind: 'branch' },
+          { from: 'root-2', to: 'root-helper', kind: 'delegate' },
+          { from: 'root-2', to: 'root-new', kind: 'reset' },
+        ]),
+      );
+      const listed = (await api.http().get('/v1/sessions?profile=lin&limit=200').set(admin)).body.items.map(
+        (item: { id: string }) => item.id,
+      );
+      expect(listed).toEqual(expect.arrayContaining(['root-2', 'root-branch', 'root-new']));
+      expect(listed).not.toContain('root');
+      expect(listed).not.toContain('root-helper');
+      const withChildren = (
+        await api.http().get('/v1/sessions?profile=lin&limit=200&includeChildren=true').set(admin)
+      ).body.items.map((item: { id: string }) => item.id);
+      expect(withChildren).toContain('root-helper');
+      const member = bearer(await api.memberToken(['other']));
+      expect((await api.http().get('/v1/sessions/root/lineage').set(member)).status).toBe(404);
+    });
+
+    it('rewind: rewound messages leave the transcript and search; hidden rows stay hidden', async () => {
+      await create('rw', {
+        messages: [
+          { role: 'system', content: 'hidden guidance', displayKind: 'hidden' },
+          { role: 'user', content: 'keep this' },
+          { role: 'assistant', content: 'rewindable wombatword answer' },
+        ],
+      });
+      const all = await api.http().get('/v1/sessions/rw/messages?includeHidden=true').set(admin);
+      const target = all.body.items[2];
+      const before = await api.http().get('/v1/search?q=wombatword').set(admin);
+      expect(before.body.items).toHaveLength(1);
+      const rewind = await api
+        .http()
+        .post('/v1/sessions/rw/rewind')
+        .set(admin)
+        .set(await tokens('rw'))
+        .send({ toMessageId: target.id });
+      expect(rewind.status).toBe(200);
+      expect(rewind.body.rewoundIds).toEqual([target.id]);
+      expect(rewind.body.session.messageCount).toBe(1);
+      expect((await api.http().get('/v1/search?q=wombatword').set(admin)).body.items).toEqual([]);
+      const transcript = await api.http().get('/v1/sessions/rw/messages').set(admin);
+      expect(transcript.body.items.map((m: { content: string }) => m.content)).toEqual(['keep this']);
+      const unknown = await api
+        .http()
+        .post('/v1/sessions/rw/rewind')
+        .set(admin)
+        .set(await tokens('rw'))
+        .send({ toMessageId: 999999 });
+      expect(unknown.status).toBe(404);
+    });
+
+    it('end and reopen: first end wins; automatic ends reopen, deliberate ones answer 409 session_closed', async () => {
+      const s = await create('life');
+      const noIfMatch = await api.http().post('/v1/sessions/life/end').set(admin).send({ reason: 'agent_close' });
+      expect(noIfMatch.status).toBe(428);
+      const ended = await api
+        .http()
+        .post('/v1/sessions/life/end')
+        .set(admin)
+        .set('If-Match', `"${s.revision}"`)
+        .send({ reason: 'agent_close' });
+      expect(ended.status).toBe(200);
+      expect(ended.body).toMatchObject({ endReason: 'agent_close' });
+      expect(ended.headers.etag).toBe(`"${ended.body.revision}"`);
+      const second = await api
+        .http()
+        .post('/v1/sessions/life/end')
+        .set(admin)
+        .set('If-Match', `"${ended.body.revision}"`)
+        .send({ reason: 'cli_close' });
+      expect(second.body.endReason).toBe('agent_close');
+      const reopen = await api
+        .http()
+        .post('/v1/sessions/life/reopen')
+        .set(admin)
+        .set('If-Match', `"${ended.body.revision}"`)
+        .send({});
+      expect(reopen.status).toBe(200);
+      expect(reopen.body.endedAt).toBeNull();
+      const reset = await api
+        .http()
+        .post('/v1/sessions/life/end')
+        .set(admin)
+        .set('If-Match', `"${reopen.body.revision}"`)
+        .send({ reason: 'daily' });
+      const refused = await api
+        .http()
+        .post('/v1/sessions/life/reopen')
+        .set(admin)
+        .set('If-Match', `"${reset.body.revision}"`)
+        .send({});
+      expect(refused.status).toBe(409);
+      expect(refused.body.code).toBe('session_closed');
+      const badReason = await api
+        .http()
+        .post('/v1/sessions/life/end')
+        .set(admin)
+        .set('If-Match', '"1"')
+        .send({ reason: 'whatever' });
+      expect(badReason.status).toBe(400);
+    });
+  });
+}

@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { IsoDateSchema } from './common.schema.js';
+
+export const TURN_TTL_DEFAULT_SECONDS = 60;
+export const TURN_TTL_MAX_SECONDS = 3600;
+
+/** The live turn lease shown on a session (null when no lease is live). */
+export const TurnLeaseSchema = z.object({
+  turnId: z.string(),
+  holder: z.string(),
+  expiresAt: IsoDateSchema,
+});
+export type TurnLease = z.infer<typeof TurnLeaseSchema>;
+
+export const BeginTurnRequestSchema = z
+  .object({
+    holder: z.string().min(1).max(128).describe('who runs the turn (worker id, host:pid, …)'),
+    ttlSeconds: z.number().int().min(1).max(TURN_TTL_MAX_SECONDS).default(TURN_TTL_DEFAULT_SECONDS),
+  })
+  .strict();
+export type BeginTurnRequest = z.infer<typeof BeginTurnRequestSchema>;
+
+export const RenewTurnRequestSchema = z
+  .object({ ttlSeconds: z.number().int().min(1).max(TURN_TTL_MAX_SECONDS).default(TURN_TTL_DEFAULT_SECONDS) })
+  .strict();
+export type RenewTurnRequest = z.infer<typeof RenewTurnRequestSchema>;
+
+export const TurnSchema = z.object({
+  turnId: z.string(),
+  holder: z.string(),
+  generation: z.number().int().describe('the fencing token: present it as X-Expected-Generation'),
+  revision: z.number().int(),
+  expiresAt: IsoDateSchema,
+});
+export type Turn = z.infer<typeof TurnSchema>;

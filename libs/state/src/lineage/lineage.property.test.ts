@@ -1,0 +1,192 @@
+import fc from 'fast-check';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../shared/clock.js';
+import { adminPrincipal, contextOf, openTestStore, TEST_DIALECTS, type TestStore } from '../testing/index.js';
+import { LineageRepository, MAX_WALK } from './lineage.repository.js';
+
+const admin = contextOf(adminPrincipal);
+type Kind = 'compression' | 'branch' | 'reset' | 'delegate';
+type End = null | 'compression' | 'agent_close' | 'cli_close';
+interface NodeSpec {
+  parent: number | null;
+  kind: Kind;
+  end: End;
+}
+interface ModelNode {
+  id: string;
+  parent: string | null;
+  kind: Kind | null;
+  end: End;
+  order: number;
+}
+
+/** A simple reference model of SPEC §3, written independently of the SQL. */
+class Model {
+  constructor(readonly nodes: Map<string, ModelNode>) {}
+  compressionChildren(id: string) {
+    return [...this.nodes.values()].filter((n) => n.parent === id && n.kind === 'compression');
+  }
+  preferredChild(id: string): ModelNode | undefined {
+    return this.compressionChildren(id).sort(
+      (a, b) =>
+        Number(b.end === 'compression') - Number(a.end === 'compression') ||
+        Number(b.end === null) - Number(a.end === null) ||
+        b.order - a.order ||
+        (b.id > a.id ? 1 : -1),
+    )[0];
+  }
+  tip(id: string): string {
+    let current = id;
+    for (let i = 0; i < MAX_WALK; i++) {
+      const next = this.preferredChild(current);
+      if (!next) return current;
+      current = next.id;
+    }
+    return current;
+  }
+  chainRoot(id: string): string {
+    let current = this.nodes.get(id)!;
+    while (current.kind === 'compression' && current.parent !== null) current = this.nodes.get(current.parent)!;
+    return current.id;
+  }
+  chainThrough(id: string): string[] {
+    const back: string[] = [id];
+    let current = this.nodes.get(id)!;
+    while (current.kind === 'compression' && current.parent !== null) {
+      current = this.nodes.get(current.parent)!;
+      back.unshift(current.id);
+    }
+    const forward: string[] = [];
+    let next = this.preferredChild(id);
+    while (next) {
+      forward.push(next.id);
+      next = this.preferredChild(next.id);
+    }
+    return [...back, ...forward];
+  }
+  delegated(id: string): boolean {
+    const node = this.nodes.get(id)!;
+    if (node.kind === 'delegate') return true;
+    if (node.kind === 'compression' && node.parent !== null) return this.delegated(node.parent);
+    return false;
+  }
+  listed(): string[] {
+    return [...this.nodes.values()]
+      .filter((n) => this.compressionChildren(n.id).length === 0 && !this.delegated(n.id))
+      .map((n) => n.id)
+      .sort();
+  }
+}
+
+const graphArbitrary = fc
+  .array(
+    fc.record({
+      parentPick: fc.option(fc.nat(), { nil: null, freq: 3 }),
+      kind: fc.constantFrom<Kind>('compression', 'compression', 'branch', 'reset', 'delegate'),
+      end: fc.constantFrom<End>(null, null, 'compression', 'agent_close', 'cli_close'),
+    }),
+    { minLength: 1, maxLength: 18 },
+  )
+  .map((raw) =>
+    raw.map(
+      (spec, index): NodeSpec => ({
+        parent: index === 0 || spec.parentPick === null ? null : spec.parentPick % index,
+        kind: spec.kind,
+        end: spec.end,
+      }),
+    ),
+  );
+
+for (const { dialect, available } of TEST_DIALECTS) {
+  describe.skipIf(!available)(`lineage walks against a reference model on ${dialect}`, () => {
+    let t: TestStore;
+    const clock = new ManualClock(Date.UTC(2026, 7, 1));
+    let run = 0;
+
+    beforeAll(async () => {
+      t = await openTestStore(dialect, { clock });
+    });
+    afterAll(async () => t?.close());
+
+    it('tip, chain, lineage and listing agree with the model; branch/reset children never join a chain', async () => {
+      await fc.assert(
+        fc.asyncProperty(graphArbitrary, async (specs) => {
+          run++;
+          const profile = `prop${run}`;
+          const nodes = new Map<string, ModelNode>();
+          for (const [index, spec] of specs.entries()) {
+            const id = `${profile}-n${index}`;
+            const parent = spec.parent === null ? null : `${profile}-n${spec.parent}`;
+            clock.advance(1000);
+            await t.store.sessions.create(admin, {
+              id,
+              profile,
+              source: 'cli',
+              ...(parent ? { parentSessionId: parent, lineageKind: spec.kind } : {}),
+            });
+            if (spec.end) await t.store.sessions.stampEndForSeed(id, clock.now(), spec.end);
+            nodes.set(id, { id, parent, kind: parent ? spec.kind : null, end: spec.end, order: index });
+          }
+          const model = new Model(nodes);
+          const repository = new LineageRepository();
+          const ids = [...nodes.keys()];
+          const tips = await repository.tipsOf(t.store.db, ids);
+          const roots = await repository.chainRootsOf(t.store.db, ids);
+          for (const id of ids) {
+            expect(tips.get(id), `tip of ${id}`).toBe(model.tip(id));
+            expect(roots.get(id)?.id, `root of ${id}`).toBe(model.chainRoot(id));
+            const lineage = await t.store.lineage.lineageOf(admin, id);
+            expect(lineage.chain, `chain through ${id}`).toEqual(model.chainThrough(id));
+            for (const member of lineage.chain.slice(1)) expect(nodes.get(member)?.kind).toBe('compression');
+            for (const child of [...nodes.values()].filter((n) => n.parent === id && n.kind !== 'compression')) {
+              expect(lineage.chain).not.toContain(child.id);
+            }
+          }
+          const listed = await t.store.sessions.list(admin, {
+            profile,
+            status: 'all',
+            archived: 'include',
+            includeChildren: false,
+            limit: 200,
+            order: 'recent',
+          });
+          const listedIds = listed.items.map((item) => item.id);
+          expect(new Set(listedIds).size).toBe(listedIds.length);
+          expect([...listedIds].sort()).toEqual(model.listed());
+          for (const item of listed.items) expect(item.rootId).toBe(model.chainRoot(item.id));
+        }),
+        { numRuns: dialect === 'sqlite' ? 150 : 40 },
+      );
+    });
+
+    it('every walk terminates on a corrupted graph with a cycle', async () => {
+      for (const id of ['cyc-a', 'cyc-b', 'cyc-c'])
+        await t.store.sessions.create(admin, { id, profile: 'cyc', source: 'cli' });
+      await sql`update sessions set parent_session_id = 'cyc-c', lineage_kind = 'compression' where id = 'cyc-a'`.execute(
+        t.store.db,
+      );
+      await sql`update sessions set parent_session_id = 'cyc-a', lineage_kind = 'compression' where id = 'cyc-b'`.execute(
+        t.store.db,
+      );
+      await sql`update sessions set parent_session_id = 'cyc-b', lineage_kind = 'compression' where id = 'cyc-c'`.execute(
+        t.store.db,
+      );
+      const repository = new LineageRepository();
+      const tips = await repository.tipsOf(t.store.db, ['cyc-a']);
+      expect(['cyc-a', 'cyc-b', 'cyc-c']).toContain(tips.get('cyc-a'));
+      const lineage = await t.store.lineage.lineageOf(admin, 'cyc-b');
+      expect(new Set(lineage.chain).size).toBe(lineage.chain.length);
+      expect(lineage.nodes.length).toBeLessThanOrEqual(3);
+      const listed = await t.store.sessions.list(admin, {
+        profile: 'cyc',
+        status: 'all',
+        archived: 'include',
+        includeChildren: false,
+        limit: 50,
+        order: 'recent',
+      });
+      expect(listed.items).toEqual([]);
+    });
+  });
+}

@@ -1,0 +1,331 @@
+import type {
+  BranchRequest,
+  ChildResponse,
+  CompressRequest,
+  LineageKind,
+  LineageResponse,
+  ResetRequest,
+  TitleSource,
+} from '@statehouse/contracts';
+import type { Db, MessageRow, NewMessageRow, NewSessionRow, SessionRow } from '../db/database.js';
+import { isAutomaticReason } from '../end-reasons.js';
+import { MessageRepository } from '../messages/message.repository.js';
+import { toolCallCount } from '../messages/message.service.js';
+import { substringEligible } from '../messages/message-content.js';
+import { isBusy, SessionRepository, toSession, ZERO_DELTA } from '../sessions/session.repository.js';
+import { assertDestructiveAllowed, requireDestructivePreconditions } from '../sessions/session-guards.js';
+import { SessionLifecycle } from '../sessions/session-lifecycle.js';
+import { availableTitle } from '../sessions/session-titles.js';
+import { canAccessProfile } from '../shared/access.js';
+import { type Clock, toIso, toIsoOrNull } from '../shared/clock.js';
+import type { OperationContext, Preconditions } from '../shared/context.js';
+import { ConflictError, NotFoundError, SessionClosedError } from '../shared/errors.js';
+import type { IdGenerator } from '../shared/ids.js';
+import { sanitizeTitle } from '../shared/sanitize.js';
+import type { SqlDialect } from '../shared/sql-dialect.js';
+import { toDomainError } from '../shared/store-errors.js';
+import type { Tx, UnitOfWork } from '../shared/unit-of-work.js';
+import { LineageRepository } from './lineage.repository.js';
+
+/** The whole tree is bounded, like every walk. */
+export const LINEAGE_TREE_LIMIT = 2000;
+
+/** What moves with the conversation when it continues in a new segment (SPEC §3, compress). */
+export interface ContinuationHook {
+  /** Runs inside the transaction after the child exists (routes move here). */
+  onContinued(tx: Tx, from: SessionRow, to: SessionRow, kind: LineageKind): Promise<void>;
+}
+
+/**
+ * Typed lineage: compress, branch and reset each write their child in one transaction with the
+ * parent's change; lineage reads walk the graph bounded and cycle-guarded.
+ */
+export class LineageService {
+  private readonly sessions: SessionRepository;
+  private readonly messages = new MessageRepository();
+  private readonly lineage = new LineageRepository();
+  private readonly lifecycle: SessionLifecycle;
+  private readonly hooks: ContinuationHook[] = [];
+
+  constructor(
+    private readonly db: Db,
+    private readonly uow: UnitOfWork,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+    dialect: SqlDialect,
+  ) {
+    this.sessions = new SessionRepository(dialect);
+    this.lifecycle = new SessionLifecycle(this.sessions);
+  }
+
+  addContinuationHook(hook: ContinuationHook): void {
+    this.hooks.push(hook);
+  }
+
+  /**
+   * Compress (atomic): the parent must be open or carry an automatic end stamp (cleared); the child
+   * inherits profile, routing identity, source, flags and title; the summary and the retained tail
+   * are written into it; the parent's transcript is archived (compacted) and the parent ends with
+   * `compression`. Concurrent compressions of one parent: exactly one wins.
+   */
+  async compress(
+    ctx: OperationContext,
+    parentId: string,
+    request: CompressRequest,
+    preconditions: Preconditions,
+  ): Promise<ChildResponse> {
+    requireDestructivePreconditions(preconditions);
+    return this.uow.run(ctx, async (tx) => {
+      const now = this.clock.now();
+      const parent = await this.lockVisible(tx, ctx, parentId);
+      assertDestructiveAllowed(parent, preconditions, now);
+      if (parent.ended_at !== null && !isAutomaticReason(parent.end_reason)) {
+        throw new SessionClosedError(`the session ended (${parent.end_reason}); it cannot be compressed`);
+      }
+      const childId = await this.freshChildId(tx, request.childId);
+      const tail = await this.messages.listVisibleTail(tx.db, parent.id, request.keepLastMessages);
+      // The title follows the conversation to its tip (titles are unique per profile).
+      if (parent.title !== null) await this.sessions.update(tx.db, parent.id, { title: null, title_source: null });
+      await this.sessions.insert(tx.db, {
+        ...continuationOf(parent, childId, 'compression', now),
+        title: parent.title,
+        title_source: parent.title_source,
+        preview: parent.preview,
+        generation: Number(parent.generation),
+      });
+      const summary: NewMessageRow = {
+        session_id: childId,
+        role: 'system',
+        content: request.summary,
+        content_json: null,
+        tool_call_id: null,
+        tool_calls: null,
+        tool_name: null,
+        timestamp: now,
+        token_count: null,
+        finish_reason: null,
+        reasoning: null,
+        display_kind: 'compaction_summary',
+        platform_message_id: null,
+        substring_indexed: substringEligible(parent) ? 1 : 0,
+      };
+      await this.copyMessages(tx, childId, [summary, ...tail.map((row) => copyOf(row, childId))], now);
+      await this.messages.markCompacted(tx.db, parent.id);
+      await this.lifecycle.clearEnd(tx, parent);
+      await this.lifecycle.end(tx, parent, 'compression', now);
+      const child = (await this.sessions.findById(tx.db, childId))!;
+      for (const hook of this.hooks) await hook.onContinued(tx, parent, child, 'compression');
+      return this.childResponse(tx, parent.id, childId, now);
+    });
+  }
+
+  /** Branch: a user-visible copy of the transcript (up to a message) that diverges from here. */
+  async branch(
+    ctx: OperationContext,
+    parentId: string,
+    request: BranchRequest,
+    preconditions: Preconditions,
+  ): Promise<ChildResponse> {
+    requireDestructivePreconditions(preconditions);
+    return this.uow.run(ctx, async (tx) => {
+      const now = this.clock.now();
+      const parent = await this.lockVisible(tx, ctx, parentId);
+      assertDestructiveAllowed(parent, preconditions, now);
+      if (request.uptoMessageId !== undefined) {
+        const message = await this.messages.findInSession(tx.db, parent.id, request.uptoMessageId);
+        if (!message) throw new NotFoundError('message');
+      }
+      const childId = await this.freshChildId(tx, request.childId);
+      const wanted = sanitizeTitle(request.title) ?? (parent.title ? `${parent.title} (branch)` : null);
+      const titleSource: TitleSource = request.title ? 'user' : 'derived';
+      const title = await availableTitle(this.sessions, tx.db, parent.profile, wanted, titleSource);
+      // A branch is the user's own copy: it does not take over the chat's routing identity.
+      await this.sessions.insert(tx.db, {
+        ...continuationOf(parent, childId, 'branch', now),
+        session_key: null,
+        user_id: null,
+        chat_id: null,
+        chat_type: null,
+        thread_id: null,
+        title,
+        title_source: title === null ? null : titleSource,
+        preview: parent.preview,
+      });
+      const rows = await this.messages.listActiveUpTo(tx.db, parent.id, request.uptoMessageId);
+      await this.copyMessages(
+        tx,
+        childId,
+        rows.map((row) => ({ ...copyOf(row, childId), compacted: 0 as const })),
+        now,
+      );
+      return this.childResponse(tx, parent.id, childId, now);
+    });
+  }
+
+  /**
+   * Reset (`/new`, idle or daily reset): ends the session with a reset reason — a deliberate
+   * boundary that bumps the peer's conversation generation — and starts a fresh session on the same
+   * routing key, in one transaction.
+   */
+  async reset(
+    ctx: OperationContext,
+    sessionId: string,
+    request: ResetRequest,
+    preconditions: Preconditions,
+  ): Promise<ChildResponse> {
+    requireDestructivePreconditions(preconditions);
+    return this.uow.run(ctx, async (tx) => {
+      const now = this.clock.now();
+      const parent = await this.lockVisible(tx, ctx, sessionId);
+      assertDestructiveAllowed(parent, preconditions, now);
+      if (parent.ended_at !== null && !isAutomaticReason(parent.end_reason)) {
+        throw new SessionClosedError(`the session already ended (${parent.end_reason})`);
+      }
+      const childId = await this.freshChildId(tx, request.childId);
+      await this.lifecycle.clearEnd(tx, parent);
+      await this.lifecycle.end(tx, parent, request.reason, now);
+      await this.sessions.insert(tx.db, {
+        ...continuationOf(parent, childId, 'reset', now),
+        title: null,
+        title_source: null,
+      });
+      const child = (await this.sessions.findById(tx.db, childId))!;
+      for (const hook of this.hooks) await hook.onContinued(tx, parent, child, 'reset');
+      return this.childResponse(tx, parent.id, childId, now);
+    });
+  }
+
+  /**
+   * The lineage of a session (its compression chain root → tip, through this session) and the whole
+   * tree reachable through all four edge kinds, bounded.
+   */
+  async lineageOf(ctx: OperationContext, id: string): Promise<LineageResponse> {
+    try {
+      const row = await this.sessions.findById(this.db, id);
+      if (!row || !canAccessProfile(ctx.principal, row.profile)) throw new NotFoundError('session');
+      const back = await this.lineage.compressionPathTo(this.db, id);
+      const forward = await this.lineage.compressionPathFrom(this.db, id);
+      const chain = [...new Set([...back, ...forward])];
+      const treeRootId = await this.lineage.treeRootOf(this.db, id);
+      const tree = await this.lineage.subtree(this.db, treeRootId, LINEAGE_TREE_LIMIT);
+      const now = this.clock.now();
+      const inTree = new Set(tree.rows.map((node) => node.id));
+      const nodes = tree.rows
+        .filter((node) => node.profile === row.profile)
+        .map((node) => ({
+          id: node.id,
+          parentSessionId: node.parent_session_id,
+          lineageKind: node.lineage_kind as LineageKind | null,
+          title: node.title,
+          source: node.source,
+          startedAt: toIso(Number(node.started_at)),
+          endedAt: toIsoOrNull(node.ended_at === null ? null : Number(node.ended_at)),
+          endReason: node.end_reason,
+          messageCount: Number(node.message_count),
+          busy: isBusy(node, now),
+        }));
+      const edges = nodes
+        .filter(
+          (node) => node.parentSessionId !== null && node.lineageKind !== null && inTree.has(node.parentSessionId),
+        )
+        .map((node) => ({ from: node.parentSessionId!, to: node.id, kind: node.lineageKind! }));
+      return {
+        rootId: chain[0],
+        tipId: chain[chain.length - 1],
+        chain,
+        treeRootId,
+        nodes,
+        edges,
+        truncated: tree.truncated,
+      };
+    } catch (error) {
+      throw toDomainError(error);
+    }
+  }
+
+  private async copyMessages(tx: Tx, childId: string, rows: NewMessageRow[], now: number): Promise<void> {
+    if (rows.length === 0) return;
+    await this.messages.insertMany(tx.db, rows);
+    const visible = rows.filter((row) => row.display_kind !== 'hidden' && row.active !== 0);
+    const toolCalls = rows.reduce((sum, row) => sum + toolCallCount(row.tool_calls), 0);
+    await this.sessions.applyAppend(
+      tx.db,
+      childId,
+      { ...ZERO_DELTA, messages: visible.length, toolCalls },
+      now,
+      null,
+      undefined,
+      {},
+      false,
+    );
+  }
+
+  private async childResponse(tx: Tx, parentId: string, childId: string, now: number): Promise<ChildResponse> {
+    const [parent, child] = await Promise.all([
+      this.sessions.findById(tx.db, parentId),
+      this.sessions.findById(tx.db, childId),
+    ]);
+    return { parent: toSession(parent!, now), child: toSession(child!, now) };
+  }
+
+  private async lockVisible(tx: Tx, ctx: OperationContext, id: string): Promise<SessionRow> {
+    const row = await this.sessions.findByIdForUpdate(tx.db, id);
+    if (!row || !canAccessProfile(ctx.principal, row.profile)) throw new NotFoundError('session');
+    return row;
+  }
+
+  private async freshChildId(tx: Tx, requested: string | undefined): Promise<string> {
+    const id = requested ?? this.ids.next();
+    if (await this.sessions.exists(tx.db, id)) throw new ConflictError(`session ${id} already exists`);
+    return id;
+  }
+}
+
+/** A new segment carrying the parent's identity: profile, surface, routing, model and flags. */
+function continuationOf(parent: SessionRow, id: string, kind: LineageKind, now: number): NewSessionRow {
+  return {
+    id,
+    profile: parent.profile,
+    source: parent.source,
+    created_source: parent.source,
+    session_key: parent.session_key,
+    user_id: parent.user_id,
+    chat_id: parent.chat_id,
+    chat_type: parent.chat_type,
+    thread_id: parent.thread_id,
+    display_name: parent.display_name,
+    origin: parent.origin,
+    transport_profile: parent.transport_profile,
+    model: parent.model,
+    model_config: parent.model_config,
+    title: null,
+    title_source: null,
+    parent_session_id: parent.id,
+    lineage_kind: kind,
+    started_at: now,
+    last_activity_at: now,
+    archived: Number(parent.archived) as 0 | 1,
+    pinned: Number(parent.pinned) as 0 | 1,
+    hidden: Number(parent.hidden) as 0 | 1,
+    delegated: kind === 'compression' ? (Number(parent.delegated) as 0 | 1) : 0,
+  };
+}
+
+function copyOf(row: MessageRow, sessionId: string): NewMessageRow {
+  return {
+    session_id: sessionId,
+    role: row.role,
+    content: row.content,
+    content_json: row.content_json,
+    tool_call_id: row.tool_call_id,
+    tool_calls: row.tool_calls,
+    tool_name: row.tool_name,
+    timestamp: Number(row.timestamp),
+    token_count: row.token_count === null ? null : Number(row.token_count),
+    finish_reason: row.finish_reason,
+    reasoning: row.reasoning,
+    display_kind: row.display_kind,
+    platform_message_id: row.platform_message_id,
+    substring_indexed: Number(row.substring_indexed) as 0 | 1,
+  };
+}

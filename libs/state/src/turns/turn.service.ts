@@ -1,0 +1,98 @@
+import type { BeginTurnRequest, RenewTurnRequest, Turn } from '@statehouse/contracts';
+import { reopenVerdict } from '../end-reasons.js';
+import { SessionRepository } from '../sessions/session.repository.js';
+import { canAccessProfile } from '../shared/access.js';
+import { type Clock, toIso } from '../shared/clock.js';
+import type { OperationContext } from '../shared/context.js';
+import { ConflictError, NotFoundError, SessionBusyError, SessionClosedError } from '../shared/errors.js';
+import type { IdGenerator } from '../shared/ids.js';
+import type { SqlDialect } from '../shared/sql-dialect.js';
+import type { Tx, UnitOfWork } from '../shared/unit-of-work.js';
+
+/**
+ * Turn leases: beginning a turn takes a lease (holder, TTL) and bumps `generation` — the fencing
+ * token a worker presents with its appends. While a lease is live the session is busy; an expired
+ * lease is reclaimed by whoever begins next.
+ */
+export class TurnService {
+  private readonly sessions: SessionRepository;
+
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+    dialect: SqlDialect,
+  ) {
+    this.sessions = new SessionRepository(dialect);
+  }
+
+  async begin(ctx: OperationContext, sessionId: string, request: BeginTurnRequest): Promise<Turn> {
+    return this.uow.run(ctx, async (tx) => {
+      const row = await this.visibleRow(tx, ctx, sessionId);
+      const now = this.clock.now();
+      // A turn proves liveness: it may clear an automatic end stamp, never a deliberate one.
+      const verdict = reopenVerdict(row.end_reason);
+      if (row.ended_at !== null && verdict !== 'allowed') {
+        throw new SessionClosedError(
+          `the session ended (${row.end_reason}); reopen it explicitly or continue elsewhere`,
+        );
+      }
+      const turnId = this.ids.next();
+      const expiresAt = now + request.ttlSeconds * 1000;
+      const taken = await this.sessions.beginTurn(
+        tx.db,
+        sessionId,
+        { turnId, holder: request.holder, expiresAt },
+        now,
+        row.ended_at !== null,
+      );
+      if (!taken) {
+        throw new SessionBusyError(
+          `a turn held by ${row.lease_holder} is live until ${new Date(Number(row.lease_expires_at)).toISOString()}`,
+        );
+      }
+      const updated = (await this.sessions.findById(tx.db, sessionId))!;
+      return {
+        turnId,
+        holder: request.holder,
+        generation: Number(updated.generation),
+        revision: Number(updated.revision),
+        expiresAt: toIso(expiresAt),
+      };
+    });
+  }
+
+  async renew(ctx: OperationContext, sessionId: string, turnId: string, request: RenewTurnRequest): Promise<Turn> {
+    return this.uow.run(ctx, async (tx) => {
+      await this.visibleRow(tx, ctx, sessionId);
+      const now = this.clock.now();
+      const expiresAt = now + request.ttlSeconds * 1000;
+      if (!(await this.sessions.renewTurn(tx.db, sessionId, turnId, expiresAt, now))) {
+        throw new ConflictError('this turn is no longer live (it expired or a newer turn began)');
+      }
+      const updated = (await this.sessions.findById(tx.db, sessionId))!;
+      return {
+        turnId,
+        holder: updated.lease_holder!,
+        generation: Number(updated.generation),
+        revision: Number(updated.revision),
+        expiresAt: toIso(expiresAt),
+      };
+    });
+  }
+
+  /** Completing releases the lease. Completing a turn that already ended is a no-op. */
+  async complete(ctx: OperationContext, sessionId: string, turnId: string): Promise<void> {
+    await this.uow.run(ctx, async (tx) => {
+      const row = await this.visibleRow(tx, ctx, sessionId);
+      if (row.lease_turn_id !== turnId) return;
+      await this.sessions.completeTurn(tx.db, sessionId, turnId);
+    });
+  }
+
+  private async visibleRow(tx: Tx, ctx: OperationContext, sessionId: string) {
+    const row = await this.sessions.findByIdForUpdate(tx.db, sessionId);
+    if (!row || !canAccessProfile(ctx.principal, row.profile)) throw new NotFoundError('session');
+    return row;
+  }
+}
