@@ -1,7 +1,18 @@
 export { DASHBOARD_SESSION_TTL_MS, type LoginResult } from './auth/auth.service.js';
 export { DEFAULT_DATABASE_URL, dialectOf } from './db/connect.js';
 export type { DB, Dialect } from './db/database.js';
+export { GHOST_AGE_MS, MAINTENANCE_BATCH } from './deletion/deletion.service.js';
+export type { DeletionParticipant } from './deletion/deletion-participant.js';
+export {
+  HookRegistry,
+  OBSERVER_TIMEOUT_MS,
+  type SessionDeletedEvent,
+  type SessionDeletedObserver,
+} from './hooks/hook-registry.js';
 export { IDEMPOTENCY_RETENTION_MS, type IdempotencyLookup } from './idempotency/idempotency.service.js';
+export { CursorExpiredError, type WatchEvent } from './receipts/receipt.service.js';
+export { canonicalJson, receiptHash } from './receipts/receipt-hash.js';
+export { RETENTION_JOB, type RetentionRunReport } from './retention/retention.service.js';
 export { seedDemoData } from './seed/demo-seed.js';
 export { canAccessProfile, principalKey, SYSTEM_PRINCIPAL } from './shared/access.js';
 export { type Clock, ManualClock, systemClock } from './shared/clock.js';

@@ -3,10 +3,15 @@ import { AuthService } from './auth/auth.service.js';
 import { type ConnectOptions, connect, DEFAULT_DATABASE_URL } from './db/connect.js';
 import type { Db, Dialect } from './db/database.js';
 import { migrateToLatest } from './db/migrator.js';
+import { DeletionEngine } from './deletion/deletion.engine.js';
+import { DeletionService } from './deletion/deletion.service.js';
+import { HookRegistry } from './hooks/hook-registry.js';
 import { IdempotencyService } from './idempotency/idempotency.service.js';
 import { LineageService } from './lineage/lineage.service.js';
 import { MessageService } from './messages/message.service.js';
 import { ProfileService } from './profiles/profile.service.js';
+import { ReceiptService } from './receipts/receipt.service.js';
+import { RetentionService } from './retention/retention.service.js';
 import { PostgresSearch } from './search/postgres-search.js';
 import { SearchService } from './search/search.service.js';
 import { SqliteSearch } from './search/sqlite-search.js';
@@ -25,6 +30,8 @@ export interface StoreOptions extends ConnectOptions {
   logger?: Logger;
   /** Run migrations on open (default true: start-up and every test database do). */
   migrate?: boolean;
+  /** How long a deletion observer may run before it is logged and abandoned. */
+  observerTimeoutMs?: number;
 }
 
 /** The state layer's facade: one object per process, handed to the API, the CLI and tests. */
@@ -43,6 +50,13 @@ export interface StateStore {
   readonly profiles: ProfileService;
   readonly auth: AuthService;
   readonly idempotency: IdempotencyService;
+  readonly deletion: DeletionService;
+  readonly receipts: ReceiptService;
+  readonly retention: RetentionService;
+  /** In-process observers (plugins): `hooks.onSessionDeleted(fn)`. */
+  readonly hooks: HookRegistry;
+  /** Rows other modules keep per session join deletions here (routes). */
+  readonly deletionEngine: DeletionEngine;
   /** Answers when the store can serve a query (readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -64,6 +78,10 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
   const uow = new UnitOfWork(db, dialect, clock, logger);
   const sqlDialectPort = sqlDialect(dialect);
   const messages = new MessageService(db, uow, clock, sqlDialectPort);
+  const hooks = new HookRegistry(logger, options.observerTimeoutMs);
+  const receipts = new ReceiptService(db, uow, clock, dialect);
+  const deletionEngine = new DeletionEngine(dialect, clock, ids, hooks, () => receipts.notifyCommitted());
+  const deletion = new DeletionService(db, uow, clock, deletionEngine, sqlDialectPort);
   return {
     dialect,
     location: connection.location,
@@ -71,16 +89,24 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
     db,
     clock,
     messages,
-    sessions: new SessionService(db, uow, clock, ids, sqlDialectPort, messages),
+    sessions: new SessionService(db, uow, clock, ids, sqlDialectPort, messages, hooks),
     lineage: new LineageService(db, uow, clock, ids, sqlDialectPort),
     turns: new TurnService(uow, clock, ids, sqlDialectPort),
     search: new SearchService(db, dialect === 'sqlite' ? new SqliteSearch() : new PostgresSearch(), logger),
     profiles: new ProfileService(db, uow, clock),
     auth: new AuthService(db, uow, clock, ids),
     idempotency: new IdempotencyService(db, clock),
+    hooks,
+    deletionEngine,
+    deletion,
+    receipts,
+    retention: new RetentionService(db, uow, clock, deletion, logger),
     async ping() {
       await sql`select 1`.execute(db);
     },
-    close: () => connection.close(),
+    async close() {
+      await hooks.idle();
+      await connection.close();
+    },
   };
 }

@@ -137,6 +137,48 @@ export interface IdempotencyKeysTable {
   created_at: number;
 }
 
+export interface DeletionReceiptsTable {
+  sequence: Generated<number>;
+  operation_id: string;
+  origin: string;
+  intent: string;
+  reason: string;
+  profile: string;
+  actor_kind: string;
+  actor_id: string;
+  created_at: number;
+  /** JSON: {sessions, messages, routes}. */
+  counts: string;
+  /** JSON: one identity per removed session (no content, titles or names). */
+  identities: string;
+  prev_hash: string;
+  hash: string;
+}
+
+export interface ReceiptConsumersTable {
+  name: string;
+  cursor: number;
+  principal: string;
+  updated_at: number;
+}
+
+export interface StoreMetaTable {
+  key: string;
+  value: string;
+}
+
+export interface RetentionPoliciesTable {
+  profile: string;
+  retention_days: number;
+  updated_at: number;
+}
+
+export interface JobLeasesTable {
+  name: string;
+  holder: string;
+  expires_at: number;
+}
+
 export interface DB {
   profiles: ProfilesTable;
   sessions: SessionsTable;
@@ -147,6 +189,11 @@ export interface DB {
   login_failures: LoginFailuresTable;
   idempotency_keys: IdempotencyKeysTable;
   conversation_generations: ConversationGenerationsTable;
+  deletion_receipts: DeletionReceiptsTable;
+  receipt_consumers: ReceiptConsumersTable;
+  store_meta: StoreMetaTable;
+  retention_policies: RetentionPoliciesTable;
+  job_leases: JobLeasesTable;
 }
 
 export type Dialect = 'sqlite' | 'postgres';

@@ -159,4 +159,22 @@ export class MessageRepository {
       .executeTakeFirst();
     return row?.content ?? null;
   }
+
+  async countForSessions(db: Executor, sessionIds: readonly string[]): Promise<number> {
+    let total = 0;
+    for (const part of chunk(sessionIds)) {
+      const row = await db
+        .selectFrom('messages')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('session_id', 'in', part)
+        .executeTakeFirstOrThrow();
+      total += Number(row.n);
+    }
+    return total;
+  }
+
+  /** Removing a message removes its search postings in the same statement (triggers / generated column). */
+  async deleteForSessions(db: Executor, sessionIds: readonly string[]): Promise<void> {
+    for (const part of chunk(sessionIds)) await db.deleteFrom('messages').where('session_id', 'in', part).execute();
+  }
 }

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import type { Executor, NewSessionRow, SessionPatch, SessionRow } from '../db/database.js';
 import { toIso, toIsoOrNull } from '../shared/clock.js';
 import { parseJsonObject } from '../shared/json.js';
-import { likeContains, type SqlDialect } from '../shared/sql-dialect.js';
+import { chunk, likeContains, type SqlDialect } from '../shared/sql-dialect.js';
 
 /** A lease is live while its expiry is in the future; an expired one is simply not there. */
 export function isBusy(row: SessionRow, now: number): boolean {
@@ -337,7 +337,34 @@ export class SessionRepository {
   }
 
   async listByIds(db: Executor, ids: readonly string[]): Promise<SessionRow[]> {
-    if (ids.length === 0) return [];
-    return db.selectFrom('sessions').selectAll().where('id', 'in', ids).execute();
+    const rows: SessionRow[] = [];
+    for (const part of chunk(ids))
+      rows.push(...(await db.selectFrom('sessions').selectAll().where('id', 'in', part).execute()));
+    return rows;
+  }
+
+  async childrenOf(db: Executor, parentIds: readonly string[], kind?: string): Promise<SessionRow[]> {
+    const rows: SessionRow[] = [];
+    for (const part of chunk(parentIds)) {
+      let query = db.selectFrom('sessions').selectAll().where('parent_session_id', 'in', part);
+      if (kind) query = query.where('lineage_kind', '=', kind);
+      rows.push(...(await query.execute()));
+    }
+    return rows;
+  }
+
+  /** Children that outlive their parent become roots of their own. */
+  async orphan(db: Executor, ids: readonly string[]): Promise<void> {
+    for (const part of chunk(ids)) {
+      await db
+        .updateTable('sessions')
+        .set((eb) => ({ parent_session_id: null, lineage_kind: null, revision: eb('revision', '+', 1) }))
+        .where('id', 'in', part)
+        .execute();
+    }
+  }
+
+  async deleteByIds(db: Executor, ids: readonly string[]): Promise<void> {
+    for (const part of chunk(ids)) await db.deleteFrom('sessions').where('id', 'in', part).execute();
   }
 }

@@ -11,6 +11,7 @@ import type {
 } from '@statehouse/contracts';
 import type { Db, SessionPatch, SessionRow } from '../db/database.js';
 import { reopenVerdict } from '../end-reasons.js';
+import type { HookRegistry } from '../hooks/hook-registry.js';
 import { LineageRepository } from '../lineage/lineage.repository.js';
 import type { MessageService } from '../messages/message.service.js';
 import { ProfileRepository } from '../profiles/profile.repository.js';
@@ -50,6 +51,7 @@ export class SessionService {
     private readonly ids: IdGenerator,
     dialect: SqlDialect,
     private readonly messages: MessageService,
+    private readonly hooks: HookRegistry,
   ) {
     this.sessions = new SessionRepository(dialect);
     this.lifecycle = new SessionLifecycle(this.sessions);
@@ -248,6 +250,20 @@ export class SessionService {
         for (const member of members) {
           if (member !== id) await this.sessions.update(tx.db, member, flags);
         }
+        if (flags.archived === 1) {
+          // A deliberate archive tells plugins they may release what they hold (no receipt: nothing was removed).
+          const event = {
+            operationId: this.ids.next(),
+            reason: 'archive' as const,
+            origin: ctx.channel === 'dashboard' ? ('user_dashboard' as const) : ('user_api' as const),
+            intent: 'explicit_user' as const,
+            profile: row.profile,
+            sessionId: id,
+            deletedIds: [],
+            archivedIds: members,
+          };
+          tx.afterCommit(() => this.hooks.dispatchSessionDeleted(event));
+        }
       }
       return toSession((await this.sessions.findById(tx.db, id))!, this.clock.now());
     });
@@ -308,6 +324,31 @@ export class SessionService {
     const row = await this.sessions.findByIdForUpdate(tx.db, id);
     if (!row || !canAccessProfile(ctx.principal, row.profile)) throw new NotFoundError('session');
     return row;
+  }
+
+  /** JSON lines: the session, every message (hidden and rewound included), its lineage edges. */
+  async *export(ctx: OperationContext, id: string): AsyncGenerator<Record<string, unknown>> {
+    const row = await this.readVisible(ctx, id);
+    yield { type: 'session', session: toSession(row, this.clock.now()) };
+    let cursor: string | undefined;
+    do {
+      const page = await this.messages.list(ctx, id, {
+        cursor,
+        limit: 1000,
+        includeCompacted: true,
+        includeHidden: true,
+        includeInactive: true,
+        order: 'oldest',
+      });
+      for (const message of page.items) yield { type: 'message', message };
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+    if (row.parent_session_id && row.lineage_kind) {
+      yield { type: 'edge', from: row.parent_session_id, to: row.id, kind: row.lineage_kind };
+    }
+    for (const child of await this.sessions.childrenOf(this.db, [row.id])) {
+      if (child.lineage_kind) yield { type: 'edge', from: row.id, to: child.id, kind: child.lineage_kind };
+    }
   }
 
   /**

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Principal } from '@statehouse/contracts';
+import { sql } from 'kysely';
 import pg from 'pg';
 import type { Dialect } from '../db/database.js';
 import type { OperationContext } from '../shared/context.js';
@@ -87,4 +88,26 @@ export function memberPrincipal(profiles: string[], id = 'test-member'): Princip
 
 export function contextOf(principal: Principal): OperationContext {
   return { principal, channel: 'api' };
+}
+
+/**
+ * Where do these ids still appear? Scans every text column of every table (receipts and
+ * idempotency records excepted: they are meant to remember), for proving a deletion complete.
+ */
+export async function scanForIds(store: StateStore, ids: readonly string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const hits: string[] = [];
+  const skip = new Set(['deletion_receipts', 'idempotency_keys', 'kysely_migration', 'kysely_migration_lock']);
+  for (const table of await store.db.introspection.getTables()) {
+    if (skip.has(table.name) || table.name.startsWith('messages_fts') || table.name.startsWith('messages_trgm'))
+      continue;
+    for (const column of table.columns) {
+      if (!/text|char/i.test(column.dataType)) continue;
+      const { rows } = await sql<{ n: number }>`select count(*) as n from ${sql.table(table.name)} where ${sql.ref(
+        column.name,
+      )} in (${sql.join([...ids])})`.execute(store.db);
+      if (Number(rows[0]?.n ?? 0) > 0) hits.push(`${table.name}.${column.name}`);
+    }
+  }
+  return hits;
 }

@@ -1,0 +1,240 @@
+import { z } from 'zod';
+import { IdSchema, IsoDateSchema, ProfileNameSchema } from './common.schema.js';
+import { LineageKindSchema } from './lineage.schema.js';
+
+/** Authored by the server for each deletion path (SPEC §5.1) — never by a client. */
+export const DELETION_ORIGINS = [
+  'user_api',
+  'user_dashboard',
+  'empty_discard',
+  'empty_sweep',
+  'retention',
+  'ghost_prune',
+  'never_active_prune',
+  'profile_delete',
+  'profile_repair',
+] as const;
+export const DeletionOriginSchema = z.enum(DELETION_ORIGINS);
+export type DeletionOrigin = z.infer<typeof DeletionOriginSchema>;
+
+/** Only `explicit_user` authorizes external cleanup (deleting a user's files elsewhere). */
+export const DELETION_INTENTS = ['explicit_user', 'maintenance'] as const;
+export const DeletionIntentSchema = z.enum(DELETION_INTENTS);
+export type DeletionIntent = z.infer<typeof DeletionIntentSchema>;
+
+export const DELETION_REASONS = [
+  'user',
+  'empty',
+  'empty_sweep',
+  'prune',
+  'ghost_prune',
+  'profile_delete',
+  'profile_repair',
+] as const;
+export const DeletionReasonSchema = z.enum(DELETION_REASONS);
+export type DeletionReason = z.infer<typeof DeletionReasonSchema>;
+
+export const IDENTITY_ROLES = ['selected', 'delegate_cascade', 'chain_member'] as const;
+
+/** Exactly these fields per removed session: routing identity and lineage, no content. */
+export const ReceiptIdentitySchema = z.object({
+  id: z.string(),
+  profile: z.string(),
+  source: z.string(),
+  createdSource: z.string(),
+  sessionKey: z.string().nullable(),
+  chatId: z.string().nullable(),
+  chatType: z.string().nullable(),
+  threadId: z.string().nullable(),
+  parentSessionId: z.string().nullable(),
+  lineageKind: LineageKindSchema.nullable(),
+  role: z.enum(IDENTITY_ROLES),
+});
+export type ReceiptIdentity = z.infer<typeof ReceiptIdentitySchema>;
+
+export const ReceiptCountsSchema = z.object({
+  sessions: z.number().int(),
+  messages: z.number().int(),
+  routes: z.number().int(),
+});
+export type ReceiptCounts = z.infer<typeof ReceiptCountsSchema>;
+
+export const DeletionReceiptSchema = z.object({
+  sequence: z.number().int(),
+  operationId: z.string(),
+  origin: DeletionOriginSchema,
+  intent: DeletionIntentSchema,
+  reason: DeletionReasonSchema,
+  profile: z.string(),
+  actor: z.object({ kind: z.string(), id: z.string() }),
+  createdAt: IsoDateSchema,
+  counts: ReceiptCountsSchema,
+  identities: z.array(ReceiptIdentitySchema),
+  prevHash: z.string(),
+  hash: z.string().describe('sha256(prevHash + canonical JSON of the receipt without its hashes)'),
+});
+export type DeletionReceipt = z.infer<typeof DeletionReceiptSchema>;
+
+export const ReceiptRefSchema = z.object({ sequence: z.number().int(), operationId: z.string() });
+export type ReceiptRef = z.infer<typeof ReceiptRefSchema>;
+
+export const ReceiptListQuerySchema = z.object({
+  after: z.coerce.number().int().min(0).default(0),
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  intent: DeletionIntentSchema.optional(),
+  origin: DeletionOriginSchema.optional(),
+  profile: ProfileNameSchema.optional(),
+});
+export type ReceiptListQuery = z.infer<typeof ReceiptListQuerySchema>;
+
+export const ReceiptPageSchema = z.object({
+  items: z.array(DeletionReceiptSchema),
+  nextCursor: z.string().nullable().describe('the `after` of the next page (a sequence), null at the end'),
+  highWater: z.number().int().describe('the highest sequence written so far'),
+  floor: z.number().int().describe('receipts at or below this sequence were reclaimed'),
+});
+export type ReceiptPage = z.infer<typeof ReceiptPageSchema>;
+
+export const ReceiptWatchQuerySchema = z.object({
+  after: z.coerce.number().int().min(0).default(0),
+  intent: DeletionIntentSchema.optional(),
+  origin: DeletionOriginSchema.optional(),
+  profile: ProfileNameSchema.optional(),
+});
+export type ReceiptWatchQuery = z.infer<typeof ReceiptWatchQuerySchema>;
+
+export const ReclaimRequestSchema = z
+  .object({ throughSequence: z.number().int().min(0), mode: z.enum(['safe', 'force']).default('safe') })
+  .strict();
+export type ReclaimRequest = z.infer<typeof ReclaimRequestSchema>;
+export const ReclaimResponseSchema = z.object({
+  reclaimed: z.number().int(),
+  floor: z.number().int(),
+  limitedBy: z.string().nullable().describe('the consumer whose acknowledgement held safe reclamation back'),
+});
+export type ReclaimResponse = z.infer<typeof ReclaimResponseSchema>;
+
+export const ConsumerNameSchema = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/);
+export const ConsumerAckRequestSchema = z.object({ cursor: z.number().int().min(0) }).strict();
+export type ConsumerAckRequest = z.infer<typeof ConsumerAckRequestSchema>;
+export const ReceiptConsumerSchema = z.object({
+  name: z.string(),
+  cursor: z.number().int(),
+  principal: z.string(),
+  updatedAt: IsoDateSchema,
+});
+export type ReceiptConsumer = z.infer<typeof ReceiptConsumerSchema>;
+
+export const VerifyResponseSchema = z.object({
+  ok: z.boolean(),
+  checked: z.number().int(),
+  firstBadSequence: z.number().int().optional(),
+});
+export type VerifyResponse = z.infer<typeof VerifyResponseSchema>;
+
+// ---- deleting ---------------------------------------------------------------------------------
+
+export const DeleteSessionQuerySchema = z.object({
+  includeCompressionChain: z
+    .enum(['true', 'false', '1', '0'])
+    .default('false')
+    .transform((value) => value === 'true' || value === '1'),
+  ifEmpty: z
+    .enum(['true', 'false', '1', '0'])
+    .default('false')
+    .transform((value) => value === 'true' || value === '1'),
+});
+export type DeleteSessionQuery = z.infer<typeof DeleteSessionQuerySchema>;
+
+export const DeleteSessionResponseSchema = z.object({
+  deletedIds: z.array(z.string()),
+  receipt: ReceiptRefSchema.nullable(),
+});
+export type DeleteSessionResponse = z.infer<typeof DeleteSessionResponseSchema>;
+
+export const BULK_DELETE_MAX = 500;
+export const BulkDeleteRequestSchema = z
+  .object({
+    items: z
+      .array(z.object({ id: IdSchema, revision: z.number().int(), generation: z.number().int() }).strict())
+      .min(1)
+      .max(BULK_DELETE_MAX),
+    includeCompressionChain: z.boolean().default(false),
+  })
+  .strict();
+export type BulkDeleteRequest = z.infer<typeof BulkDeleteRequestSchema>;
+
+export const SKIP_REASONS = ['not_found', 'busy', 'revision_conflict', 'stale_generation'] as const;
+export const BulkDeleteResponseSchema = z.object({
+  deletedIds: z.array(z.string()),
+  skippedIds: z.array(z.string()),
+  skipped: z.array(z.object({ id: z.string(), reason: z.enum(SKIP_REASONS) })),
+  receipt: ReceiptRefSchema.nullable().describe('the receipt (the first one when the selection spans profiles)'),
+  receipts: z.array(ReceiptRefSchema).describe('one receipt per profile touched'),
+});
+export type BulkDeleteResponse = z.infer<typeof BulkDeleteResponseSchema>;
+
+export const DeletePreviewRequestSchema = z
+  .object({ ids: z.array(IdSchema).min(1).max(BULK_DELETE_MAX), includeCompressionChain: z.boolean().default(false) })
+  .strict();
+export type DeletePreviewRequest = z.infer<typeof DeletePreviewRequestSchema>;
+
+export const DeletePreviewSchema = z.object({
+  sessions: z.array(
+    z.object({
+      id: z.string(),
+      role: z.enum(IDENTITY_ROLES),
+      profile: z.string(),
+      title: z.string().nullable(),
+      preview: z.string().nullable(),
+      lineageKind: LineageKindSchema.nullable(),
+      parentSessionId: z.string().nullable(),
+      messageCount: z.number().int(),
+      busy: z.boolean(),
+    }),
+  ),
+  orphaned: z
+    .array(z.object({ id: z.string(), lineageKind: LineageKindSchema.nullable() }))
+    .describe('children that stay, as roots'),
+  missingIds: z.array(z.string()),
+  counts: z.object({ sessions: z.number().int(), messages: z.number().int() }),
+});
+export type DeletePreview = z.infer<typeof DeletePreviewSchema>;
+
+// ---- maintenance and retention ----------------------------------------------------------------
+
+export const RetentionPruneRequestSchema = z
+  .object({
+    olderThanDays: z.number().int().min(0, 'a retention window cannot be negative').max(36_500),
+    profile: ProfileNameSchema.optional(),
+    source: z.string().max(64).optional(),
+    dryRun: z.boolean().default(false),
+  })
+  .strict();
+export type RetentionPruneRequest = z.infer<typeof RetentionPruneRequestSchema>;
+
+export const DryRunRequestSchema = z.object({ dryRun: z.boolean().default(false) }).strict();
+export type DryRunRequest = z.infer<typeof DryRunRequestSchema>;
+
+export const NeverActivePruneRequestSchema = z
+  .object({ olderThanDays: z.number().int().min(0).max(36_500), dryRun: z.boolean().default(false) })
+  .strict();
+export type NeverActivePruneRequest = z.infer<typeof NeverActivePruneRequestSchema>;
+
+export const MaintenanceResultSchema = z.object({
+  dryRun: z.boolean(),
+  candidates: z.array(z.string()).describe('what would be (or was) removed, selected roots and cascades'),
+  deletedIds: z.array(z.string()),
+  receipt: ReceiptRefSchema.nullable(),
+  receipts: z.array(ReceiptRefSchema),
+});
+export type MaintenanceResult = z.infer<typeof MaintenanceResultSchema>;
+
+export const RetentionPolicySchema = z.object({ profile: z.string(), retentionDays: z.number().int().nullable() });
+export type RetentionPolicy = z.infer<typeof RetentionPolicySchema>;
+export const PutRetentionPolicyRequestSchema = z
+  .object({ retentionDays: z.number().int().min(0, 'a retention window cannot be negative').max(36_500).nullable() })
+  .strict();
+export type PutRetentionPolicyRequest = z.infer<typeof PutRetentionPolicyRequestSchema>;
+
+export const ProfileParamSchema = ProfileNameSchema;

@@ -1,0 +1,210 @@
+import type {
+  DeletionIntent,
+  DeletionOrigin,
+  DeletionReason,
+  LineageKind,
+  Principal,
+  ReceiptIdentity,
+  ReceiptRef,
+} from '@statehouse/contracts';
+import type { Dialect, Executor, SessionRow } from '../db/database.js';
+import type { HookRegistry } from '../hooks/hook-registry.js';
+import { LineageRepository } from '../lineage/lineage.repository.js';
+import { MessageRepository } from '../messages/message.repository.js';
+import { ReceiptWriter } from '../receipts/receipt-writer.js';
+import { isBusy, SessionRepository } from '../sessions/session.repository.js';
+import type { Clock } from '../shared/clock.js';
+import type { IdGenerator } from '../shared/ids.js';
+import { sqlDialect } from '../shared/sql-dialect.js';
+import type { Tx } from '../shared/unit-of-work.js';
+import type { DeletionParticipant } from './deletion-participant.js';
+
+export type MemberRole = ReceiptIdentity['role'];
+
+export interface Member {
+  row: SessionRow;
+  role: MemberRole;
+  /** The selected session this member is removed because of. */
+  selectedId: string;
+}
+
+export interface DeletionPlan {
+  members: Map<string, Member>;
+  /** Children of removed sessions that stay, orphaned to roots. */
+  orphans: SessionRow[];
+}
+
+export interface DeletionOperation {
+  origin: DeletionOrigin;
+  intent: DeletionIntent;
+  reason: DeletionReason;
+  actor: Principal;
+}
+
+export interface DeletionOutcome {
+  deletedIds: string[];
+  receipts: ReceiptRef[];
+}
+
+/**
+ * The one deletion engine every path goes through (SPEC §5): expand the selection (compression
+ * chain on request, delegate children recursively), write one receipt per profile after the
+ * guards and before anything is removed, orphan every other child, remove messages (their search
+ * postings go with them), participants' rows (routes) and the sessions — all in the caller's
+ * transaction — then, after commit, tell observers and watchers.
+ */
+export class DeletionEngine {
+  private readonly lineage = new LineageRepository();
+  private readonly messages = new MessageRepository();
+  private readonly sessions: SessionRepository;
+  private readonly writer: ReceiptWriter;
+  private readonly participants: DeletionParticipant[] = [];
+
+  constructor(
+    dialect: Dialect,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+    private readonly hooks: HookRegistry,
+    private readonly onReceipts: () => void,
+  ) {
+    this.writer = new ReceiptWriter(dialect);
+    this.sessions = new SessionRepository(sqlDialect(dialect));
+  }
+
+  addParticipant(participant: DeletionParticipant): void {
+    this.participants.push(participant);
+  }
+
+  /** What removing `selected` takes with it. Rows must already be fenced by the caller. */
+  async plan(db: Executor, selected: readonly SessionRow[], includeCompressionChain: boolean): Promise<DeletionPlan> {
+    const members = new Map<string, Member>();
+    for (const row of selected) members.set(row.id, { row, role: 'selected', selectedId: row.id });
+    if (includeCompressionChain) {
+      for (const row of selected) {
+        const chain = await this.lineage.compressionChainMembers(db, row.id);
+        const missing = chain.filter((id) => !members.has(id));
+        for (const member of await this.sessions.listByIds(db, missing)) {
+          if (member.profile === row.profile)
+            members.set(member.id, { row: member, role: 'chain_member', selectedId: row.id });
+        }
+      }
+    }
+    // Delegate children go with their parent, recursively (bounded like every walk).
+    let frontier = [...members.values()];
+    for (let depth = 0; frontier.length > 0 && depth < 1000; depth++) {
+      const children = await this.sessions.childrenOf(
+        db,
+        frontier.map((member) => member.row.id),
+        'delegate',
+      );
+      const next: Member[] = [];
+      for (const child of children) {
+        if (members.has(child.id)) continue;
+        const parent = members.get(child.parent_session_id!)!;
+        const member: Member = { row: child, role: 'delegate_cascade', selectedId: parent.selectedId };
+        members.set(child.id, member);
+        next.push(member);
+      }
+      frontier = next;
+    }
+    const orphans = (await this.sessions.childrenOf(db, [...members.keys()])).filter((child) => !members.has(child.id));
+    return { members, orphans };
+  }
+
+  /** Members holding a live turn lease (a busy session is never removed). */
+  busyMembers(plan: DeletionPlan): Member[] {
+    const now = this.clock.now();
+    return [...plan.members.values()].filter((member) => isBusy(member.row, now));
+  }
+
+  /** Carries out a plan inside `tx`. A plan with no members is a no-op: no receipt, no observer call. */
+  async execute(tx: Tx, plan: DeletionPlan, operation: DeletionOperation): Promise<DeletionOutcome> {
+    const members = [...plan.members.values()];
+    if (members.length === 0) return { deletedIds: [], receipts: [] };
+    const now = this.clock.now();
+    const receipts: ReceiptRef[] = [];
+    const events: Parameters<HookRegistry['dispatchSessionDeleted']>[0][] = [];
+
+    // One receipt per profile, so a member principal replays exactly its own profiles' history.
+    const byProfile = new Map<string, Member[]>();
+    for (const member of members) {
+      const group = byProfile.get(member.row.profile) ?? [];
+      group.push(member);
+      byProfile.set(member.row.profile, group);
+    }
+    for (const [profile, group] of byProfile) {
+      const ids = group.map((member) => member.row.id);
+      const counts = {
+        sessions: ids.length,
+        messages: await this.messages.countForSessions(tx.db, ids),
+        routes: await this.countParticipant(tx, 'routes', ids),
+      };
+      const operationId = this.ids.next();
+      receipts.push(
+        await this.writer.write(
+          tx,
+          {
+            operationId,
+            origin: operation.origin,
+            intent: operation.intent,
+            reason: operation.reason,
+            profile,
+            actor: { kind: operation.actor.kind, id: operation.actor.id },
+            counts,
+            identities: group.map(toIdentity),
+          },
+          now,
+        ),
+      );
+      const selected = group.find((member) => member.role === 'selected') ?? group[0];
+      events.push({
+        operationId,
+        reason: operation.reason,
+        origin: operation.origin,
+        intent: operation.intent,
+        profile,
+        sessionId: selected.row.id,
+        deletedIds: ids,
+      });
+    }
+
+    const removedIds = members.map((member) => member.row.id);
+    await this.sessions.orphan(
+      tx.db,
+      plan.orphans.map((orphan) => orphan.id),
+    );
+    for (const participant of this.participants) await participant.remove(tx, removedIds);
+    await this.messages.deleteForSessions(tx.db, removedIds);
+    await this.sessions.deleteByIds(tx.db, removedIds);
+
+    tx.afterCommit(() => {
+      for (const event of events) this.hooks.dispatchSessionDeleted(event);
+      this.onReceipts();
+    });
+    return { deletedIds: removedIds, receipts };
+  }
+
+  private async countParticipant(tx: Tx, name: string, ids: string[]): Promise<number> {
+    let total = 0;
+    for (const participant of this.participants)
+      if (participant.name === name) total += await participant.count(tx, ids);
+    return total;
+  }
+}
+
+function toIdentity(member: Member): ReceiptIdentity {
+  const row = member.row;
+  return {
+    id: row.id,
+    profile: row.profile,
+    source: row.source,
+    createdSource: row.created_source,
+    sessionKey: row.session_key,
+    chatId: row.chat_id,
+    chatType: row.chat_type,
+    threadId: row.thread_id,
+    parentSessionId: row.parent_session_id,
+    lineageKind: row.lineage_kind as LineageKind | null,
+    role: member.role,
+  };
+}

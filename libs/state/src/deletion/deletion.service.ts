@@ -1,0 +1,289 @@
+import type {
+  BulkDeleteRequest,
+  BulkDeleteResponse,
+  DeletePreview,
+  DeletePreviewRequest,
+  DeleteSessionQuery,
+  DeleteSessionResponse,
+  DeletionOrigin,
+  DeletionReason,
+  LineageKind,
+  MaintenanceResult,
+  NeverActivePruneRequest,
+  RetentionPruneRequest,
+} from '@statehouse/contracts';
+import type { Db, Executor, SessionRow } from '../db/database.js';
+import { LineageRepository } from '../lineage/lineage.repository.js';
+import { isBusy, SessionRepository } from '../sessions/session.repository.js';
+import {
+  assertDestructiveAllowed,
+  requireDestructivePreconditions,
+  requireIfMatch,
+} from '../sessions/session-guards.js';
+import { assertAdmin, canAccessProfile } from '../shared/access.js';
+import type { Clock } from '../shared/clock.js';
+import type { OperationContext, Preconditions } from '../shared/context.js';
+import { ConflictError, NotFoundError, RevisionConflictError, SessionBusyError } from '../shared/errors.js';
+import type { SqlDialect } from '../shared/sql-dialect.js';
+import { toDomainError } from '../shared/store-errors.js';
+import type { Tx, UnitOfWork } from '../shared/unit-of-work.js';
+import type { DeletionEngine, DeletionPlan } from './deletion.engine.js';
+import { DeletionCandidatesRepository } from './deletion-candidates.repository.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** Sessions a maintenance pass considers at most; a scheduler simply runs again. */
+export const MAINTENANCE_BATCH = 1000;
+export const GHOST_AGE_MS = DAY_MS;
+
+type SkipReason = BulkDeleteResponse['skipped'][number]['reason'];
+
+/** Every deletion path of SPEC §5.1, each a selection handed to the one engine in one transaction. */
+export class DeletionService {
+  private readonly sessions: SessionRepository;
+  private readonly candidates = new DeletionCandidatesRepository();
+  private readonly lineage = new LineageRepository();
+
+  constructor(
+    private readonly db: Db,
+    private readonly uow: UnitOfWork,
+    private readonly clock: Clock,
+    private readonly engine: DeletionEngine,
+    dialect: SqlDialect,
+  ) {
+    this.sessions = new SessionRepository(dialect);
+  }
+
+  /**
+   * Single delete (with the compression chain when asked), or `ifEmpty`: only an empty,
+   * childless, untitled, idle session goes, as `empty_discard`.
+   */
+  async deleteOne(
+    ctx: OperationContext,
+    id: string,
+    query: DeleteSessionQuery,
+    preconditions: Preconditions,
+  ): Promise<DeleteSessionResponse> {
+    if (query.ifEmpty) requireIfMatch(preconditions);
+    else requireDestructivePreconditions(preconditions);
+    return this.uow.run(ctx, async (tx) => {
+      const row = await this.sessions.findByIdForUpdate(tx.db, id);
+      if (!row || !canAccessProfile(ctx.principal, row.profile)) throw new NotFoundError('session');
+      if (query.ifEmpty) {
+        if (Number(row.revision) !== preconditions.ifMatch) throw new RevisionConflictError(Number(row.revision));
+        await this.assertDiscardable(tx.db, row);
+        const plan = await this.engine.plan(tx.db, [row], false);
+        const outcome = await this.engine.execute(tx, plan, this.operation(ctx, 'empty_discard', 'empty'));
+        return { deletedIds: outcome.deletedIds, receipt: outcome.receipts[0] ?? null };
+      }
+      assertDestructiveAllowed(row, preconditions, this.clock.now());
+      const plan = await this.engine.plan(tx.db, [row], query.includeCompressionChain);
+      const busy = this.engine.busyMembers(plan);
+      if (busy.length > 0) throw new SessionBusyError(`session ${busy[0].row.id} (removed with it) has a live turn`);
+      const outcome = await this.engine.execute(tx, plan, this.operation(ctx, userOrigin(ctx), 'user'));
+      return { deletedIds: outcome.deletedIds, receipt: outcome.receipts[0] ?? null };
+    });
+  }
+
+  /**
+   * Bulk delete of selected ids (≤ 500): duplicates collapse; unknown, fenced, stale and busy
+   * items are skipped and reported; the rest goes in one transaction.
+   */
+  async bulkDelete(ctx: OperationContext, request: BulkDeleteRequest): Promise<BulkDeleteResponse> {
+    return this.uow.run(ctx, async (tx) => {
+      const now = this.clock.now();
+      const seen = new Set<string>();
+      const skipped: { id: string; reason: SkipReason }[] = [];
+      const selected: SessionRow[] = [];
+      const wanted = request.items.filter((item) => !seen.has(item.id) && seen.add(item.id));
+      const rows = new Map(
+        (
+          await this.sessions.listByIds(
+            tx.db,
+            wanted.map((item) => item.id),
+          )
+        ).map((row) => [row.id, row]),
+      );
+      for (const item of wanted) {
+        const row = rows.get(item.id);
+        if (!row || !canAccessProfile(ctx.principal, row.profile)) skipped.push({ id: item.id, reason: 'not_found' });
+        else if (Number(row.revision) !== item.revision) skipped.push({ id: item.id, reason: 'revision_conflict' });
+        else if (Number(row.generation) !== item.generation) skipped.push({ id: item.id, reason: 'stale_generation' });
+        else if (isBusy(row, now)) skipped.push({ id: item.id, reason: 'busy' });
+        else selected.push(row);
+      }
+      let plan = await this.engine.plan(tx.db, selected, request.includeCompressionChain);
+      const busySelections = new Set(this.engine.busyMembers(plan).map((member) => member.selectedId));
+      if (busySelections.size > 0) {
+        for (const id of busySelections) skipped.push({ id, reason: 'busy' });
+        plan = await this.engine.plan(
+          tx.db,
+          selected.filter((row) => !busySelections.has(row.id)),
+          request.includeCompressionChain,
+        );
+      }
+      const outcome = await this.engine.execute(tx, plan, this.operation(ctx, userOrigin(ctx), 'user'));
+      return {
+        deletedIds: outcome.deletedIds,
+        skippedIds: skipped.map((skip) => skip.id),
+        skipped,
+        receipt: outcome.receipts[0] ?? null,
+        receipts: outcome.receipts,
+      };
+    });
+  }
+
+  /** Exactly what a delete of these ids would remove, and what it would leave orphaned. */
+  async preview(ctx: OperationContext, request: DeletePreviewRequest): Promise<DeletePreview> {
+    try {
+      const rows = (await this.sessions.listByIds(this.db, request.ids)).filter((row) =>
+        canAccessProfile(ctx.principal, row.profile),
+      );
+      const found = new Set(rows.map((row) => row.id));
+      const plan = await this.engine.plan(this.db, rows, request.includeCompressionChain);
+      const now = this.clock.now();
+      const members = [...plan.members.values()];
+      return {
+        sessions: members.map(({ row, role }) => ({
+          id: row.id,
+          role,
+          profile: row.profile,
+          title: row.title,
+          preview: row.preview,
+          lineageKind: row.lineage_kind as LineageKind | null,
+          parentSessionId: row.parent_session_id,
+          messageCount: Number(row.message_count),
+          busy: isBusy(row, now),
+        })),
+        orphaned: plan.orphans.map((row) => ({ id: row.id, lineageKind: row.lineage_kind as LineageKind | null })),
+        missingIds: [...new Set(request.ids)].filter((id) => !found.has(id)),
+        counts: {
+          sessions: members.length,
+          messages: members.reduce((sum, member) => sum + Number(member.row.message_count), 0),
+        },
+      };
+    } catch (error) {
+      throw toDomainError(error);
+    }
+  }
+
+  /** Ended sessions without messages that nobody archived. */
+  async emptySweep(ctx: OperationContext, dryRun: boolean): Promise<MaintenanceResult> {
+    assertAdmin(ctx.principal);
+    return this.maintain(ctx, dryRun, 'empty_sweep', 'empty_sweep', async (db) => ({
+      selected: await this.candidates.emptyEnded(db, MAINTENANCE_BATCH),
+      chains: false,
+    }));
+  }
+
+  /** Untitled, ended, empty sessions older than a day. */
+  async ghostPrune(ctx: OperationContext, dryRun: boolean): Promise<MaintenanceResult> {
+    assertAdmin(ctx.principal);
+    return this.maintain(ctx, dryRun, 'ghost_prune', 'ghost_prune', async (db) => ({
+      selected: await this.candidates.ghosts(db, this.clock.now() - GHOST_AGE_MS, MAINTENANCE_BATCH),
+      chains: false,
+    }));
+  }
+
+  /** Sessions made for a chat that never saw a message, older than the window. */
+  async neverActivePrune(ctx: OperationContext, request: NeverActivePruneRequest): Promise<MaintenanceResult> {
+    assertAdmin(ctx.principal);
+    const before = this.clock.now() - request.olderThanDays * DAY_MS;
+    return this.maintain(ctx, request.dryRun, 'never_active_prune', 'prune', async (db) => ({
+      selected: await this.candidates.neverActiveKeyed(db, before, MAINTENANCE_BATCH),
+      chains: false,
+    }));
+  }
+
+  /**
+   * Retention: sessions ended before the cutoff, pinned ones kept, whole compression lineages only
+   * (a chain goes when every segment qualifies, never split).
+   */
+  async retentionPrune(ctx: OperationContext, request: RetentionPruneRequest): Promise<MaintenanceResult> {
+    assertAdmin(ctx.principal);
+    const cutoff = this.clock.now() - request.olderThanDays * DAY_MS;
+    return this.maintain(ctx, request.dryRun, 'retention', 'prune', async (db) => {
+      const candidates = await this.candidates.endedBefore(
+        db,
+        cutoff,
+        { profile: request.profile, source: request.source },
+        MAINTENANCE_BATCH,
+      );
+      const eligible = new Map(candidates.map((row) => [row.id, row]));
+      const roots = await this.lineage.chainRootsOf(db, [...eligible.keys()]);
+      const selected: SessionRow[] = [];
+      const decided = new Set<string>();
+      for (const row of candidates) {
+        const rootId = roots.get(row.id)?.id ?? row.id;
+        if (decided.has(rootId)) continue;
+        decided.add(rootId);
+        const members = await this.lineage.compressionChainMembers(db, rootId);
+        if (members.every((id) => eligible.has(id))) selected.push(eligible.get(rootId)!);
+      }
+      return { selected, chains: true };
+    });
+  }
+
+  private async maintain(
+    ctx: OperationContext,
+    dryRun: boolean,
+    origin: DeletionOrigin,
+    reason: DeletionReason,
+    select: (db: Executor) => Promise<{ selected: SessionRow[]; chains: boolean }>,
+  ): Promise<MaintenanceResult> {
+    const planFor = async (db: Executor): Promise<DeletionPlan> => {
+      const { selected, chains } = await select(db);
+      const plan = await this.engine.plan(db, selected, chains);
+      // A busy lineage is left for the next pass.
+      const busy = new Set(this.engine.busyMembers(plan).map((member) => member.selectedId));
+      return busy.size === 0
+        ? plan
+        : this.engine.plan(
+            db,
+            selected.filter((row) => !busy.has(row.id)),
+            chains,
+          );
+    };
+    if (dryRun) {
+      try {
+        const plan = await planFor(this.db);
+        return { dryRun, candidates: [...plan.members.keys()], deletedIds: [], receipt: null, receipts: [] };
+      } catch (error) {
+        throw toDomainError(error);
+      }
+    }
+    return this.uow.run(ctx, async (tx: Tx) => {
+      const plan = await planFor(tx.db);
+      const outcome = await this.engine.execute(tx, plan, this.operation(ctx, origin, reason));
+      return {
+        dryRun,
+        candidates: [...plan.members.keys()],
+        deletedIds: outcome.deletedIds,
+        receipt: outcome.receipts[0] ?? null,
+        receipts: outcome.receipts,
+      };
+    });
+  }
+
+  private async assertDiscardable(db: Executor, row: SessionRow): Promise<void> {
+    const reasons: string[] = [];
+    if (await this.candidates.hasMessages(db, row.id)) reasons.push('it has messages');
+    if (await this.candidates.hasChildren(db, row.id)) reasons.push('it has child sessions');
+    if (row.title !== null) reasons.push('it has a title');
+    if (isBusy(row, this.clock.now())) reasons.push('it has a live turn');
+    if (reasons.length > 0) throw new ConflictError(`not an empty session: ${reasons.join(', ')}`);
+  }
+
+  private operation(ctx: OperationContext, origin: DeletionOrigin, reason: DeletionReason) {
+    return {
+      origin,
+      reason,
+      intent: reason === 'user' ? ('explicit_user' as const) : ('maintenance' as const),
+      actor: ctx.principal,
+    };
+  }
+}
+
+/** The server authors the origin from how the caller came in — no wire field can choose it. */
+export function userOrigin(ctx: OperationContext): DeletionOrigin {
+  return ctx.channel === 'dashboard' ? 'user_dashboard' : 'user_api';
+}

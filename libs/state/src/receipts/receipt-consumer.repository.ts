@@ -1,0 +1,29 @@
+import type { Selectable } from 'kysely';
+import type { Executor, ReceiptConsumersTable } from '../db/database.js';
+
+export type ReceiptConsumerRow = Selectable<ReceiptConsumersTable>;
+
+/** Registered replay consumers and the cursor each acknowledged. */
+export class ReceiptConsumerRepository {
+  async find(db: Executor, name: string): Promise<ReceiptConsumerRow | undefined> {
+    return db.selectFrom('receipt_consumers').selectAll().where('name', '=', name).executeTakeFirst();
+  }
+
+  async upsert(db: Executor, row: ReceiptConsumerRow): Promise<void> {
+    await db
+      .insertInto('receipt_consumers')
+      .values(row)
+      .onConflict((oc) =>
+        oc.column('name').doUpdateSet({ cursor: row.cursor, principal: row.principal, updated_at: row.updated_at }),
+      )
+      .execute();
+  }
+
+  async list(db: Executor): Promise<ReceiptConsumerRow[]> {
+    return db.selectFrom('receipt_consumers').selectAll().orderBy('name').execute();
+  }
+
+  async lowest(db: Executor): Promise<ReceiptConsumerRow | undefined> {
+    return db.selectFrom('receipt_consumers').selectAll().orderBy('cursor').orderBy('name').limit(1).executeTakeFirst();
+  }
+}

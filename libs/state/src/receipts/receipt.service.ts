@@ -1,0 +1,264 @@
+import { EventEmitter } from 'node:events';
+import type {
+  DeletionReceipt,
+  ReceiptConsumer,
+  ReceiptListQuery,
+  ReceiptPage,
+  ReceiptWatchQuery,
+  ReclaimRequest,
+  ReclaimResponse,
+  VerifyResponse,
+} from '@statehouse/contracts';
+import type { Db, Dialect } from '../db/database.js';
+import { assertAdmin, principalKey, profileScope } from '../shared/access.js';
+import { type Clock, toIso } from '../shared/clock.js';
+import type { OperationContext } from '../shared/context.js';
+import { ConflictError, DomainError, NotFoundError, ValidationError } from '../shared/errors.js';
+import { toDomainError } from '../shared/store-errors.js';
+import type { UnitOfWork } from '../shared/unit-of-work.js';
+import { hashedDocument, ReceiptRepository, toReceipt } from './receipt.repository.js';
+import { ReceiptConsumerRepository } from './receipt-consumer.repository.js';
+import { GENESIS_HASH, receiptHash } from './receipt-hash.js';
+import { META_ANCHOR_HASH, META_FLOOR } from './receipt-writer.js';
+import { StoreMetaRepository } from './store-meta.repository.js';
+
+/** A cursor below the reclaimed floor: the caller missed receipts and must resynchronise. */
+export class CursorExpiredError extends DomainError {
+  constructor(readonly floor: number) {
+    super(
+      'cursor_expired',
+      `receipts up to sequence ${floor} were reclaimed; resume from ${floor} after a full resync`,
+      {
+        floor,
+      },
+    );
+  }
+}
+
+export type WatchEvent =
+  | { type: 'receipt'; receipt: DeletionReceipt }
+  | { type: 'bookmark'; highWater: number }
+  | { type: 'expired'; floor: number };
+
+export interface WatchOptions {
+  signal: AbortSignal;
+  /** How often another process's commits are looked for. */
+  pollMs?: number;
+  /** An idle stream still says where it stands at least this often. */
+  bookmarkMs?: number;
+}
+
+const WATCH_PAGE = 500;
+const VERIFY_PAGE = 1000;
+
+/**
+ * The durable cross-process deletion feed: replay from a cursor, lookup, watch, reclamation with
+ * a floor (never a silent skip), consumer acknowledgements, and verification of the hash chain.
+ */
+export class ReceiptService {
+  private readonly receipts: ReceiptRepository;
+  private readonly consumers = new ReceiptConsumerRepository();
+  private readonly meta = new StoreMetaRepository();
+  private readonly wakeups = new EventEmitter();
+
+  constructor(
+    private readonly db: Db,
+    private readonly uow: UnitOfWork,
+    private readonly clock: Clock,
+    dialect: Dialect,
+  ) {
+    this.receipts = new ReceiptRepository(dialect);
+    this.wakeups.setMaxListeners(0);
+  }
+
+  /** Post-commit: receipts were written in this process; wake watchers now rather than at the next poll. */
+  notifyCommitted(): void {
+    this.wakeups.emit('receipts');
+  }
+
+  async list(ctx: OperationContext, query: ReceiptListQuery): Promise<ReceiptPage> {
+    try {
+      const floor = await this.floor();
+      if (query.after < floor) throw new CursorExpiredError(floor);
+      const rows = await this.receipts.list(this.db, {
+        after: query.after,
+        limit: query.limit + 1,
+        profiles: profileScope(ctx.principal),
+        profile: query.profile,
+        intent: query.intent,
+        origin: query.origin,
+      });
+      const page = rows.slice(0, query.limit);
+      const highWater = Math.max(await this.receipts.maxSequence(this.db), floor);
+      return {
+        items: page.map(toReceipt),
+        nextCursor: rows.length > query.limit ? String(page[page.length - 1].sequence) : null,
+        highWater,
+        floor,
+      };
+    } catch (error) {
+      throw toDomainError(error);
+    }
+  }
+
+  async get(ctx: OperationContext, operationId: string): Promise<DeletionReceipt> {
+    try {
+      const row = await this.receipts.findByOperationId(this.db, operationId);
+      const scope = profileScope(ctx.principal);
+      if (!row || (scope !== null && !scope.includes(row.profile))) throw new NotFoundError('receipt');
+      return toReceipt(row);
+    } catch (error) {
+      throw toDomainError(error);
+    }
+  }
+
+  /**
+   * Receipts after `after` as they commit — in this process at once, from other processes within
+   * `pollMs` — with a bookmark of the high-water mark when idle, and `expired` if the cursor falls
+   * below the floor (then the stream ends).
+   */
+  async *watch(ctx: OperationContext, query: ReceiptWatchQuery, options: WatchOptions): AsyncGenerator<WatchEvent> {
+    const pollMs = options.pollMs ?? 1000;
+    const bookmarkMs = options.bookmarkMs ?? 15_000;
+    let cursor = query.after;
+    let lastSent = this.clock.now();
+    let firstPass = true;
+    while (!options.signal.aborted) {
+      const floor = await this.floor();
+      if (cursor < floor) {
+        yield { type: 'expired', floor };
+        return;
+      }
+      const highWater = Math.max(await this.receipts.maxSequence(this.db), floor);
+      let sent = false;
+      for (;;) {
+        const rows = await this.receipts.list(this.db, {
+          after: cursor,
+          limit: WATCH_PAGE,
+          profiles: profileScope(ctx.principal),
+          profile: query.profile,
+          intent: query.intent,
+          origin: query.origin,
+        });
+        for (const row of rows) {
+          yield { type: 'receipt', receipt: toReceipt(row) };
+          cursor = Number(row.sequence);
+          sent = true;
+        }
+        if (rows.length < WATCH_PAGE) break;
+      }
+      // Everything up to the high-water mark read before listing is committed and was seen.
+      cursor = Math.max(cursor, highWater);
+      if (sent) lastSent = Date.now();
+      if (firstPass || Date.now() - lastSent >= bookmarkMs) {
+        yield { type: 'bookmark', highWater: cursor };
+        lastSent = Date.now();
+        firstPass = false;
+      }
+      await this.sleep(Math.min(pollMs, bookmarkMs), options.signal);
+    }
+  }
+
+  /**
+   * Deletes receipts through a sequence. `safe` never passes the lowest acknowledged consumer
+   * cursor; `force` does. The floor only rises; sequences are never reused.
+   */
+  async reclaim(ctx: OperationContext, request: ReclaimRequest): Promise<ReclaimResponse> {
+    assertAdmin(ctx.principal);
+    return this.uow.run(ctx, async (tx) => {
+      await this.receipts.lockChain(tx.db);
+      const floor = await this.floorIn(tx.db);
+      const highWater = Math.max(await this.receipts.maxSequence(tx.db), floor);
+      let target = Math.min(request.throughSequence, highWater);
+      let limitedBy: string | null = null;
+      if (request.mode === 'safe') {
+        const lowest = await this.consumers.lowest(tx.db);
+        if (lowest && Number(lowest.cursor) < target) {
+          target = Number(lowest.cursor);
+          limitedBy = lowest.name;
+        }
+      }
+      if (target <= floor) return { reclaimed: 0, floor, limitedBy };
+      const anchor = await this.receipts.lastAtOrBelow(tx.db, target);
+      if (anchor) await this.meta.set(tx.db, META_ANCHOR_HASH, anchor.hash);
+      const reclaimed = await this.receipts.deleteThrough(tx.db, target);
+      await this.meta.set(tx.db, META_FLOOR, String(target));
+      return { reclaimed, floor: target, limitedBy };
+    });
+  }
+
+  /** A consumer acknowledges how far it has processed; acknowledgements never move back. */
+  async acknowledge(ctx: OperationContext, name: string, cursor: number): Promise<ReceiptConsumer> {
+    return this.uow.run(ctx, async (tx) => {
+      const highWater = Math.max(await this.receipts.maxSequence(tx.db), await this.floorIn(tx.db));
+      if (cursor > highWater) throw new ValidationError(`cursor ${cursor} is beyond the high-water mark ${highWater}`);
+      const existing = await this.consumers.find(tx.db, name);
+      if (existing && Number(existing.cursor) > cursor) {
+        throw new ConflictError(
+          `consumer ${name} already acknowledged ${existing.cursor}; acknowledgements never move back`,
+        );
+      }
+      const row = { name, cursor, principal: principalKey(ctx.principal), updated_at: this.clock.now() };
+      await this.consumers.upsert(tx.db, row);
+      return { name, cursor, principal: row.principal, updatedAt: toIso(row.updated_at) };
+    });
+  }
+
+  async listConsumers(ctx: OperationContext): Promise<ReceiptConsumer[]> {
+    assertAdmin(ctx.principal);
+    const rows = await this.consumers.list(this.db);
+    return rows.map((row) => ({
+      name: row.name,
+      cursor: Number(row.cursor),
+      principal: row.principal,
+      updatedAt: toIso(Number(row.updated_at)),
+    }));
+  }
+
+  /** Walks the chain from the reclaimed anchor: every prevHash links, every hash recomputes. */
+  async verify(ctx: OperationContext): Promise<VerifyResponse> {
+    assertAdmin(ctx.principal);
+    try {
+      let expectedPrev = (await this.meta.get(this.db, META_ANCHOR_HASH)) ?? GENESIS_HASH;
+      let after = 0;
+      let checked = 0;
+      for (;;) {
+        const rows = await this.receipts.list(this.db, { after, limit: VERIFY_PAGE, profiles: null });
+        for (const row of rows) {
+          const receipt = toReceipt(row);
+          if (row.prev_hash !== expectedPrev || receiptHash(row.prev_hash, hashedDocument(receipt)) !== row.hash) {
+            return { ok: false, checked, firstBadSequence: receipt.sequence };
+          }
+          expectedPrev = row.hash;
+          checked++;
+          after = receipt.sequence;
+        }
+        if (rows.length < VERIFY_PAGE) return { ok: true, checked };
+      }
+    } catch (error) {
+      throw toDomainError(error);
+    }
+  }
+
+  async floor(): Promise<number> {
+    return this.floorIn(this.db);
+  }
+
+  private async floorIn(db: Db | Parameters<StoreMetaRepository['get']>[0]): Promise<number> {
+    return Number((await this.meta.get(db, META_FLOOR)) ?? 0);
+  }
+
+  private sleep(ms: number, signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wakeups.off('receipts', done);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wakeups.once('receipts', done);
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+}
