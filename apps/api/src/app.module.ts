@@ -19,6 +19,10 @@ import { MetricsController } from './metrics/metrics.controller.js';
 import { MetricsInterceptor } from './metrics/metrics.interceptor.js';
 import { MetricsRegistry } from './metrics/metrics.registry.js';
 import { ProfilesController } from './profiles/profiles.controller.js';
+import { ReceiptConsumersController } from './receipts/receipt-consumers.controller.js';
+import { ReceiptsController } from './receipts/receipts.controller.js';
+import { RetentionController } from './retention/retention.controller.js';
+import { RetentionScheduler } from './retention/retention.scheduler.js';
 import { SearchController } from './search/search.controller.js';
 import { SessionsController } from './sessions/sessions.controller.js';
 import { TurnsController } from './turns/turns.controller.js';
@@ -48,6 +52,9 @@ export class AppModule {
         TurnsController,
         LineageController,
         SearchController,
+        ReceiptsController,
+        ReceiptConsumersController,
+        RetentionController,
       ],
       providers: [
         { provide: STATE_STORE, useValue: dependencies.store },
@@ -55,6 +62,7 @@ export class AppModule {
         { provide: MetricsRegistry, useValue: dependencies.metrics },
         BearerStrategy,
         CookieStrategy,
+        RetentionScheduler,
         { provide: APP_GUARD, useClass: StatehouseAuthGuard },
         // Outermost first: metrics time everything, idempotency wraps the handler.
         { provide: APP_INTERCEPTOR, useClass: MetricsInterceptor },

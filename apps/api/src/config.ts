@@ -11,6 +11,8 @@ export interface ApiConfig {
   plugins: string[];
   /** Secure cookies when served over HTTPS behind a proxy. */
   secureCookies: boolean;
+  /** How often the retention policies are applied (0 disables the scheduler). */
+  retentionIntervalSeconds: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
@@ -27,5 +29,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
       .map((entry) => entry.trim())
       .filter(Boolean),
     secureCookies: env.STATEHOUSE_SECURE_COOKIES === 'true',
+    retentionIntervalSeconds: Number(env.STATEHOUSE_RETENTION_INTERVAL_SECONDS ?? 3600),
   };
 }

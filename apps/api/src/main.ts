@@ -5,6 +5,7 @@ import { createApp } from './app.factory.js';
 import { loadConfig } from './config.js';
 import { stateLogger } from './logger.js';
 import { MetricsRegistry } from './metrics/metrics.registry.js';
+import { loadPlugins } from './plugins/plugin-loader.js';
 
 const logger = new Logger('Statehouse');
 const config = loadConfig();
@@ -51,6 +52,16 @@ if (config.seedDemo && (store.created || explicitSeed)) {
     logger.log(
       `seeded demo data: ${seeded.sessions} sessions, ${seeded.messages} messages (STATEHOUSE_SEED_DEMO=false to skip)`,
     );
+  }
+}
+
+if (config.plugins.length > 0) {
+  try {
+    const loaded = await loadPlugins(config.plugins, store, stateLogger('Plugins'));
+    logger.log(`plugins loaded: ${loaded.join(', ')}`);
+  } catch (error) {
+    console.error(`\nStatehouse cannot start: a plugin failed to load: ${(error as Error).message}\n`);
+    process.exit(1);
   }
 }
 

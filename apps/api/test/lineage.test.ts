@@ -216,17 +216,13 @@ for (const { dialect, available } of TEST_DIALECTS) {
         .set(await tokens('root-2'))
         .send({ uptoMessageId: messages.body.items[0].id });
       expect(missingMessage.status).toBe(404);
-      const delegate = await api
-        .http()
-        .post('/v1/sessions')
-        .set(admin)
-        .send({
-          id: 'root-helper',
-          profile: 'lin',
-          source: 'subagent',
-          parentSessionId: 'root-2',
-          lineageKind: 'delegate',
-        });
+      const delegate = await api.http().post('/v1/sessions').set(admin).send({
+        id: 'root-helper',
+        profile: 'lin',
+        source: 'subagent',
+        parentSessionId: 'root-2',
+        lineageKind: 'delegate',
+      });
       expect(delegate.status).toBe(201);
       const reset = await api
         .http()

@@ -97,6 +97,7 @@ export type ReceiptPage = z.infer<typeof ReceiptPageSchema>;
 
 export const ReceiptWatchQuerySchema = z.object({
   after: z.coerce.number().int().min(0).default(0),
+  bookmarkSeconds: z.coerce.number().int().min(1).max(15).default(15).describe('idle bookmark interval'),
   intent: DeletionIntentSchema.optional(),
   origin: DeletionOriginSchema.optional(),
   profile: ProfileNameSchema.optional(),

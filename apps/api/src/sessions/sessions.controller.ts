@@ -1,15 +1,38 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Patch, Post, Query, UseInterceptors } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Inject,
+  Param,
+  Patch,
+  Post,
+  Query,
+  Res,
+  UseInterceptors,
+} from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiCookieAuth,
   ApiCreatedResponse,
   ApiOkResponse,
   ApiOperation,
+  ApiProduces,
   ApiTags,
 } from '@nestjs/swagger';
 import {
+  type BulkDeleteRequest,
+  BulkDeleteRequestSchema,
+  BulkDeleteResponseSchema,
   type CreateSessionRequest,
   CreateSessionRequestSchema,
+  type DeletePreviewRequest,
+  DeletePreviewRequestSchema,
+  DeletePreviewSchema,
+  type DeleteSessionQuery,
+  DeleteSessionQuerySchema,
+  DeleteSessionResponseSchema,
   type EndSessionRequest,
   EndSessionRequestSchema,
   IdSchema,
@@ -26,6 +49,7 @@ import {
   UpdateSessionRequestSchema,
 } from '@statehouse/contracts';
 import type { OperationContext, Preconditions as PreconditionValues, StateStore } from '@statehouse/state';
+import type { Response } from 'express';
 import { DestructiveHeaders, IfMatchHeader, Mutation } from '../common/api-headers.decorator.js';
 import { Ctx } from '../common/context.decorator.js';
 import { Preconditions } from '../common/preconditions.decorator.js';
@@ -53,6 +77,58 @@ export class SessionsController {
   @ApiOkResponse({ standardSchema: SessionListResponseSchema })
   list(@Ctx() ctx: OperationContext, @Query({ schema: ListSessionsQuerySchema }) query: ListSessionsQuery) {
     return this.store.sessions.list(ctx, query);
+  }
+
+  @Post('bulk-delete')
+  @Mutation()
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Delete up to 500 selected sessions in one transaction; busy, stale and unknown ones are skipped',
+  })
+  @ApiOkResponse({ standardSchema: BulkDeleteResponseSchema })
+  bulkDelete(@Ctx() ctx: OperationContext, @Body({ schema: BulkDeleteRequestSchema }) body: BulkDeleteRequest) {
+    return this.store.deletion.bulkDelete(ctx, body);
+  }
+
+  @Post('delete-preview')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'What deleting these sessions would remove (delegate cascade, chain members) and orphan' })
+  @ApiOkResponse({ standardSchema: DeletePreviewSchema })
+  deletePreview(
+    @Ctx() ctx: OperationContext,
+    @Body({ schema: DeletePreviewRequestSchema }) body: DeletePreviewRequest,
+  ) {
+    return this.store.deletion.preview(ctx, body);
+  }
+
+  @Delete(':id')
+  @DestructiveHeaders()
+  @ApiOperation({
+    summary:
+      'Delete a session (delegates cascade; with includeCompressionChain the whole chain); ifEmpty=true discards only an empty one',
+  })
+  @ApiOkResponse({ standardSchema: DeleteSessionResponseSchema })
+  remove(
+    @Ctx() ctx: OperationContext,
+    @Param('id', { schema: IdSchema }) id: string,
+    @Query({ schema: DeleteSessionQuerySchema }) query: DeleteSessionQuery,
+    @Preconditions() preconditions: PreconditionValues,
+  ) {
+    return this.store.deletion.deleteOne(ctx, id, query, preconditions);
+  }
+
+  @Get(':id/export')
+  @ApiOperation({ summary: 'JSON lines: the session, every message, its lineage edges' })
+  @ApiProduces('application/x-ndjson')
+  async export(@Ctx() ctx: OperationContext, @Param('id', { schema: IdSchema }) id: string, @Res() response: Response) {
+    const lines = this.store.sessions.export(ctx, id);
+    // Read the first line before committing to 200, so a missing session is still a problem document.
+    const first = await lines.next();
+    response.status(200).type('application/x-ndjson');
+    response.setHeader('Content-Disposition', `attachment; filename="${id}.jsonl"`);
+    if (!first.done) response.write(`${JSON.stringify(first.value)}\n`);
+    for await (const line of lines) response.write(`${JSON.stringify(line)}\n`);
+    response.end();
   }
 
   @Get(':id')

@@ -1,0 +1,201 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from '@statehouse/state/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+const TOKEN_CLI = fileURLToPath(new URL('../dist/cli/token.js', import.meta.url));
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+async function waitForHealth(base: string, child: ChildProcess, log: () => string): Promise<void> {
+  for (let i = 0; i < 150; i++) {
+    if (child.exitCode !== null) throw new Error(`API exited early:\n${log()}`);
+    try {
+      if ((await fetch(`${base}/healthz`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`API did not start:\n${log()}`);
+}
+
+/** Reads server-sent events from a fetch body. */
+async function* sseEvents(response: Response): AsyncGenerator<{ event: string; data: unknown }> {
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer += decoder.decode(value, { stream: true });
+    let index = buffer.indexOf('\n\n');
+    while (index >= 0) {
+      const block = buffer.slice(0, index);
+      buffer = buffer.slice(index + 2);
+      const event = /^event: (.*)$/m.exec(block)?.[1] ?? 'message';
+      const data = /^data: (.*)$/m.exec(block)?.[1];
+      yield { event, data: data ? JSON.parse(data) : null };
+      index = buffer.indexOf('\n\n');
+    }
+  }
+}
+
+for (const { dialect, available } of TEST_DIALECTS) {
+  describe.skipIf(!available)(`receipts across two OS processes on ${dialect}`, () => {
+    let database: TestDatabase;
+    const processes: ChildProcess[] = [];
+    let writer = '';
+    let reader = '';
+    let token = '';
+
+    const start = async (): Promise<string> => {
+      const port = await freePort();
+      let output = '';
+      const child = spawn(process.execPath, [MAIN], {
+        env: {
+          ...process.env,
+          STATEHOUSE_DATABASE_URL: database.url,
+          STATEHOUSE_API_PORT: String(port),
+          STATEHOUSE_SEED_DEMO: 'false',
+          STATEHOUSE_ADMIN_PASSWORD: 'cross-process-admin',
+          STATEHOUSE_RETENTION_INTERVAL_SECONDS: '0',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      child.stdout?.on('data', (chunk) => (output += chunk));
+      child.stderr?.on('data', (chunk) => (output += chunk));
+      processes.push(child);
+      const base = `http://127.0.0.1:${port}`;
+      await waitForHealth(base, child, () => output);
+      return base;
+    };
+    const call = async (
+      base: string,
+      method: string,
+      path: string,
+      body?: unknown,
+      headers: Record<string, string> = {},
+    ) => {
+      const response = await fetch(`${base}${path}`, {
+        method,
+        headers: { Authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await response.text();
+      return { status: response.status, body: text ? JSON.parse(text) : undefined };
+    };
+    const createAndDelete = async (id: string) => {
+      const created = await call(writer, 'POST', '/v1/sessions', {
+        id,
+        profile: 'xp',
+        source: 'cli',
+        messages: [{ role: 'user', content: id }],
+      });
+      expect(created.status).toBe(201);
+      const deleted = await call(writer, 'DELETE', `/v1/sessions/${id}`, undefined, {
+        'If-Match': `"${created.body.revision}"`,
+        'X-Expected-Generation': String(created.body.generation),
+      });
+      expect(deleted.status).toBe(200);
+      return deleted.body.receipt as { sequence: number; operationId: string };
+    };
+
+    beforeAll(async () => {
+      if (!existsSync(MAIN) || !existsSync(TOKEN_CLI)) {
+        throw new Error('apps/api/dist is missing: run `npm run build` (npm test does it) before this suite');
+      }
+      database = await createTestDatabase(dialect);
+      token = execFileSync(
+        process.execPath,
+        [TOKEN_CLI, 'create', '--role', 'admin', '--profiles', '*', '--name', 'xp'],
+        {
+          env: { ...process.env, STATEHOUSE_DATABASE_URL: database.url },
+          encoding: 'utf8',
+          stdio: ['ignore', 'pipe', 'ignore'],
+        },
+      )
+        .trim()
+        .split('\n')
+        .pop()!;
+      [writer, reader] = await Promise.all([start(), start()]);
+    }, 60_000);
+
+    afterAll(async () => {
+      for (const child of processes) child.kill('SIGTERM');
+      await Promise.all(
+        processes.map(
+          (child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve))),
+        ),
+      );
+      await database?.drop();
+    });
+
+    it('one process deletes, the other replays from cursor 0 and watches the stream', async () => {
+      const first = await createAndDelete('xp-1');
+      const replay = await call(reader, 'GET', '/v1/deletion-receipts?after=0');
+      expect(replay.status).toBe(200);
+      expect(replay.body.items.map((receipt: { operationId: string }) => receipt.operationId)).toEqual([
+        first.operationId,
+      ]);
+
+      const abort = new AbortController();
+      const stream = await fetch(`${reader}/v1/deletion-receipts/watch?after=0&bookmarkSeconds=1`, {
+        headers: { Authorization: `Bearer ${token}` },
+        signal: abort.signal,
+      });
+      expect(stream.headers.get('content-type')).toMatch(/text\/event-stream/);
+      const events = sseEvents(stream);
+      const seen: string[] = [];
+      let second: { operationId: string } | undefined;
+      for await (const { event, data } of events) {
+        if (event === 'receipt') seen.push((data as { operationId: string }).operationId);
+        if (event === 'bookmark' && !second) second = await createAndDelete('xp-2');
+        if (second && seen.includes(second.operationId)) break;
+      }
+      abort.abort();
+      expect(seen).toEqual([first.operationId, second!.operationId]);
+    });
+
+    it('after reclamation a cursor below the floor gets 410, and a lagging consumer holds safe reclamation back', async () => {
+      const third = await createAndDelete('xp-3');
+      const all = (await call(reader, 'GET', '/v1/deletion-receipts?after=0')).body.items as { sequence: number }[];
+      expect(all).toHaveLength(3);
+      expect((await call(reader, 'PUT', '/v1/receipt-consumers/gateway', { cursor: all[0].sequence })).status).toBe(
+        200,
+      );
+      const safe = await call(writer, 'POST', '/v1/deletion-receipts/reclaim', {
+        throughSequence: third.sequence,
+        mode: 'safe',
+      });
+      expect(safe.body).toMatchObject({ floor: all[0].sequence, limitedBy: 'gateway' });
+      const forced = await call(writer, 'POST', '/v1/deletion-receipts/reclaim', {
+        throughSequence: all[1].sequence,
+        mode: 'force',
+      });
+      expect(forced.body.floor).toBe(all[1].sequence);
+      const expired = await call(reader, 'GET', `/v1/deletion-receipts?after=${all[0].sequence}`);
+      expect(expired.status).toBe(410);
+      expect(expired.body).toMatchObject({ code: 'cursor_expired', floor: all[1].sequence });
+      const stream = await fetch(`${reader}/v1/deletion-receipts/watch?after=0`, {
+        headers: { Authorization: `Bearer ${token}` },
+      });
+      const events: { event: string; data: unknown }[] = [];
+      for await (const event of sseEvents(stream)) events.push(event);
+      expect(events).toEqual([{ event: 'expired', data: { floor: all[1].sequence, code: 'cursor_expired' } }]);
+    });
+  });
+}
