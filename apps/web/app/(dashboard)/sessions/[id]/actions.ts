@@ -1,0 +1,115 @@
+'use server';
+
+import { IdSchema, type UpdateSessionRequest, UpdateSessionRequestSchema } from '@statehouse/contracts';
+import { refresh } from 'next/cache';
+import { ApiProblemError, ApiUnreachableError, updateSession } from '../../../../lib/api';
+
+// Not exported: a 'use server' module may export async functions only.
+const SESSION_INTENTS = ['rename', 'archive', 'unarchive', 'pin', 'unpin'] as const;
+type SessionIntent = (typeof SESSION_INTENTS)[number];
+
+export type SessionActionState =
+  | { status: 'idle' }
+  | { status: 'success'; message: string; revision: number }
+  | {
+      status: 'error';
+      title: string;
+      message: string;
+      /** A stale revision: the page offers a reload instead of a retry. */
+      conflict?: { sentRevision: number; currentRevision: number | null };
+      field?: 'title';
+      /** What the user typed, so a refused rename can be retried without retyping it. */
+      submittedTitle?: string;
+    };
+
+function bodyFor(intent: SessionIntent, formData: FormData): UpdateSessionRequest | { error: string } {
+  switch (intent) {
+    case 'rename': {
+      const title = String(formData.get('title') ?? '').trim();
+      if (!title) return { error: 'Enter a title.' };
+      // A person's title outranks derived and model-written ones (SPEC §2.2, titleSource).
+      return { title, titleSource: 'user' };
+    }
+    case 'archive':
+      return { archived: true };
+    case 'unarchive':
+      return { archived: false };
+    case 'pin':
+      return { pinned: true };
+    case 'unpin':
+      return { pinned: false };
+  }
+}
+
+const SUCCESS: Record<SessionIntent, string> = {
+  rename: 'Renamed.',
+  archive: 'Archived. The session is hidden from the default list.',
+  unarchive: 'Unarchived.',
+  pin: 'Pinned.',
+  unpin: 'Unpinned.',
+};
+
+/**
+ * Rename, archive, pin and their inverses. The revision the page was rendered with goes out as
+ * `If-Match`, so a change made elsewhere in the meantime is reported, never overwritten.
+ */
+export async function updateSessionAction(
+  _previous: SessionActionState,
+  formData: FormData,
+): Promise<SessionActionState> {
+  const id = IdSchema.safeParse(formData.get('sessionId'));
+  const revision = Number(formData.get('revision'));
+  const intent = SESSION_INTENTS.find((candidate) => candidate === formData.get('intent'));
+  if (!id.success || !Number.isInteger(revision) || revision < 0 || !intent) {
+    return { status: 'error', title: 'Nothing was changed', message: 'The form was incomplete. Reload the page.' };
+  }
+  const submittedTitle = intent === 'rename' ? String(formData.get('title') ?? '') : undefined;
+  const failed = (
+    failure: Omit<Extract<SessionActionState, { status: 'error' }>, 'status' | 'submittedTitle'>,
+  ): SessionActionState => ({ status: 'error', submittedTitle, ...failure });
+  const body = bodyFor(intent, formData);
+  if ('error' in body) return failed({ title: 'Nothing was changed', message: body.error, field: 'title' });
+  const request = UpdateSessionRequestSchema.safeParse(body);
+  if (!request.success) {
+    const message = request.error.issues.map((issue) => issue.message).join('; ');
+    return failed({ title: 'Nothing was changed', message, field: intent === 'rename' ? 'title' : undefined });
+  }
+
+  try {
+    const updated = await updateSession(id.data, revision, request.data);
+    refresh();
+    const message = intent === 'rename' ? `Renamed to “${updated.title ?? ''}”.` : SUCCESS[intent];
+    return { status: 'success', message, revision: updated.revision };
+  } catch (error) {
+    if (error instanceof ApiUnreachableError) {
+      return failed({ title: 'Nothing was changed', message: error.message });
+    }
+    if (!(error instanceof ApiProblemError)) throw error;
+    const { problem } = error;
+    switch (problem.code) {
+      case 'revision_conflict': {
+        const current = problem.currentRevision ?? null;
+        return failed({
+          title: 'This session changed since you opened it',
+          message:
+            current === null
+              ? `You opened revision ${revision}; it has changed since. Reload to see it.`
+              : `You opened revision ${revision}; it is now at revision ${current}. Reload to see it, then try again.`,
+          conflict: { sentRevision: revision, currentRevision: current },
+        });
+      }
+      case 'title_conflict':
+        return failed({
+          title: 'That title is already in use',
+          message: `Another session in this profile is already called “${request.data.title ?? ''}”. Choose a different title.`,
+          field: 'title',
+        });
+      case 'not_found':
+        return failed({ title: 'Session not found', message: 'It was deleted or is outside your profiles.' });
+      case 'validation_failed':
+        return failed({ title: 'Nothing was changed', message: problem.detail, field: 'title' });
+      default:
+        return failed({ title: problem.title, message: problem.detail });
+    }
+  }
+}

@@ -1,0 +1,30 @@
+import type { Metadata, Viewport } from 'next';
+import type { ReactNode } from 'react';
+import '../styles/tokens.css';
+import '../components/ui/ui.css';
+import '../styles/app.css';
+
+export const metadata: Metadata = {
+  title: { default: 'Statehouse', template: '%s · Statehouse' },
+  description: 'Sessions, transcripts and search across every agent surface.',
+  robots: { index: false, follow: false },
+};
+
+export const viewport: Viewport = {
+  width: 'device-width',
+  initialScale: 1,
+  colorScheme: 'light dark',
+};
+
+export default function RootLayout({ children }: { children: ReactNode }) {
+  return (
+    <html lang="en">
+      <body>
+        <a className="skip-link" href="#main">
+          Skip to content
+        </a>
+        {children}
+      </body>
+    </html>
+  );
+}

@@ -1,0 +1,117 @@
+import type { Message, MessageRole } from '@statehouse/contracts';
+import { formatDateTime, formatNumber, formatTime, humanize } from '../../lib/format';
+import { textPreview, toolCallsOf, toParts } from '../../lib/message-content';
+import { messageAnchor } from '../../lib/paths';
+import { Badge, cx } from '../ui';
+import { MessageContentView, ToolCallFold } from './MessageContentView';
+
+const ROLE_LABELS: Record<MessageRole, string> = {
+  user: 'User',
+  assistant: 'Assistant',
+  tool: 'Tool',
+  system: 'System',
+  session_meta: 'Session meta',
+};
+
+/**
+ * One transcript row, styled by role. Tool traffic is folded (it is long and rarely what a person
+ * reads first); hidden, rewound and compacted rows say so.
+ */
+export function MessageItem({ message, highlighted }: { message: Message; highlighted: boolean }) {
+  const anchor = messageAnchor(message.id);
+  const parts = toParts(message.content);
+  const toolCalls = toolCallsOf(message);
+  const hidden = message.displayKind === 'hidden';
+  return (
+    <li>
+      <article
+        id={anchor}
+        className={cx(
+          'message',
+          `message--${message.role}`,
+          hidden && 'message--hidden',
+          !message.active && 'message--inactive',
+          highlighted && 'message--highlighted',
+        )}
+        aria-labelledby={`${anchor}-role`}
+        aria-current={highlighted ? 'true' : undefined}
+        data-message-id={message.id}
+        data-role={message.role}
+      >
+        <header className="message__header">
+          <span className="message__role" id={`${anchor}-role`}>
+            {ROLE_LABELS[message.role]}
+            {highlighted ? <span className="visually-hidden"> (linked message)</span> : null}
+          </span>
+          {message.toolName ? <code>{message.toolName}</code> : null}
+          {hidden ? <Badge tone="warning">Hidden</Badge> : null}
+          {message.displayKind === 'compaction_summary' ? <Badge tone="info">Compaction summary</Badge> : null}
+          {message.compacted ? <Badge>Compacted</Badge> : null}
+          {!message.active ? <Badge tone="danger">Rewound</Badge> : null}
+          {highlighted ? <Badge tone="warning">Search hit</Badge> : null}
+          <span className="message__spacer" />
+          <time dateTime={message.timestamp} title={formatDateTime(message.timestamp)}>
+            {formatTime(message.timestamp)}
+          </time>
+          <a className="message__permalink" href={`#${anchor}`} aria-label={`Link to message ${message.id}`}>
+            #{message.id}
+          </a>
+        </header>
+
+        {message.role === 'tool' ? (
+          <details className="fold">
+            <summary>
+              <span className="fold__summary-main">
+                Result{message.toolName ? ' of ' : ''}
+                {message.toolName ? <code>{message.toolName}</code> : null}
+              </span>
+              <span className="fold__summary-preview">{textPreview(message) || 'empty'}</span>
+            </summary>
+            <div className="fold__body">
+              {message.toolCallId ? (
+                <p className="fold__meta">
+                  Call id <code>{message.toolCallId}</code>
+                </p>
+              ) : null}
+              {parts.length > 0 ? (
+                <MessageContentView parts={parts} />
+              ) : (
+                <p className="message__text--empty">No output</p>
+              )}
+            </div>
+          </details>
+        ) : parts.length > 0 ? (
+          <MessageContentView parts={parts} />
+        ) : toolCalls.length === 0 ? (
+          <p className="message__text message__text--empty">No text</p>
+        ) : null}
+
+        {toolCalls.length > 0 ? (
+          <div className="message__tool-calls">
+            {toolCalls.map((call, index) => (
+              <ToolCallFold key={call.id ?? index} call={call} />
+            ))}
+          </div>
+        ) : null}
+
+        {message.reasoning ? (
+          <details className="fold">
+            <summary>
+              <span className="fold__summary-main">Reasoning</span>
+            </summary>
+            <div className="fold__body">
+              <p className="message__text">{message.reasoning}</p>
+            </div>
+          </details>
+        ) : null}
+
+        {message.tokenCount !== null || message.finishReason ? (
+          <footer className="message__footer">
+            {message.tokenCount !== null ? <span>{formatNumber(message.tokenCount)} tokens</span> : null}
+            {message.finishReason ? <span>finish: {humanize(message.finishReason)}</span> : null}
+          </footer>
+        ) : null}
+      </article>
+    </li>
+  );
+}

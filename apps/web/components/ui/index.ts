@@ -1,0 +1,10 @@
+export { Alert, type AlertTone, LiveRegion } from './Alert';
+export { Badge, type BadgeTone } from './Badge';
+export { Button, ButtonLink, buttonClass } from './Button';
+export { Card } from './Card';
+export { cx } from './cx';
+export { EmptyState } from './EmptyState';
+export { Checkbox, Field, hintId, Input, Select } from './Field';
+export { Pagination } from './Pagination';
+export { SubmitButton } from './SubmitButton';
+export { type DescriptionItem, DescriptionList, List, ListItem, Table } from './Table';

@@ -1,0 +1,64 @@
+/**
+ * Display formatting. Everything renders on the server, so times are shown in UTC and say so:
+ * an operator comparing the dashboard with logs should never have to guess the zone.
+ */
+
+const dateTimeFormat = new Intl.DateTimeFormat('en-GB', {
+  day: 'numeric',
+  month: 'short',
+  year: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  timeZone: 'UTC',
+});
+const timeFormat = new Intl.DateTimeFormat('en-GB', {
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  timeZone: 'UTC',
+});
+const numberFormat = new Intl.NumberFormat('en-US');
+
+export function formatDateTime(iso: string): string {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : `${dateTimeFormat.format(date)} UTC`;
+}
+
+export function formatTime(iso: string): string {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : timeFormat.format(date);
+}
+
+/** "just now", "12 min ago", "3 h ago", "5 d ago", then the date. */
+export function formatRelative(iso: string, now: number = Date.now()): string {
+  const time = new Date(iso).getTime();
+  if (Number.isNaN(time)) return iso;
+  const seconds = Math.round((now - time) / 1000);
+  if (seconds < 0) return formatDateTime(iso);
+  if (seconds < 60) return 'just now';
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min ago`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return `${hours} h ago`;
+  const days = Math.floor(hours / 24);
+  if (days < 30) return `${days} d ago`;
+  return formatDateTime(iso);
+}
+
+export function formatNumber(value: number): string {
+  return numberFormat.format(value);
+}
+
+export function formatCost(usd: number): string {
+  if (usd === 0) return '$0.00';
+  return usd < 0.01 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
+}
+
+export function plural(count: number, one: string, many = `${one}s`): string {
+  return `${formatNumber(count)} ${count === 1 ? one : many}`;
+}
+
+/** `snake_case` reasons and kinds as words: `cli_close` → "cli close". */
+export function humanize(value: string): string {
+  return value.replaceAll('_', ' ');
+}

@@ -1,0 +1,48 @@
+import type { Session, SessionListItem } from '@statehouse/contracts';
+import type { BadgeTone } from '../components/ui';
+import { humanize } from './format';
+
+export function sessionHeading(session: Pick<Session, 'title' | 'id'> & { preview?: string | null }): {
+  text: string;
+  untitled: boolean;
+} {
+  if (session.title) return { text: session.title, untitled: false };
+  if (session.preview) return { text: session.preview, untitled: true };
+  return { text: 'Untitled session', untitled: true };
+}
+
+export interface StatusDisplay {
+  label: string;
+  tone: BadgeTone;
+  reason: string | null;
+}
+
+export function sessionStatus(session: Pick<Session, 'endedAt' | 'endReason'>): StatusDisplay {
+  if (!session.endedAt) return { label: 'Open', tone: 'success', reason: null };
+  return { label: 'Ended', tone: 'neutral', reason: session.endReason ? humanize(session.endReason) : null };
+}
+
+/**
+ * Why a row is more than a standalone conversation: a compression chain shown at its tip, or a
+ * typed edge to a parent (branch, reset, delegate).
+ */
+export function lineageHint(item: Pick<SessionListItem, 'id' | 'rootId' | 'lineageKind' | 'parentSessionId'>) {
+  if (item.rootId !== item.id) return `Compressed conversation, started as ${item.rootId}`;
+  if (item.lineageKind && item.parentSessionId) return `${humanize(item.lineageKind)} of ${item.parentSessionId}`;
+  if (item.lineageKind) return humanize(item.lineageKind);
+  return null;
+}
+
+/** Common surface labels, offered as suggestions; sources are open-ended so any label is accepted. */
+export const KNOWN_SOURCES = [
+  'cli',
+  'tui',
+  'desktop',
+  'telegram',
+  'discord',
+  'slack',
+  'api_server',
+  'cron',
+  'subagent',
+  'tool',
+] as const;

@@ -1,0 +1,288 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser, type TestBrowser } from './support/browser.js';
+import { ADMIN_PASSWORD, ADMIN_USERNAME, createAdminToken, type Stack, startStack } from './support/stack.js';
+
+/**
+ * The dashboard end to end: real API, real Next.js production build, real Chromium. The steps run
+ * in order and share one signed-in page, like a person working through the dashboard.
+ */
+
+const SCREENSHOT_DIR = process.env.STATEHOUSE_SCREENSHOT_DIR ?? '/tmp/statehouse-screenshots';
+// Demo data (libs/state/src/seed/demo-seed.ts): in profile `support`, two conversations came in over discord.
+const SUPPORT_DISCORD_SESSION = 'demo-support-07';
+const HIDDEN_SYSTEM_PROMPT = 'You are a helpful operations agent.';
+
+let stack: Stack;
+let browser: TestBrowser;
+let page: Page;
+
+async function screenshot(name: string, options: { dark?: boolean; width?: number } = {}): Promise<void> {
+  const viewport = page.viewportSize();
+  if (options.width) await page.setViewportSize({ width: options.width, height: 900 });
+  if (options.dark) await page.emulateMedia({ colorScheme: 'dark' });
+  // animations: 'disabled' finishes colour transitions, so a dark capture is not caught mid-fade.
+  await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage: true, animations: 'disabled' });
+  await page.emulateMedia({ colorScheme: 'light' });
+  if (viewport && options.width) await page.setViewportSize(viewport);
+}
+
+let adminToken: Promise<string> | undefined;
+/** One API token per run, minted by the real CLI, for changes "made elsewhere". */
+const apiToken = () => {
+  adminToken ??= createAdminToken(stack);
+  return adminToken;
+};
+
+async function api(path: string, init: RequestInit = {}): Promise<Response> {
+  const headers = new Headers(init.headers);
+  headers.set('authorization', `Bearer ${await apiToken()}`);
+  if (init.body) headers.set('content-type', 'application/json');
+  return fetch(`${stack.apiUrl}${path}`, { ...init, headers });
+}
+
+async function apiPatchSession(id: string, body: object): Promise<{ revision: number }> {
+  const current = await api(`/v1/sessions/${id}`);
+  expect(current.status).toBe(200);
+  const { revision } = (await current.json()) as { revision: number };
+  const response = await api(`/v1/sessions/${id}`, {
+    method: 'PATCH',
+    headers: { 'if-match': `"${revision}"` },
+    body: JSON.stringify(body),
+  });
+  expect(response.status).toBe(200);
+  return (await response.json()) as { revision: number };
+}
+
+describe('dashboard in a browser', () => {
+  beforeAll(async () => {
+    mkdirSync(SCREENSHOT_DIR, { recursive: true });
+    stack = await startStack();
+    browser = await launchBrowser();
+    page = await browser.context.newPage();
+    page.setDefaultTimeout(15_000);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.stop();
+  });
+
+  it('sends a signed-out visitor to the login page and keeps where they were going', async () => {
+    await page.goto(`${stack.webUrl}/sessions?status=open`);
+    await page.waitForURL(/\/login\?next=/);
+    expect(new URL(page.url()).searchParams.get('next')).toBe('/sessions?status=open');
+    await screenshot('login');
+  });
+
+  it('rejects a wrong password with a clear message', async () => {
+    await page.getByLabel('Username').fill(ADMIN_USERNAME);
+    await page.getByLabel('Password').fill('not-the-password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.locator('#login-error').textContent()).toContain('Wrong username or password');
+  });
+
+  it('logs in as admin and shows who is signed in', async () => {
+    await page.getByLabel('Password').fill(ADMIN_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL((url) => url.pathname === '/sessions' && url.searchParams.get('status') === 'open');
+    await expect.poll(() => page.getByTestId('current-user').textContent()).toContain(ADMIN_USERNAME);
+    // The cookie is the dashboard's own, httpOnly and SameSite=Strict; scripts cannot read it.
+    const cookies = await browser.context.cookies(stack.webUrl);
+    const session = cookies.find((cookie) => cookie.name === 'statehouse_session');
+    expect(session?.httpOnly).toBe(true);
+    expect(session?.sameSite).toBe('Strict');
+    expect(await page.evaluate(() => document.cookie)).not.toContain('statehouse_session');
+
+    // Keyboard users get a skip link first.
+    await page.reload();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+  });
+
+  it('filters the list by profile and source, with the state in the URL', async () => {
+    await page.goto(`${stack.webUrl}/sessions?includeChildren=true`);
+    await screenshot('sessions-all-profiles');
+    await page.goto(`${stack.webUrl}/sessions`);
+    await page.getByLabel('Profile').selectOption('support');
+    await page.waitForURL((url) => url.searchParams.get('profile') === 'support');
+    await page.getByLabel('Source').fill('discord');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL((url) => url.searchParams.get('source') === 'discord');
+    expect(new URL(page.url()).searchParams.get('profile')).toBe('support');
+
+    const rows = page.getByRole('list', { name: 'Sessions' }).getByRole('listitem');
+    await expect.poll(() => rows.count()).toBe(2);
+    for (const text of await rows.allTextContents()) {
+      expect(text).toContain('demo-support-');
+      expect(text).toContain('discord');
+    }
+    await screenshot('sessions-list');
+    await screenshot('sessions-list-dark', { dark: true });
+    await screenshot('sessions-list-mobile', { width: 375 });
+  });
+
+  it('pages through the list with keyset cursors kept in the URL', async () => {
+    await page.goto(`${stack.webUrl}/sessions?limit=5`);
+    const rows = page.getByRole('list', { name: 'Sessions' }).locator('.session-row__id');
+    await expect.poll(() => rows.count()).toBe(5);
+    const firstPage = await rows.allTextContents();
+
+    await page.getByRole('link', { name: 'Next page →' }).click();
+    await page.waitForURL((url) => url.searchParams.has('cursor') && url.searchParams.get('limit') === '5');
+    await expect.poll(async () => (await rows.allTextContents()).join()).not.toBe(firstPage.join());
+    const secondPage = await rows.allTextContents();
+    expect(secondPage).toHaveLength(5);
+    expect(secondPage.filter((id) => firstPage.includes(id))).toEqual([]);
+
+    await page.getByRole('link', { name: 'First page' }).click();
+    await page.waitForURL((url) => !url.searchParams.has('cursor'));
+    await expect.poll(async () => (await rows.allTextContents()).join()).toBe(firstPage.join());
+  });
+
+  it('shows an empty state when nothing matches', async () => {
+    await page.goto(`${stack.webUrl}/sessions?profile=support&source=no-such-surface`);
+    await expect.poll(() => page.getByText('No sessions match these filters').count()).toBe(1);
+  });
+
+  it('opens a session, renames it, and reports an edit made elsewhere as a revision conflict', async () => {
+    await page.goto(`${stack.webUrl}/sessions?profile=support&source=discord`);
+    await page.getByRole('link', { name: /Customer asks about data export/ }).click();
+    await page.waitForURL(`**/sessions/${SUPPORT_DISCORD_SESSION}`);
+
+    const title = page.getByTestId('session-title');
+    const firstTitle = `Data export options ${Date.now()}`;
+    await page.getByLabel('Title').fill(firstTitle);
+    await page.getByRole('button', { name: 'Rename' }).click();
+    await expect.poll(() => title.textContent()).toBe(firstTitle);
+    await expect.poll(() => page.locator('.action-result').textContent()).toContain('Renamed to');
+    const renderedRevision = Number(await page.getByTestId('session-revision').textContent());
+
+    // Someone else changes the session through the API while this page stays open.
+    const moved = await apiPatchSession(SUPPORT_DISCORD_SESSION, { pinned: true });
+    expect(moved.revision).toBeGreaterThan(renderedRevision);
+
+    await page.getByLabel('Title').fill('A second rename that must not win');
+    await page.getByRole('button', { name: 'Rename' }).click();
+    const conflict = page.locator('.action-result');
+    await expect.poll(() => conflict.textContent()).toContain('changed since you opened it');
+    expect(await conflict.textContent()).toContain(`now at revision ${moved.revision}`);
+    expect(await title.textContent()).toBe(firstTitle);
+    expect(await page.getByLabel('Title').inputValue()).toBe('A second rename that must not win');
+    await screenshot('session-conflict');
+
+    // "Reload" shows the other change (pinned) and the current revision.
+    await conflict.getByRole('link', { name: 'Reload' }).click();
+    await expect.poll(() => page.getByTestId('session-revision').textContent()).toBe(String(moved.revision));
+
+    // Titles are unique per profile: taking another session's title is refused and said so.
+    await page.getByLabel('Title').fill('Deploy checklist for the billing service (support)');
+    await page.getByRole('button', { name: 'Rename' }).click();
+    await expect.poll(() => page.locator('.action-result').textContent()).toContain('already in use');
+    expect(await title.textContent()).toBe(firstTitle);
+
+    await page.reload();
+    await screenshot('session-detail');
+    await screenshot('session-detail-dark', { dark: true });
+    await screenshot('session-detail-mobile', { width: 375 });
+  });
+
+  it('keeps hidden rows out of the transcript until the URL asks for them', async () => {
+    await page.goto(`${stack.webUrl}/sessions/${SUPPORT_DISCORD_SESSION}`);
+    const transcript = page.getByRole('list', { name: 'Messages' });
+    await expect.poll(() => transcript.getByRole('article').count()).toBeGreaterThan(3);
+    expect(await transcript.getByText(HIDDEN_SYSTEM_PROMPT).count()).toBe(0);
+
+    await page.getByRole('link', { name: 'Include hidden rows' }).click();
+    await page.waitForURL((url) => url.searchParams.get('includeHidden') === 'true');
+    const hiddenRow = transcript.getByRole('article').filter({ hasText: HIDDEN_SYSTEM_PROMPT });
+    await expect.poll(() => hiddenRow.count()).toBe(1);
+    expect(await hiddenRow.textContent()).toContain('Hidden');
+
+    await page.getByRole('link', { name: 'Visible only' }).click();
+    await page.waitForURL((url) => !url.searchParams.has('includeHidden'));
+    await expect.poll(() => transcript.getByText(HIDDEN_SYSTEM_PROMPT).count()).toBe(0);
+  });
+
+  it('pages through a long transcript and opens a deep link on the page that holds the message', async () => {
+    const lines = Array.from({ length: 120 }, (_, index) => ({
+      role: index % 2 === 0 ? 'user' : 'assistant',
+      content: `Line ${index + 1}`,
+    }));
+    const created = await api('/v1/sessions', {
+      method: 'POST',
+      body: JSON.stringify({
+        id: 'e2e-long',
+        profile: 'default',
+        source: 'cli',
+        title: 'Long transcript',
+        messages: lines,
+      }),
+    });
+    expect(created.status).toBe(201);
+    const messages = await api('/v1/sessions/e2e-long/messages?limit=200');
+    const ids = ((await messages.json()) as { items: { id: number }[] }).items.map((message) => message.id);
+    expect(ids).toHaveLength(120);
+
+    const articles = page.getByRole('list', { name: 'Messages' }).getByRole('article');
+    const firstLine = () => articles.first().locator('.message__text').textContent();
+    await page.goto(`${stack.webUrl}/sessions/e2e-long`);
+    await expect.poll(() => articles.count()).toBe(50);
+    expect(await firstLine()).toBe('Line 1');
+
+    await page.getByRole('link', { name: 'Later →' }).first().click();
+    await page.waitForURL((url) => url.searchParams.get('after') === String(ids[49]));
+    await expect.poll(firstLine).toBe('Line 51');
+    await page.getByRole('link', { name: '← Earlier' }).first().click();
+    await page.waitForURL((url) => url.searchParams.get('before') === String(ids[50]));
+    await expect.poll(firstLine).toBe('Line 1');
+    await page.getByRole('link', { name: 'Latest' }).first().click();
+    await page.waitForURL((url) => url.searchParams.get('before') === 'latest');
+    await expect.poll(() => articles.last().locator('.message__text').textContent()).toBe('Line 120');
+
+    // A link to message 100 opens the page that holds it, scrolled to it and highlighted.
+    const deep = ids[99];
+    await page.goto(`${stack.webUrl}/sessions/e2e-long?at=${deep}#m-${deep}`);
+    const target = page.locator(`#m-${deep}`);
+    await expect.poll(() => target.getAttribute('class')).toContain('message--highlighted');
+    expect(await target.locator('.message__text').textContent()).toBe('Line 100');
+    expect(await firstLine()).toBe('Line 98');
+    const inView = await target.evaluate((element) => {
+      const box = element.getBoundingClientRect();
+      return box.top >= 0 && box.top < window.innerHeight;
+    });
+    expect(inView).toBe(true);
+  });
+
+  it('searches CJK text and opens the hit highlighted in its transcript', async () => {
+    await page.goto(`${stack.webUrl}/search`);
+    await page.getByLabel('Search for').fill('会议');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.waitForURL((url) => url.searchParams.get('q') === '会议');
+
+    const hits = page.getByRole('list', { name: 'Search results' }).getByRole('listitem');
+    await expect.poll(() => hits.count()).toBeGreaterThan(0);
+    expect(await hits.first().locator('mark').first().textContent()).toBe('会议');
+    await screenshot('search');
+
+    const link = hits.first().getByRole('link');
+    const href = (await link.getAttribute('href')) ?? '';
+    const messageId = new URL(href, stack.webUrl).searchParams.get('at');
+    expect(href).toContain(`#m-${messageId}`);
+    await link.click();
+    await page.waitForURL((url) => url.pathname.startsWith('/sessions/') && url.searchParams.get('at') === messageId);
+    const target = page.locator(`#m-${messageId}`);
+    await expect.poll(() => target.getAttribute('class')).toContain('message--highlighted');
+    expect(await target.textContent()).toContain('会议');
+    await screenshot('search-hit');
+  });
+
+  it('logs out and is signed out afterwards', async () => {
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.waitForURL(/\/login/);
+    await page.goto(`${stack.webUrl}/sessions`);
+    await page.waitForURL(/\/login\?next=%2Fsessions/);
+  });
+});
