@@ -12,6 +12,7 @@ import { IdempotencyInterceptor } from './common/idempotency.interceptor.js';
 import { API_CONFIG, STATE_STORE } from './common/tokens.js';
 import { createValidationPipe } from './common/validation.pipe.js';
 import type { ApiConfig } from './config.js';
+import { HandoffController } from './handoff/handoff.controller.js';
 import { HealthController } from './health/health.controller.js';
 import { LineageController } from './lineage/lineage.controller.js';
 import { MessagesController } from './messages/messages.controller.js';
@@ -23,6 +24,7 @@ import { ReceiptConsumersController } from './receipts/receipt-consumers.control
 import { ReceiptsController } from './receipts/receipts.controller.js';
 import { RetentionController } from './retention/retention.controller.js';
 import { RetentionScheduler } from './retention/retention.scheduler.js';
+import { RoutesController } from './routes/routes.controller.js';
 import { SearchController } from './search/search.controller.js';
 import { SessionsController } from './sessions/sessions.controller.js';
 import { TurnsController } from './turns/turns.controller.js';
@@ -55,6 +57,8 @@ export class AppModule {
         ReceiptsController,
         ReceiptConsumersController,
         RetentionController,
+        RoutesController,
+        HandoffController,
       ],
       providers: [
         { provide: STATE_STORE, useValue: dependencies.store },

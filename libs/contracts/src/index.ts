@@ -7,6 +7,7 @@ export * from './message.schema.js';
 export * from './problem.schema.js';
 export * from './profile.schema.js';
 export * from './receipt.schema.js';
+export * from './route.schema.js';
 export * from './search.schema.js';
 export * from './session.schema.js';
 export * from './turn.schema.js';

@@ -68,6 +68,10 @@ export const SessionSchema = z.object({
   handoffError: z.string().nullable(),
   revision: z.number().int(),
   generation: z.number().int(),
+  conversationGeneration: z
+    .number()
+    .int()
+    .describe("the peer's conversation generation when this session began (each reset-class end adds one)"),
   turn: TurnLeaseSchema.nullable().describe(
     'the live turn lease: while set, destructive operations answer 409 session_busy',
   ),

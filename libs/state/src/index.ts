@@ -13,6 +13,7 @@ export { IDEMPOTENCY_RETENTION_MS, type IdempotencyLookup } from './idempotency/
 export { CursorExpiredError, type WatchEvent } from './receipts/receipt.service.js';
 export { canonicalJson, receiptHash } from './receipts/receipt-hash.js';
 export { RETENTION_JOB, type RetentionRunReport } from './retention/retention.service.js';
+export { routingKey } from './routes/route.service.js';
 export { seedDemoData } from './seed/demo-seed.js';
 export { canAccessProfile, principalKey, SYSTEM_PRINCIPAL } from './shared/access.js';
 export { type Clock, ManualClock, systemClock } from './shared/clock.js';

@@ -5,13 +5,16 @@ import type { Db, Dialect } from './db/database.js';
 import { migrateToLatest } from './db/migrator.js';
 import { DeletionEngine } from './deletion/deletion.engine.js';
 import { DeletionService } from './deletion/deletion.service.js';
+import { HandoffService } from './handoff/handoff.service.js';
 import { HookRegistry } from './hooks/hook-registry.js';
 import { IdempotencyService } from './idempotency/idempotency.service.js';
 import { LineageService } from './lineage/lineage.service.js';
 import { MessageService } from './messages/message.service.js';
 import { ProfileService } from './profiles/profile.service.js';
+import { ProfileAdminService } from './profiles/profile-admin.service.js';
 import { ReceiptService } from './receipts/receipt.service.js';
 import { RetentionService } from './retention/retention.service.js';
+import { RouteService } from './routes/route.service.js';
 import { PostgresSearch } from './search/postgres-search.js';
 import { SearchService } from './search/search.service.js';
 import { SqliteSearch } from './search/sqlite-search.js';
@@ -48,6 +51,9 @@ export interface StateStore {
   readonly turns: TurnService;
   readonly search: SearchService;
   readonly profiles: ProfileService;
+  readonly profileAdmin: ProfileAdminService;
+  readonly routes: RouteService;
+  readonly handoff: HandoffService;
   readonly auth: AuthService;
   readonly idempotency: IdempotencyService;
   readonly deletion: DeletionService;
@@ -82,6 +88,11 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
   const receipts = new ReceiptService(db, uow, clock, dialect);
   const deletionEngine = new DeletionEngine(dialect, clock, ids, hooks, () => receipts.notifyCommitted());
   const deletion = new DeletionService(db, uow, clock, deletionEngine, sqlDialectPort);
+  const lineage = new LineageService(db, uow, clock, ids, sqlDialectPort);
+  // Routes move with their sessions, in the same transaction: on compress/reset and on delete.
+  const routes = new RouteService(db, uow, clock, sqlDialectPort);
+  lineage.addContinuationHook(routes);
+  deletionEngine.addParticipant(routes);
   return {
     dialect,
     location: connection.location,
@@ -90,7 +101,10 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
     clock,
     messages,
     sessions: new SessionService(db, uow, clock, ids, sqlDialectPort, messages, hooks),
-    lineage: new LineageService(db, uow, clock, ids, sqlDialectPort),
+    lineage,
+    routes,
+    handoff: new HandoffService(uow, clock, sqlDialectPort),
+    profileAdmin: new ProfileAdminService(uow, clock, deletionEngine, sqlDialectPort),
     turns: new TurnService(uow, clock, ids, sqlDialectPort),
     search: new SearchService(db, dialect === 'sqlite' ? new SqliteSearch() : new PostgresSearch(), logger),
     profiles: new ProfileService(db, uow, clock),

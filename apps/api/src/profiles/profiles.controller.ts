@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Inject, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiCookieAuth,
@@ -10,8 +10,15 @@ import {
 import {
   type CreateProfileRequest,
   CreateProfileRequestSchema,
+  type DeleteProfileQuery,
+  DeleteProfileQuerySchema,
+  DeleteProfileResponseSchema,
   ProfileListSchema,
+  ProfileNameSchema,
   ProfileSummarySchema,
+  type RenameProfileRequest,
+  RenameProfileRequestSchema,
+  RenameProfileResponseSchema,
 } from '@statehouse/contracts';
 import type { OperationContext, StateStore } from '@statehouse/state';
 import { Mutation } from '../common/api-headers.decorator.js';
@@ -38,5 +45,32 @@ export class ProfilesController {
   @ApiCreatedResponse({ standardSchema: ProfileSummarySchema })
   create(@Ctx() ctx: OperationContext, @Body({ schema: CreateProfileRequestSchema }) body: CreateProfileRequest) {
     return this.store.profiles.create(ctx, body.name);
+  }
+
+  @Post(':name/rename')
+  @Mutation()
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Rename a profile in one transaction (admin); 409 profile_collision before any change' })
+  @ApiOkResponse({ standardSchema: RenameProfileResponseSchema })
+  rename(
+    @Ctx() ctx: OperationContext,
+    @Param('name', { schema: ProfileNameSchema }) name: string,
+    @Body({ schema: RenameProfileRequestSchema }) body: RenameProfileRequest,
+  ) {
+    return this.store.profileAdmin.rename(ctx, name, body.newName);
+  }
+
+  @Delete(':name')
+  @Mutation()
+  @ApiOperation({
+    summary: 'Delete a profile (admin): routes and memberships go; sessions only with deleteSessions=true',
+  })
+  @ApiOkResponse({ standardSchema: DeleteProfileResponseSchema })
+  remove(
+    @Ctx() ctx: OperationContext,
+    @Param('name', { schema: ProfileNameSchema }) name: string,
+    @Query({ schema: DeleteProfileQuerySchema }) query: DeleteProfileQuery,
+  ) {
+    return this.store.profileAdmin.delete(ctx, name, query);
   }
 }

@@ -38,6 +38,9 @@ import {
   IdSchema,
   type ListSessionsQuery,
   ListSessionsQuerySchema,
+  type MoveSessionRequest,
+  MoveSessionRequestSchema,
+  MoveSessionResponseSchema,
   type ReopenSessionRequest,
   ReopenSessionRequestSchema,
   type RewindRequest,
@@ -129,6 +132,21 @@ export class SessionsController {
     if (!first.done) response.write(`${JSON.stringify(first.value)}\n`);
     for await (const line of lines) response.write(`${JSON.stringify(line)}\n`);
     response.end();
+  }
+
+  @Post(':id/move')
+  @Mutation()
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Profile repair (admin): move a session and its chain to another profile; the old profile gets a receipt',
+  })
+  @ApiOkResponse({ standardSchema: MoveSessionResponseSchema })
+  move(
+    @Ctx() ctx: OperationContext,
+    @Param('id', { schema: IdSchema }) id: string,
+    @Body({ schema: MoveSessionRequestSchema }) body: MoveSessionRequest,
+  ) {
+    return this.store.profileAdmin.move(ctx, id, body.profile);
   }
 
   @Get(':id')

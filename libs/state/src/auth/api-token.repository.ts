@@ -31,4 +31,13 @@ export class ApiTokenRepository {
   async touch(db: Executor, id: string, at: number): Promise<void> {
     await db.updateTable('api_tokens').set({ last_used_at: at }).where('id', '=', id).execute();
   }
+
+  /** Principals whose profile set is an explicit list (the `*` set follows every profile anyway). */
+  async listProfileSets(db: Executor): Promise<{ id: string; profiles: string }[]> {
+    return db.selectFrom('api_tokens').select(['id', 'profiles']).execute();
+  }
+
+  async setProfiles(db: Executor, id: string, profiles: string): Promise<void> {
+    await db.updateTable('api_tokens').set({ profiles }).where('id', '=', id).execute();
+  }
 }

@@ -170,10 +170,11 @@ export class AuthService {
         this.failures.countSince(this.db, addressSubject, since),
       ]),
     );
-    for (const [counted, max] of [
-      [byUser, LOGIN_MAX_FAILURES_PER_USER],
-      [byAddress, LOGIN_MAX_FAILURES_PER_ADDRESS],
-    ] as const) {
+    // The dashboard signs users in from loopback: an address budget there would let one person
+    // lock every dashboard user out, so loopback is limited per user only.
+    const limits: [{ count: number; oldest: number | null }, number][] = [[byUser, LOGIN_MAX_FAILURES_PER_USER]];
+    if (!isLoopback(clientAddress)) limits.push([byAddress, LOGIN_MAX_FAILURES_PER_ADDRESS]);
+    for (const [counted, max] of limits) {
       if (counted.count >= max) {
         const retryAfter = Math.max(1, Math.ceil(((counted.oldest ?? now) + LOGIN_WINDOW_MS - now) / 1000));
         throw new RateLimitedError(retryAfter);
@@ -224,6 +225,9 @@ export class AuthService {
     }
   }
 }
+
+const isLoopback = (address: string) =>
+  address === '127.0.0.1' || address === '::1' || address === '::ffff:127.0.0.1' || address.startsWith('127.');
 
 function userPrincipal(user: UserRow): Principal {
   return {

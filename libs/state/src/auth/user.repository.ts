@@ -24,4 +24,13 @@ export class UserRepository {
       .executeTakeFirstOrThrow();
     return Number(row.n);
   }
+
+  /** Principals whose profile set is an explicit list (the `*` set follows every profile anyway). */
+  async listProfileSets(db: Executor): Promise<{ id: string; profiles: string }[]> {
+    return db.selectFrom('users').select(['id', 'profiles']).execute();
+  }
+
+  async setProfiles(db: Executor, id: string, profiles: string): Promise<void> {
+    await db.updateTable('users').set({ profiles }).where('id', '=', id).execute();
+  }
 }

@@ -60,6 +60,18 @@ export interface SessionsTable {
   lease_expires_at: ColumnType<number | null, number | null | undefined, number | null>;
   /** A sub-agent conversation: a delegate child or a compression continuation of one. */
   delegated: ColumnType<Bool, Bool | undefined, Bool>;
+  /** The peer's conversation generation when this session was created (0 when unkeyed). */
+  conversation_generation: ColumnType<number, number | undefined, number>;
+}
+
+export interface RoutesTable {
+  profile: string;
+  session_key: string;
+  session_id: string;
+  origin: string | null;
+  suspended: ColumnType<Bool, Bool | undefined, Bool>;
+  created_at: number;
+  updated_at: number;
 }
 
 export interface ConversationGenerationsTable {
@@ -194,6 +206,7 @@ export interface DB {
   store_meta: StoreMetaTable;
   retention_policies: RetentionPoliciesTable;
   job_leases: JobLeasesTable;
+  routes: RoutesTable;
 }
 
 export type Dialect = 'sqlite' | 'postgres';

@@ -8,7 +8,7 @@ import type {
   ReceiptRef,
 } from '@statehouse/contracts';
 import type { Dialect, Executor, SessionRow } from '../db/database.js';
-import type { HookRegistry } from '../hooks/hook-registry.js';
+import type { HookRegistry, SessionDeletedEvent } from '../hooks/hook-registry.js';
 import { LineageRepository } from '../lineage/lineage.repository.js';
 import { MessageRepository } from '../messages/message.repository.js';
 import { ReceiptWriter } from '../receipts/receipt-writer.js';
@@ -119,12 +119,57 @@ export class DeletionEngine {
 
   /** Carries out a plan inside `tx`. A plan with no members is a no-op: no receipt, no observer call. */
   async execute(tx: Tx, plan: DeletionPlan, operation: DeletionOperation): Promise<DeletionOutcome> {
+    if (plan.members.size === 0) return { deletedIds: [], receipts: [] };
+    const { receipts, events, removedIds } = await this.writeReceipts(tx, plan, operation);
+    await this.sessions.orphan(
+      tx.db,
+      plan.orphans.map((orphan) => orphan.id),
+    );
+    for (const participant of this.participants) await participant.remove(tx, removedIds);
+    await this.messages.deleteForSessions(tx.db, removedIds);
+    await this.sessions.deleteByIds(tx.db, removedIds);
+    this.afterCommit(tx, events);
+    return { deletedIds: removedIds, receipts };
+  }
+
+  /**
+   * Profile repair: the plan's rows leave their profile for `targetProfile`. For everyone keyed by
+   * (profile, id) that is a removal, so it gets a receipt and observer calls like any deletion;
+   * the rows, messages and postings themselves are kept under the new profile.
+   */
+  async relocate(
+    tx: Tx,
+    plan: DeletionPlan,
+    operation: DeletionOperation,
+    targetProfile: string,
+    retitle: (row: SessionRow) => Promise<string | null>,
+  ): Promise<DeletionOutcome> {
+    if (plan.members.size === 0) return { deletedIds: [], receipts: [] };
+    const { receipts, events, removedIds } = await this.writeReceipts(tx, plan, operation);
+    const moving = new Set(removedIds);
+    await this.sessions.orphan(
+      tx.db,
+      plan.orphans.map((orphan) => orphan.id),
+    );
+    // A moved row whose parent stays behind becomes a root in its new profile.
+    const detached = [...plan.members.values()]
+      .filter((member) => member.row.parent_session_id !== null && !moving.has(member.row.parent_session_id))
+      .map((member) => member.row.id);
+    await this.sessions.orphan(tx.db, detached);
+    for (const participant of this.participants) await participant.remove(tx, removedIds);
+    for (const member of plan.members.values()) {
+      const title = member.row.title === null ? null : await retitle(member.row);
+      await this.sessions.relocate(tx.db, member.row, targetProfile, title);
+    }
+    this.afterCommit(tx, events);
+    return { deletedIds: removedIds, receipts };
+  }
+
+  private async writeReceipts(tx: Tx, plan: DeletionPlan, operation: DeletionOperation) {
     const members = [...plan.members.values()];
-    if (members.length === 0) return { deletedIds: [], receipts: [] };
     const now = this.clock.now();
     const receipts: ReceiptRef[] = [];
-    const events: Parameters<HookRegistry['dispatchSessionDeleted']>[0][] = [];
-
+    const events: SessionDeletedEvent[] = [];
     // One receipt per profile, so a member principal replays exactly its own profiles' history.
     const byProfile = new Map<string, Member[]>();
     for (const member of members) {
@@ -167,21 +212,14 @@ export class DeletionEngine {
         deletedIds: ids,
       });
     }
+    return { receipts, events, removedIds: members.map((member) => member.row.id) };
+  }
 
-    const removedIds = members.map((member) => member.row.id);
-    await this.sessions.orphan(
-      tx.db,
-      plan.orphans.map((orphan) => orphan.id),
-    );
-    for (const participant of this.participants) await participant.remove(tx, removedIds);
-    await this.messages.deleteForSessions(tx.db, removedIds);
-    await this.sessions.deleteByIds(tx.db, removedIds);
-
+  private afterCommit(tx: Tx, events: SessionDeletedEvent[]): void {
     tx.afterCommit(() => {
       for (const event of events) this.hooks.dispatchSessionDeleted(event);
       this.onReceipts();
     });
-    return { deletedIds: removedIds, receipts };
   }
 
   private async countParticipant(tx: Tx, name: string, ids: string[]): Promise<number> {

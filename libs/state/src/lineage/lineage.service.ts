@@ -147,6 +147,7 @@ export class LineageService {
         chat_id: null,
         chat_type: null,
         thread_id: null,
+        conversation_generation: 0,
         title,
         title_source: title === null ? null : titleSource,
         preview: parent.preview,
@@ -308,6 +309,7 @@ function continuationOf(parent: SessionRow, id: string, kind: LineageKind, now: 
     pinned: Number(parent.pinned) as 0 | 1,
     hidden: Number(parent.hidden) as 0 | 1,
     delegated: kind === 'compression' ? (Number(parent.delegated) as 0 | 1) : 0,
+    conversation_generation: Number(parent.conversation_generation),
   };
 }
 

@@ -131,7 +131,7 @@ export class MessageService {
       const structured = input.content !== undefined && input.content !== null && typeof input.content !== 'string';
       const displayKind = input.displayKind ?? 'visible';
       if (displayKind !== 'hidden') visibleCreated++;
-      toolCalls += input.toolCalls?.length ?? 0;
+      toolCalls += (input.toolCalls?.length ?? 0) + toolUseParts(input.content);
       if (preview === null && input.role === 'user' && displayKind !== 'hidden') preview = previewOf(text);
       slots.push({ row: rows.length });
       rows.push({
@@ -248,4 +248,12 @@ export function toolCallCount(toolCalls: string | null | undefined): number {
   } catch {
     return 0;
   }
+}
+
+/** Tool calls carried as content parts (`{type: 'tool_use'}`, Anthropic style) count as tool calls too. */
+function toolUseParts(content: MessageInput['content']): number {
+  if (!Array.isArray(content)) return 0;
+  return content.filter(
+    (part) => typeof part === 'object' && part !== null && (part as { type?: unknown }).type === 'tool_use',
+  ).length;
 }

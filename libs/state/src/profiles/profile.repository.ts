@@ -16,6 +16,18 @@ export class ProfileRepository {
       .execute();
   }
 
+  async find(db: Executor, name: string): Promise<{ name: string; created_at: number } | undefined> {
+    return db.selectFrom('profiles').selectAll().where('name', '=', name).executeTakeFirst();
+  }
+
+  async insert(db: Executor, name: string, createdAt: number): Promise<void> {
+    await db.insertInto('profiles').values({ name, created_at: createdAt }).execute();
+  }
+
+  async delete(db: Executor, name: string): Promise<void> {
+    await db.deleteFrom('profiles').where('name', '=', name).execute();
+  }
+
   async exists(db: Executor, name: string): Promise<boolean> {
     return (await db.selectFrom('profiles').select('name').where('name', '=', name).executeTakeFirst()) !== undefined;
   }

@@ -22,7 +22,17 @@ export class RetentionPolicyRepository {
       .execute();
   }
 
-  async clear(db: Executor, profile: string): Promise<void> {
-    await db.deleteFrom('retention_policies').where('profile', '=', profile).execute();
+  async clear(db: Executor, profile: string): Promise<number> {
+    const result = await db.deleteFrom('retention_policies').where('profile', '=', profile).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  async moveProfile(db: Executor, from: string, to: string): Promise<number> {
+    const result = await db
+      .updateTable('retention_policies')
+      .set({ profile: to })
+      .where('profile', '=', from)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
   }
 }

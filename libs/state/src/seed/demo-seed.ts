@@ -155,7 +155,7 @@ function conversations(): Conversation[] {
         chatType: gateway ? 'dm' : undefined,
         chatId: gateway ? chatId : undefined,
         userId: gateway ? `user-${index + 7}` : undefined,
-        turns: [...topic.turns, ...FILLER.slice(0, (n % FILLER.length) + 1)],
+        turns: [...topic.turns, ...FILLER.slice(0, 3 + (n % 6))],
         tool:
           index % 3 === 0
             ? { name: 'web_search', args: { query: topic.title, limit: 5 }, result: `5 results for "${topic.title}"` }
@@ -271,9 +271,66 @@ export async function seedDemoData(store: StateStore): Promise<{ sessions: numbe
       lineageKind: conversation.parent?.kind,
       messages,
     });
+    if (created.sessionKey) {
+      await store.routes.set(ctx, { profile: created.profile, sessionKey: created.sessionKey, sessionId: created.id });
+    }
     if (conversation.ended) {
       await store.sessions.stampEndForSeed(created.id, now - 60_000, conversation.ended);
     }
   }
-  return { sessions: list.length, messages: messageCount };
+  // A long conversation compressed twice (its route follows the tip), with a branch off the middle.
+  let sessions = list.length;
+  const tokens = async (id: string) => {
+    const session = await store.sessions.get(ctx, id);
+    return { ifMatch: session.revision, expectedGeneration: session.generation };
+  };
+  const first = await store.lineage.compress(
+    ctx,
+    'demo-support-02',
+    {
+      summary: 'Summary: the status-page write-up of the 02:10–02:45 UTC outage (pool size typo) and its action items.',
+      keepLastMessages: 2,
+      childId: 'demo-support-02-c1',
+    },
+    await tokens('demo-support-02'),
+  );
+  await store.messages.append(ctx, first.child.id, {
+    messages: [
+      { role: 'user', content: 'Can you also draft the internal postmortem?' },
+      {
+        role: 'assistant',
+        content:
+          'Drafted: timeline, impact (35 minutes of elevated 503s), root cause, and five action items with owners.',
+      },
+    ],
+  });
+  await store.lineage.compress(
+    ctx,
+    first.child.id,
+    {
+      summary: 'Summary: postmortem drafted with timeline, impact, root cause and action items.',
+      keepLastMessages: 1,
+      childId: 'demo-support-02-c2',
+    },
+    await tokens(first.child.id),
+  );
+  await store.messages.append(ctx, 'demo-support-02-c2', {
+    messages: [
+      { role: 'user', content: 'Schedule the review meeting for Thursday.' },
+      { role: 'assistant', content: 'Booked Thursday 15:00 UTC and invited the on-call rotation.' },
+    ],
+  });
+  await store.lineage.branch(
+    ctx,
+    first.child.id,
+    { childId: 'demo-support-02-branch', title: 'Postmortem — executive summary' },
+    await tokens(first.child.id),
+  );
+  sessions += 3;
+  messageCount += 9;
+  // A finished handoff from Slack to the desktop app.
+  await store.handoff.request(ctx, 'demo-support-03', 'desktop', {});
+  await store.handoff.claim(ctx, 'demo-support-03', {});
+  await store.handoff.complete(ctx, 'demo-support-03', {});
+  return { sessions, messages: messageCount };
 }

@@ -51,6 +51,7 @@ export function toSession(row: SessionRow, now: number): Session {
     handoffError: row.handoff_error,
     revision: Number(row.revision),
     generation: Number(row.generation),
+    conversationGeneration: Number(row.conversation_generation),
     turn: isBusy(row, now)
       ? { turnId: row.lease_turn_id!, holder: row.lease_holder!, expiresAt: toIso(Number(row.lease_expires_at)) }
       : null,
@@ -326,6 +327,90 @@ export class SessionRepository {
     return Number(result.numUpdatedRows) === 1;
   }
 
+  /** Compare-and-set on the handoff state machine; false when the row was not in an allowed state. */
+  async transitionHandoff(
+    db: Executor,
+    id: string,
+    from: readonly (string | null)[],
+    to: { state: string; platform?: string; error?: string | null },
+    expectedRevision?: number,
+  ): Promise<boolean> {
+    const states = from.filter((state): state is string => state !== null);
+    let query = db
+      .updateTable('sessions')
+      .set((eb) => ({
+        handoff_state: to.state,
+        ...(to.platform !== undefined ? { handoff_platform: to.platform } : {}),
+        ...(to.error !== undefined ? { handoff_error: to.error } : {}),
+        revision: eb('revision', '+', 1),
+      }))
+      .where('id', '=', id)
+      .where((eb) => {
+        const allowed = states.length ? [eb('handoff_state', 'in', states)] : [];
+        if (from.includes(null)) allowed.push(eb('handoff_state', 'is', null));
+        return eb.or(allowed);
+      });
+    if (expectedRevision !== undefined) query = query.where('revision', '=', expectedRevision);
+    const result = await query.executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  async countInProfile(db: Executor, profile: string): Promise<number> {
+    const row = await db
+      .selectFrom('sessions')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('profile', '=', profile)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  async listInProfile(db: Executor, profile: string): Promise<SessionRow[]> {
+    return db.selectFrom('sessions').selectAll().where('profile', '=', profile).execute();
+  }
+
+  async moveProfile(db: Executor, from: string, to: string): Promise<number> {
+    const result = await db.updateTable('sessions').set({ profile: to }).where('profile', '=', from).executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
+  /** Rewrites routing keys by exact prefix (`substr`, never `LIKE`: `_` is legal in profile names). */
+  async rewriteKeyPrefix(db: Executor, profile: string, oldPrefix: string, newPrefix: string): Promise<number> {
+    const result = await db
+      .updateTable('sessions')
+      .set({ session_key: sql<string>`${newPrefix} || substr(session_key, ${oldPrefix.length + 1})` })
+      .where('profile', '=', profile)
+      .where(sql<boolean>`substr(session_key, 1, ${oldPrefix.length}) = ${oldPrefix}`)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
+  async originsInProfile(db: Executor, profile: string): Promise<{ id: string; origin: string }[]> {
+    const rows = await db
+      .selectFrom('sessions')
+      .select(['id', 'origin'])
+      .where('profile', '=', profile)
+      .where('origin', 'is not', null)
+      .execute();
+    return rows.map((row) => ({ id: row.id, origin: row.origin! }));
+  }
+
+  async setOrigin(db: Executor, id: string, origin: string): Promise<void> {
+    await db.updateTable('sessions').set({ origin }).where('id', '=', id).execute();
+  }
+
+  /** The newest sessions of one peer (profile + routing key), for recovery decisions. */
+  async peerSessions(db: Executor, profile: string, sessionKey: string, limit: number): Promise<SessionRow[]> {
+    return db
+      .selectFrom('sessions')
+      .selectAll()
+      .where('profile', '=', profile)
+      .where('session_key', '=', sessionKey)
+      .orderBy('last_activity_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
+  }
+
   async hasCompressionChild(db: Executor, id: string): Promise<boolean> {
     const row = await db
       .selectFrom('sessions')
@@ -351,6 +436,29 @@ export class SessionRepository {
       rows.push(...(await query.execute()));
     }
     return rows;
+  }
+
+  /**
+   * Moves a row to another profile (profile repair): its routing key follows the profile's exact
+   * `agent:<profile>:` prefix, its title is the one the caller found free there.
+   */
+  async relocate(db: Executor, row: SessionRow, profile: string, title: string | null): Promise<void> {
+    const oldPrefix = `agent:${row.profile}:`;
+    const sessionKey =
+      row.session_key?.startsWith(oldPrefix) === true
+        ? `agent:${profile}:${row.session_key.slice(oldPrefix.length)}`
+        : row.session_key;
+    await db
+      .updateTable('sessions')
+      .set((eb) => ({
+        profile,
+        session_key: sessionKey,
+        title,
+        title_source: title === null ? null : row.title_source,
+        revision: eb('revision', '+', 1),
+      }))
+      .where('id', '=', row.id)
+      .execute();
   }
 
   /** Children that outlive their parent become roots of their own. */

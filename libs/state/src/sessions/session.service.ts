@@ -11,6 +11,7 @@ import type {
 } from '@statehouse/contracts';
 import type { Db, SessionPatch, SessionRow } from '../db/database.js';
 import { reopenVerdict } from '../end-reasons.js';
+import { ConversationGenerationRepository } from '../generations/conversation-generation.repository.js';
 import type { HookRegistry } from '../hooks/hook-registry.js';
 import { LineageRepository } from '../lineage/lineage.repository.js';
 import type { MessageService } from '../messages/message.service.js';
@@ -42,6 +43,7 @@ export class SessionService {
   private readonly sessions: SessionRepository;
   private readonly lineage = new LineageRepository();
   private readonly profiles = new ProfileRepository();
+  private readonly generations = new ConversationGenerationRepository();
   private readonly lifecycle: SessionLifecycle;
 
   constructor(
@@ -77,6 +79,9 @@ export class SessionService {
         if (request.lineageKind === 'delegate') delegated = 1;
         if (request.lineageKind === 'compression') delegated = Number(parent.delegated) as 0 | 1;
       }
+      const conversationGeneration = request.sessionKey
+        ? await this.generations.current(tx.db, request.source, textOrNull(request.sessionKey)!)
+        : 0;
       const titleSource: TitleSource = request.titleSource ?? 'user';
       const title = await availableTitle(
         this.sessions,
@@ -107,6 +112,7 @@ export class SessionService {
           parent_session_id: request.parentSessionId ?? null,
           lineage_kind: request.lineageKind ?? null,
           delegated,
+          conversation_generation: conversationGeneration,
           started_at: now,
           last_activity_at: now,
         });

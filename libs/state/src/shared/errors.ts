@@ -94,3 +94,8 @@ export class StoreUnavailableError extends DomainError {
     super('store_unavailable', detail, { retryAfterSeconds: options?.retryAfterSeconds ?? 1 }, options);
   }
 }
+export class ProfileCollisionError extends DomainError {
+  constructor(detail: string) {
+    super('profile_collision', detail);
+  }
+}

@@ -1,0 +1,242 @@
+import type {
+  DeleteProfileQuery,
+  DeleteProfileResponse,
+  MoveSessionResponse,
+  ProfileSet,
+  RenameProfileResponse,
+} from '@statehouse/contracts';
+import { ApiTokenRepository } from '../auth/api-token.repository.js';
+import { UserRepository } from '../auth/user.repository.js';
+import type { Executor } from '../db/database.js';
+import type { DeletionEngine } from '../deletion/deletion.engine.js';
+import { ConversationGenerationRepository } from '../generations/conversation-generation.repository.js';
+import { MessageRepository } from '../messages/message.repository.js';
+import { RetentionPolicyRepository } from '../retention/retention-policy.repository.js';
+import { RouteRepository } from '../routes/route.repository.js';
+import { SessionRepository } from '../sessions/session.repository.js';
+import { availableTitle } from '../sessions/session-titles.js';
+import { assertAdmin } from '../shared/access.js';
+import type { Clock } from '../shared/clock.js';
+import type { OperationContext } from '../shared/context.js';
+import { ConflictError, NotFoundError, ProfileCollisionError, SessionBusyError } from '../shared/errors.js';
+import type { SqlDialect } from '../shared/sql-dialect.js';
+import type { UnitOfWork } from '../shared/unit-of-work.js';
+import { ProfileRepository } from './profile.repository.js';
+
+const keyPrefix = (profile: string) => `agent:${profile}:`;
+
+/**
+ * Administrative profile changes (SPEC §6): rename and delete in one transaction each, and the
+ * profile-repair move of a session. Receipts of the past are never rewritten.
+ */
+export class ProfileAdminService {
+  private readonly profiles = new ProfileRepository();
+  private readonly sessions: SessionRepository;
+  private readonly routes = new RouteRepository();
+  private readonly generations = new ConversationGenerationRepository();
+  private readonly policies = new RetentionPolicyRepository();
+  private readonly tokens = new ApiTokenRepository();
+  private readonly users = new UserRepository();
+  private readonly messages = new MessageRepository();
+
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly clock: Clock,
+    private readonly engine: DeletionEngine,
+    dialect: SqlDialect,
+  ) {
+    this.sessions = new SessionRepository(dialect);
+  }
+
+  /**
+   * Renames `old` to `newName` everywhere it is named: sessions, routes, routing keys by exact
+   * `agent:<old>:` prefix, `origin.profile`, conversation generations, retention policy, and the
+   * profile sets of tokens and users. A collision is refused before anything changes.
+   */
+  async rename(ctx: OperationContext, old: string, newName: string): Promise<RenameProfileResponse> {
+    assertAdmin(ctx.principal);
+    return this.uow.run(ctx, async (tx) => {
+      const profile = await this.profiles.find(tx.db, old);
+      if (!profile) throw new NotFoundError('profile');
+      if (old === newName) throw new ProfileCollisionError('the new name is the current name');
+      if (await this.profiles.exists(tx.db, newName))
+        throw new ProfileCollisionError(`profile ${newName} already exists`);
+      const oldPrefix = keyPrefix(old);
+      const newPrefix = keyPrefix(newName);
+      const rekeyed = (await this.routes.keysWithPrefix(tx.db, old, oldPrefix)).map(
+        (key) => newPrefix + key.slice(oldPrefix.length),
+      );
+      const clashes = await this.routes.keysIn(tx.db, old, rekeyed);
+      if (clashes.length > 0) {
+        throw new ProfileCollisionError(
+          `routes already use ${clashes.slice(0, 3).join(', ')}; rewriting keys would collide`,
+        );
+      }
+
+      const now = this.clock.now();
+      await this.profiles.insert(tx.db, newName, Number(profile.created_at));
+      const sessions = await this.sessions.moveProfile(tx.db, old, newName);
+      const sessionKeys = await this.sessions.rewriteKeyPrefix(tx.db, newName, oldPrefix, newPrefix);
+      const routes = await this.routes.countInProfile(tx.db, old);
+      await this.routes.moveProfile(tx.db, old, newName, oldPrefix, newPrefix);
+      let origins = 0;
+      for (const { id, origin } of await this.sessions.originsInProfile(tx.db, newName)) {
+        const rewritten = renameOrigin(origin, old, newName);
+        if (rewritten !== null) {
+          await this.sessions.setOrigin(tx.db, id, rewritten);
+          origins++;
+        }
+      }
+      for (const { sessionKey, origin } of await this.routes.originsInProfile(tx.db, newName)) {
+        const rewritten = renameOrigin(origin, old, newName);
+        if (rewritten !== null) await this.routes.setOrigin(tx.db, newName, sessionKey, rewritten);
+      }
+      // Generations follow the keys without ever going down; old rows stay (never collected).
+      const generations = await this.generations.withKeyPrefix(tx.db, oldPrefix);
+      for (const row of generations) {
+        await this.generations.raiseTo(
+          tx.db,
+          row.source,
+          newPrefix + row.sessionKey.slice(oldPrefix.length),
+          row.generation,
+          now,
+        );
+      }
+      const retentionPolicies = await this.policies.moveProfile(tx.db, old, newName);
+      const tokens = await this.rewriteProfileSets(tx.db, this.tokens, (set) =>
+        set.map((name) => (name === old ? newName : name)),
+      );
+      const users = await this.rewriteProfileSets(tx.db, this.users, (set) =>
+        set.map((name) => (name === old ? newName : name)),
+      );
+      await this.profiles.delete(tx.db, old);
+      return {
+        name: newName,
+        counts: {
+          sessions,
+          routes,
+          sessionKeys,
+          origins,
+          conversationGenerations: generations.length,
+          retentionPolicies,
+          tokens,
+          users,
+        },
+      };
+    });
+  }
+
+  /**
+   * Purges a profile's identity (routes, retention policy, membership in every token's and user's
+   * profile set). Its sessions are kept unless `deleteSessions`, which goes through the deletion
+   * engine with a `profile_delete` receipt; the profile row itself goes once no session needs it.
+   */
+  async delete(ctx: OperationContext, name: string, query: DeleteProfileQuery): Promise<DeleteProfileResponse> {
+    assertAdmin(ctx.principal);
+    return this.uow.run(ctx, async (tx) => {
+      if (!(await this.profiles.exists(tx.db, name))) throw new NotFoundError('profile');
+      const rows = await this.sessions.listInProfile(tx.db, name);
+      const plan = query.deleteSessions ? await this.engine.plan(tx.db, rows, false) : undefined;
+      const busy = plan ? this.engine.busyMembers(plan) : [];
+      if (busy.length > 0) throw new SessionBusyError(`session ${busy[0].row.id} has a live turn; nothing was deleted`);
+      const counts = {
+        routes: await this.routes.countInProfile(tx.db, name),
+        tokens: 0,
+        users: 0,
+        retentionPolicies: 0,
+        sessions: plan ? plan.members.size : 0,
+        messages: plan ? await this.messages.countForSessions(tx.db, [...plan.members.keys()]) : 0,
+      };
+      if (query.dryRun) {
+        counts.tokens = await this.countProfileSets(tx.db, this.tokens, name);
+        counts.users = await this.countProfileSets(tx.db, this.users, name);
+        return { dryRun: true, profileRemoved: query.deleteSessions || rows.length === 0, counts, receipt: null };
+      }
+      let receipt: DeleteProfileResponse['receipt'] = null;
+      if (plan && plan.members.size > 0) {
+        const outcome = await this.engine.execute(tx, plan, {
+          origin: 'profile_delete',
+          reason: 'profile_delete',
+          intent: 'maintenance',
+          actor: ctx.principal,
+        });
+        receipt = outcome.receipts[0] ?? null;
+      }
+      await this.routes.deleteForProfile(tx.db, name);
+      counts.retentionPolicies = await this.policies.clear(tx.db, name);
+      counts.tokens = await this.rewriteProfileSets(tx.db, this.tokens, (set) => set.filter((entry) => entry !== name));
+      counts.users = await this.rewriteProfileSets(tx.db, this.users, (set) => set.filter((entry) => entry !== name));
+      const profileRemoved = (await this.sessions.countInProfile(tx.db, name)) === 0;
+      if (profileRemoved) await this.profiles.delete(tx.db, name);
+      return { dryRun: false, profileRemoved, counts, receipt };
+    });
+  }
+
+  /**
+   * Profile repair: a session (with its compression chain and delegates) moves to another profile.
+   * Its old profile sees a removal — a `profile_repair` receipt and observer call — its routes
+   * there are dropped, and its routing key follows the new profile's prefix.
+   */
+  async move(ctx: OperationContext, sessionId: string, target: string): Promise<MoveSessionResponse> {
+    assertAdmin(ctx.principal);
+    return this.uow.run(ctx, async (tx) => {
+      const row = await this.sessions.findByIdForUpdate(tx.db, sessionId);
+      if (!row) throw new NotFoundError('session');
+      if (!(await this.profiles.exists(tx.db, target))) throw new NotFoundError('profile');
+      if (row.profile === target) throw new ConflictError(`session ${sessionId} is already in profile ${target}`);
+      const plan = await this.engine.plan(tx.db, [row], true);
+      const busy = this.engine.busyMembers(plan);
+      if (busy.length > 0) throw new SessionBusyError(`session ${busy[0].row.id} has a live turn`);
+      const outcome = await this.engine.relocate(
+        tx,
+        plan,
+        { origin: 'profile_repair', reason: 'profile_repair', intent: 'maintenance', actor: ctx.principal },
+        target,
+        (member) => availableTitle(this.sessions, tx.db, target, member.title, 'derived'),
+      );
+      return { movedIds: outcome.deletedIds, receipt: outcome.receipts[0] ?? null };
+    });
+  }
+
+  private async rewriteProfileSets(
+    db: Executor,
+    repository: ApiTokenRepository | UserRepository,
+    change: (set: string[]) => string[],
+  ): Promise<number> {
+    let changed = 0;
+    for (const { id, profiles } of await repository.listProfileSets(db)) {
+      const set = JSON.parse(profiles) as ProfileSet;
+      if (set === '*') continue;
+      const next = [...new Set(change(set))];
+      if (next.length !== set.length || next.some((name, index) => name !== set[index])) {
+        await repository.setProfiles(db, id, JSON.stringify(next));
+        changed++;
+      }
+    }
+    return changed;
+  }
+
+  private async countProfileSets(
+    db: Executor,
+    repository: ApiTokenRepository | UserRepository,
+    name: string,
+  ): Promise<number> {
+    const rows = await repository.listProfileSets(db);
+    return rows.filter(({ profiles }) => {
+      const set = JSON.parse(profiles) as ProfileSet;
+      return set !== '*' && set.includes(name);
+    }).length;
+  }
+}
+
+/** `origin.profile` follows a rename; other origins are left as they are (null = unchanged). */
+function renameOrigin(origin: string, old: string, newName: string): string | null {
+  try {
+    const parsed = JSON.parse(origin) as Record<string, unknown>;
+    if (parsed && typeof parsed === 'object' && parsed.profile === old)
+      return JSON.stringify({ ...parsed, profile: newName });
+  } catch {
+    // not JSON: nothing to rewrite
+  }
+  return null;
+}

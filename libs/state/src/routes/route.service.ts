@@ -1,0 +1,225 @@
+import type {
+  LineageKind,
+  ListRoutesQuery,
+  PutRouteRequest,
+  ResolveRequest,
+  ResolveResponse,
+  Route,
+  RouteCheck,
+  RoutePage,
+} from '@statehouse/contracts';
+import type { Db, SessionRow } from '../db/database.js';
+import type { DeletionParticipant } from '../deletion/deletion-participant.js';
+import { isPermanentEnd, isRecoverableReason, isResetReason } from '../end-reasons.js';
+import type { ContinuationHook } from '../lineage/lineage.service.js';
+import { SessionRepository } from '../sessions/session.repository.js';
+import { assertAdmin, canAccessProfile, profileScope } from '../shared/access.js';
+import { type Clock, toIso, toIsoOrNull } from '../shared/clock.js';
+import type { OperationContext } from '../shared/context.js';
+import { decodeCursor, encodeCursor } from '../shared/cursor.js';
+import { NotFoundError } from '../shared/errors.js';
+import { parseJsonObject, toJsonOrNull } from '../shared/json.js';
+import type { SqlDialect } from '../shared/sql-dialect.js';
+import { toDomainError } from '../shared/store-errors.js';
+import type { Tx, UnitOfWork } from '../shared/unit-of-work.js';
+import { RouteRepository, type RouteRow } from './route.repository.js';
+
+/** How many of a peer's newest sessions recovery looks at. */
+const RECOVERY_WINDOW = 50;
+
+/** `agent:<profile>:<platform>:<chat_type>:<chat_id>[:<thread_id>]` (SPEC §2.1). */
+export function routingKey(
+  profile: string,
+  source: string,
+  chatType: string,
+  chatId: string,
+  threadId?: string,
+): string {
+  return `agent:${profile}:${source}:${chatType}:${chatId}${threadId ? `:${threadId}` : ''}`;
+}
+
+/**
+ * The gateway routing index. Routes live beside the sessions and move in the same transaction as
+ * the session change that moves them: compression and reset repoint them (a continuation hook),
+ * deletion removes them (a deletion participant).
+ */
+export class RouteService implements DeletionParticipant, ContinuationHook {
+  readonly name = 'routes';
+  private readonly routes = new RouteRepository();
+  private readonly sessions: SessionRepository;
+
+  constructor(
+    private readonly db: Db,
+    private readonly uow: UnitOfWork,
+    private readonly clock: Clock,
+    dialect: SqlDialect,
+  ) {
+    this.sessions = new SessionRepository(dialect);
+  }
+
+  async set(ctx: OperationContext, request: PutRouteRequest): Promise<Route> {
+    if (!canAccessProfile(ctx.principal, request.profile)) throw new NotFoundError('profile');
+    return this.uow.run(ctx, async (tx) => {
+      const session = await this.sessions.findById(tx.db, request.sessionId);
+      if (!session || session.profile !== request.profile) throw new NotFoundError('session');
+      const now = this.clock.now();
+      const existing = await this.routes.find(tx.db, request.profile, request.sessionKey);
+      await this.routes.upsert(tx.db, {
+        profile: request.profile,
+        session_key: request.sessionKey,
+        session_id: request.sessionId,
+        origin: request.origin !== undefined ? toJsonOrNull(request.origin) : (existing?.origin ?? null),
+        suspended:
+          request.suspended === undefined
+            ? existing
+              ? (Number(existing.suspended) as 0 | 1)
+              : 0
+            : request.suspended
+              ? 1
+              : 0,
+        created_at: existing ? Number(existing.created_at) : now,
+        updated_at: now,
+      });
+      return toRoute((await this.routes.find(tx.db, request.profile, request.sessionKey))!, session);
+    });
+  }
+
+  async list(ctx: OperationContext, query: ListRoutesQuery): Promise<RoutePage> {
+    try {
+      if (query.profile && !canAccessProfile(ctx.principal, query.profile)) return { items: [], nextCursor: null };
+      const after = query.cursor ? (decodeCursor(query.cursor, ['string', 'string']) as [string, string]) : undefined;
+      const rows = await this.routes.list(this.db, {
+        profiles: profileScope(ctx.principal),
+        profile: query.profile,
+        sessionId: query.sessionId,
+        after,
+        limit: query.limit + 1,
+      });
+      const page = rows.slice(0, query.limit);
+      const sessions = new Map(
+        (await this.sessions.listByIds(this.db, [...new Set(page.map((row) => row.session_id))])).map((row) => [
+          row.id,
+          row,
+        ]),
+      );
+      const last = page[page.length - 1];
+      return {
+        items: page.map((row) => toRoute(row, sessions.get(row.session_id))),
+        nextCursor: rows.length > query.limit && last ? encodeCursor([last.profile, last.session_key]) : null,
+      };
+    } catch (error) {
+      throw toDomainError(error);
+    }
+  }
+
+  /**
+   * Which session does this chat belong to? The route, if it points at a live (open) row; else the
+   * newest row of the peer that is open, ended by an accident (recoverable), or owned by a completed
+   * handoff — unless a reset of the same peer ended after that row's last activity.
+   */
+  async resolve(ctx: OperationContext, request: ResolveRequest): Promise<ResolveResponse> {
+    try {
+      const sessionKey =
+        request.sessionKey ??
+        routingKey(request.profile, request.source, request.chatType!, request.chatId!, request.threadId);
+      if (!canAccessProfile(ctx.principal, request.profile)) return { sessionId: null, via: 'none', sessionKey };
+      const route = await this.routes.find(this.db, request.profile, sessionKey);
+      if (route && Number(route.suspended) === 0) {
+        const target = await this.sessions.findById(this.db, route.session_id);
+        if (target && target.profile === request.profile && target.ended_at === null) {
+          return { sessionId: target.id, via: 'route', sessionKey };
+        }
+      }
+      const peers = await this.sessions.peerSessions(this.db, request.profile, sessionKey, RECOVERY_WINDOW);
+      const resets = peers.filter((row) => row.ended_at !== null && isResetReason(row.end_reason));
+      for (const candidate of peers) {
+        if (candidate.end_reason === 'compression') continue;
+        const eligible =
+          candidate.ended_at === null ||
+          isRecoverableReason(candidate.end_reason) ||
+          candidate.handoff_state === 'completed';
+        if (!eligible) continue;
+        const fenced = resets.some((reset) => Number(reset.ended_at) > Number(candidate.last_activity_at));
+        if (fenced) continue;
+        return { sessionId: candidate.id, via: 'recovered', sessionKey };
+      }
+      return { sessionId: null, via: 'none', sessionKey };
+    } catch (error) {
+      throw toDomainError(error);
+    }
+  }
+
+  /** Every route must point at an existing tip of its own profile that is not behind a boundary. */
+  async check(ctx: OperationContext): Promise<RouteCheck> {
+    assertAdmin(ctx.principal);
+    try {
+      const problems: RouteCheck['problems'] = [];
+      let checked = 0;
+      let after: [string, string] | undefined;
+      for (;;) {
+        const rows = await this.routes.listAll(this.db, after, 500);
+        const sessions = new Map(
+          (await this.sessions.listByIds(this.db, [...new Set(rows.map((row) => row.session_id))])).map((row) => [
+            row.id,
+            row,
+          ]),
+        );
+        const withChildren = new Set(
+          (await this.sessions.childrenOf(this.db, [...sessions.keys()], 'compression')).map(
+            (child) => child.parent_session_id!,
+          ),
+        );
+        for (const row of rows) {
+          checked++;
+          const session = sessions.get(row.session_id);
+          const base = { profile: row.profile, sessionKey: row.session_key, sessionId: row.session_id };
+          if (!session) problems.push({ ...base, problem: 'missing_session' });
+          else if (session.profile !== row.profile) problems.push({ ...base, problem: 'profile_mismatch' });
+          else if (withChildren.has(session.id)) problems.push({ ...base, problem: 'not_tip' });
+          else if (isPermanentEnd(session.end_reason) && session.end_reason !== 'branched') {
+            problems.push({ ...base, problem: 'closed_boundary' });
+          }
+        }
+        if (rows.length < 500) break;
+        after = [rows[rows.length - 1].profile, rows[rows.length - 1].session_key];
+      }
+      return { ok: problems.length === 0, checked, problems };
+    } catch (error) {
+      throw toDomainError(error);
+    }
+  }
+
+  // ---- moves in the same transaction as the session change ------------------------------------
+
+  async onContinued(tx: Tx, from: SessionRow, to: SessionRow, _kind: LineageKind): Promise<void> {
+    await this.routes.repoint(tx.db, from.id, to.id, this.clock.now());
+  }
+
+  count(tx: Tx, sessionIds: readonly string[]): Promise<number> {
+    return this.routes.countForSessions(tx.db, sessionIds);
+  }
+
+  remove(tx: Tx, sessionIds: readonly string[]): Promise<void> {
+    return this.routes.deleteForSessions(tx.db, sessionIds);
+  }
+}
+
+function toRoute(row: RouteRow, session: SessionRow | undefined): Route {
+  return {
+    profile: row.profile,
+    sessionKey: row.session_key,
+    sessionId: row.session_id,
+    origin: parseJsonObject(row.origin),
+    suspended: Number(row.suspended) === 1,
+    createdAt: toIso(Number(row.created_at)),
+    updatedAt: toIso(Number(row.updated_at)),
+    session: session
+      ? {
+          title: session.title,
+          endedAt: toIsoOrNull(session.ended_at === null ? null : Number(session.ended_at)),
+          endReason: session.end_reason,
+          source: session.source,
+        }
+      : null,
+  };
+}
