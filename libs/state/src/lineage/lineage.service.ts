@@ -184,11 +184,12 @@ export class LineageService {
       }
       const childId = await this.freshChildId(tx, request.childId);
       await this.lifecycle.clearEnd(tx, parent);
-      await this.lifecycle.end(tx, parent, request.reason, now);
+      const boundary = await this.lifecycle.end(tx, parent, request.reason, now);
       await this.sessions.insert(tx.db, {
         ...continuationOf(parent, childId, 'reset', now),
         title: null,
         title_source: null,
+        conversation_generation: boundary.conversationGeneration ?? Number(parent.conversation_generation),
       });
       const child = (await this.sessions.findById(tx.db, childId))!;
       for (const hook of this.hooks) await hook.onContinued(tx, parent, child, 'reset');
