@@ -37,5 +37,9 @@ process.on('SIGINT', () => stop(0));
 process.on('SIGTERM', () => stop(0));
 
 run('api', [join(root, 'apps/api/dist/main.js')], root);
-run('dashboard', [join(root, 'node_modules/next/dist/bin/next'), 'start', '-p', webPort, '-H', host], join(root, 'apps/web'));
+run(
+  'dashboard',
+  [join(root, 'node_modules/next/dist/bin/next'), 'start', '-p', webPort, '-H', host],
+  join(root, 'apps/web'),
+);
 console.log(`[statehouse] API http://${host}:${apiPort} (docs /docs) · dashboard http://${host}:${webPort}`);
