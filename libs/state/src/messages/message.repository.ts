@@ -2,6 +2,7 @@ import type { DisplayKind, Message, MessageContent, MessageRole } from '@stateho
 import type { Executor, MessageRow, NewMessageRow } from '../db/database.js';
 import { toIso } from '../shared/clock.js';
 import { parseJson } from '../shared/json.js';
+import { PreparedQuery } from '../shared/prepared.js';
 import { chunk } from '../shared/sql-dialect.js';
 
 export function toMessage(row: MessageRow): Message {
@@ -40,6 +41,34 @@ export interface MessageListFilter {
 const INSERT_CHUNK = 500;
 
 export class MessageRepository {
+  private readonly insertOne = new PreparedQuery<keyof NewMessageRow & string, { id: number }>((db, param) =>
+    db
+      .insertInto('messages')
+      .values({
+        session_id: param('session_id'),
+        role: param('role'),
+        content: param('content'),
+        content_json: param('content_json'),
+        tool_call_id: param('tool_call_id'),
+        tool_calls: param('tool_calls'),
+        tool_name: param('tool_name'),
+        timestamp: param('timestamp'),
+        token_count: param('token_count'),
+        finish_reason: param('finish_reason'),
+        reasoning: param('reasoning'),
+        display_kind: param('display_kind'),
+        platform_message_id: param('platform_message_id'),
+        substring_indexed: param('substring_indexed'),
+      })
+      .returning('id'),
+  );
+
+  /** One row through a prepared statement (the single-message append path). */
+  async insert(db: Executor, row: NewMessageRow): Promise<number> {
+    const result = await this.insertOne.execute(db, row as Record<keyof NewMessageRow & string, unknown>);
+    return Number(result.rows[0].id);
+  }
+
   /** Inserts in order and returns the new ids in input order. */
   async insertMany(db: Executor, rows: NewMessageRow[]): Promise<number[]> {
     const ids: number[] = [];

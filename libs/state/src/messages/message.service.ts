@@ -54,12 +54,50 @@ export class MessageService {
     request: AppendMessagesRequest,
     preconditions: Preconditions = {},
   ): Promise<AppendMessagesResponse> {
+    if (request.messages.some((input) => input.platformMessageId !== undefined)) {
+      return this.appendWithDedupe(ctx, sessionId, request, preconditions);
+    }
+    // Without dedupe keys every input becomes a row, so the counters are known up front: one
+    // prepared UPDATE … RETURNING both moves them and fetches what the checks and rows need.
+    return this.uow.run(ctx, async (tx) => {
+      const now = this.clock.now();
+      const drafts = draftRows(request.messages, now);
+      const session = await this.sessions.appendCounters(
+        tx.db,
+        sessionId,
+        counterDelta(drafts, request.usage),
+        now,
+        drafts.preview,
+        request.model === undefined ? null : textOrNull(request.model),
+      );
+      if (!session || !canAccessProfile(ctx.principal, session.profile)) throw new NotFoundError('session');
+      if (session.end_reason === 'compression') throw closedByCompression();
+      const revision = Number(session.revision);
+      const generation = Number(session.generation);
+      // The update already happened: a failed check throws and the transaction rolls it back.
+      if (preconditions.ifMatch !== undefined && preconditions.ifMatch !== revision - 1) {
+        throw new RevisionConflictError(revision - 1);
+      }
+      if (preconditions.expectedGeneration !== undefined && preconditions.expectedGeneration !== generation) {
+        throw new StaleGenerationError(generation);
+      }
+      const rows = drafts.rows.map((row) => rowFor(row, sessionId, substringEligible(session)));
+      const ids =
+        rows.length === 1 ? [await this.messages.insert(tx.db, rows[0])] : await this.messages.insertMany(tx.db, rows);
+      return { ids, created: rows.length, revision, generation };
+    });
+  }
+
+  private async appendWithDedupe(
+    ctx: OperationContext,
+    sessionId: string,
+    request: AppendMessagesRequest,
+    preconditions: Preconditions,
+  ): Promise<AppendMessagesResponse> {
     return this.uow.run(ctx, async (tx) => {
       const session = await this.sessions.findByIdForUpdate(tx.db, sessionId);
       if (!session || !canAccessProfile(ctx.principal, session.profile)) throw new NotFoundError('session');
-      if (session.end_reason === 'compression') {
-        throw new SessionClosedError('the session was closed by compression; append to its continuation');
-      }
+      if (session.end_reason === 'compression') throw closedByCompression();
       assertPreconditions(session, preconditions);
       const written = await this.write(tx, session, request.messages);
       const usage = request.usage ?? {};
@@ -71,86 +109,46 @@ export class MessageService {
           generation: Number(session.generation),
         };
       }
-      const updated = await this.sessions.applyAppend(
+      const updated = await this.sessions.appendCounters(
         tx.db,
         session.id,
-        {
-          messages: written.visibleCreated,
-          toolCalls: written.toolCalls,
-          inputTokens: usage.inputTokens ?? 0,
-          outputTokens: usage.outputTokens ?? 0,
-          cacheReadTokens: usage.cacheReadTokens ?? 0,
-          cacheWriteTokens: usage.cacheWriteTokens ?? 0,
-          reasoningTokens: usage.reasoningTokens ?? 0,
-          estimatedCostUsd: usage.estimatedCostUsd ?? 0,
-        },
+        { ...counterDelta({ visible: written.visibleCreated, toolCalls: written.toolCalls }, usage) },
         this.clock.now(),
-        session.preview === null ? written.preview : null,
-        request.model,
-        { revision: Number(session.revision), generation: Number(session.generation) },
+        written.preview,
+        request.model === undefined ? null : textOrNull(request.model),
       );
-      if (!updated) throw await this.conflictFor(tx, session.id);
       return {
         ids: written.ids,
         created: written.created,
-        revision: Number(session.revision) + 1,
-        generation: Number(session.generation),
+        revision: Number(updated!.revision),
+        generation: Number(updated!.generation),
       };
     });
   }
 
   /** Inserts message rows for `session` inside `tx`; counters are the caller's to apply. */
   async write(tx: Tx, session: SessionRow, inputs: readonly MessageInput[]): Promise<WrittenMessages> {
-    const now = this.clock.now();
-    const platformIdOf = (input: MessageInput) =>
-      input.platformMessageId === undefined ? undefined : (textOrNull(input.platformMessageId) ?? undefined);
     const platformIds = inputs.flatMap((input) => platformIdOf(input) ?? []);
     const existing = platformIds.length
       ? await this.messages.findByPlatformIds(tx.db, session.id, platformIds)
       : new Map<string, number>();
-    const eligible = substringEligible(session);
-
-    const rows: NewMessageRow[] = [];
+    const kept: MessageInput[] = [];
     const slots: ({ existing: number } | { row: number } | { sameAs: string })[] = [];
     const inBatch = new Set<string>();
-    let visibleCreated = 0;
-    let toolCalls = 0;
-    let preview: string | null = null;
     for (const input of inputs) {
       const platformId = platformIdOf(input);
       if (platformId !== undefined && existing.has(platformId)) {
         slots.push({ existing: existing.get(platformId)! });
-        continue;
-      }
-      if (platformId !== undefined && inBatch.has(platformId)) {
+      } else if (platformId !== undefined && inBatch.has(platformId)) {
         slots.push({ sameAs: platformId });
-        continue;
+      } else {
+        if (platformId !== undefined) inBatch.add(platformId);
+        slots.push({ row: kept.length });
+        kept.push(input);
       }
-      if (platformId !== undefined) inBatch.add(platformId);
-      const text = textOrNull(contentText(input.content));
-      const structured = input.content !== undefined && input.content !== null && typeof input.content !== 'string';
-      const displayKind = input.displayKind ?? 'visible';
-      if (displayKind !== 'hidden') visibleCreated++;
-      toolCalls += (input.toolCalls?.length ?? 0) + toolUseParts(input.content);
-      if (preview === null && input.role === 'user' && displayKind !== 'hidden') preview = previewOf(text);
-      slots.push({ row: rows.length });
-      rows.push({
-        session_id: session.id,
-        role: input.role,
-        content: text,
-        content_json: structured ? JSON.stringify(input.content) : null,
-        tool_call_id: textOrNull(input.toolCallId),
-        tool_calls: input.toolCalls ? JSON.stringify(input.toolCalls) : null,
-        tool_name: textOrNull(input.toolName),
-        timestamp: clampTimestamp(input.timestamp, now),
-        token_count: input.tokenCount ?? null,
-        finish_reason: textOrNull(input.finishReason),
-        reasoning: textOrNull(input.reasoning),
-        display_kind: displayKind,
-        platform_message_id: textOrNull(platformId),
-        substring_indexed: eligible && input.role !== 'tool' ? 1 : 0,
-      });
     }
+    const drafts = draftRows(kept, this.clock.now());
+    const rows = drafts.rows.map((row) => rowFor(row, session.id, substringEligible(session)));
     const insertedIds = rows.length ? await this.messages.insertMany(tx.db, rows) : [];
     const byPlatformId = new Map<string, number>();
     rows.forEach((row, index) => {
@@ -159,7 +157,13 @@ export class MessageService {
     const ids = slots.map((slot) =>
       'existing' in slot ? slot.existing : 'row' in slot ? insertedIds[slot.row] : byPlatformId.get(slot.sameAs)!,
     );
-    return { ids, created: rows.length, visibleCreated, toolCalls, preview };
+    return {
+      ids,
+      created: rows.length,
+      visibleCreated: drafts.visible,
+      toolCalls: drafts.toolCalls,
+      preview: drafts.preview,
+    };
   }
 
   async list(ctx: OperationContext, sessionId: string, query: ListMessagesQuery): Promise<MessagePage> {
@@ -218,12 +222,6 @@ export class MessageService {
       };
     });
   }
-
-  private async conflictFor(tx: Tx, sessionId: string): Promise<Error> {
-    const current = await this.sessions.findById(tx.db, sessionId);
-    if (!current) return new NotFoundError('session');
-    return new RevisionConflictError(Number(current.revision));
-  }
 }
 
 export function assertPreconditions(session: SessionRow, preconditions: Preconditions): void {
@@ -257,3 +255,67 @@ function toolUseParts(content: MessageInput['content']): number {
     (part) => typeof part === 'object' && part !== null && (part as { type?: unknown }).type === 'tool_use',
   ).length;
 }
+
+type DraftRow = Omit<NewMessageRow, 'session_id' | 'substring_indexed'>;
+
+interface Drafts {
+  rows: DraftRow[];
+  visible: number;
+  toolCalls: number;
+  preview: string | null;
+}
+
+const platformIdOf = (input: MessageInput) =>
+  input.platformMessageId === undefined ? undefined : (textOrNull(input.platformMessageId) ?? undefined);
+
+/** Message rows from inputs, before they are tied to a session; counts what the counters need. */
+function draftRows(inputs: readonly MessageInput[], now: number): Drafts {
+  const drafts: Drafts = { rows: [], visible: 0, toolCalls: 0, preview: null };
+  for (const input of inputs) {
+    const text = textOrNull(contentText(input.content));
+    const structured = input.content !== undefined && input.content !== null && typeof input.content !== 'string';
+    const displayKind = input.displayKind ?? 'visible';
+    if (displayKind !== 'hidden') drafts.visible++;
+    drafts.toolCalls += (input.toolCalls?.length ?? 0) + toolUseParts(input.content);
+    if (drafts.preview === null && input.role === 'user' && displayKind !== 'hidden') drafts.preview = previewOf(text);
+    drafts.rows.push({
+      role: input.role,
+      content: text,
+      content_json: structured ? JSON.stringify(input.content) : null,
+      tool_call_id: textOrNull(input.toolCallId),
+      tool_calls: input.toolCalls ? JSON.stringify(input.toolCalls) : null,
+      tool_name: textOrNull(input.toolName),
+      timestamp: clampTimestamp(input.timestamp, now),
+      token_count: input.tokenCount ?? null,
+      finish_reason: textOrNull(input.finishReason),
+      reasoning: textOrNull(input.reasoning),
+      display_kind: displayKind,
+      platform_message_id: platformIdOf(input) ?? null,
+    });
+  }
+  return drafts;
+}
+
+function rowFor(draft: DraftRow, sessionId: string, substringEligibleSession: boolean): NewMessageRow {
+  return {
+    ...draft,
+    session_id: sessionId,
+    substring_indexed: substringEligibleSession && draft.role !== 'tool' ? 1 : 0,
+  };
+}
+
+function counterDelta(drafts: { visible: number; toolCalls: number }, usage: UsageDelta = {}) {
+  return {
+    messages: drafts.visible,
+    toolCalls: drafts.toolCalls,
+    inputTokens: usage.inputTokens ?? 0,
+    outputTokens: usage.outputTokens ?? 0,
+    cacheReadTokens: usage.cacheReadTokens ?? 0,
+    cacheWriteTokens: usage.cacheWriteTokens ?? 0,
+    reasoningTokens: usage.reasoningTokens ?? 0,
+    estimatedCostUsd: usage.estimatedCostUsd ?? 0,
+  };
+}
+
+const closedByCompression = () =>
+  new SessionClosedError('the session was closed by compression; append to its continuation');

@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import type { Executor, NewSessionRow, SessionPatch, SessionRow } from '../db/database.js';
 import { toIso, toIsoOrNull } from '../shared/clock.js';
 import { parseJsonObject } from '../shared/json.js';
+import { PreparedQuery } from '../shared/prepared.js';
 import { chunk, likeContains, type SqlDialect } from '../shared/sql-dialect.js';
 
 /** A lease is live while its expiry is in the future; an expired one is simply not there. */
@@ -94,8 +95,84 @@ export const ZERO_DELTA: CounterDelta = {
   estimatedCostUsd: 0,
 };
 
+/** What an append needs to know about the session it wrote to (returned by the same statement). */
+export interface AppendedSession {
+  profile: string;
+  source: string;
+  created_source: string;
+  delegated: number;
+  end_reason: string | null;
+  revision: number;
+  generation: number;
+}
+
+type AppendParam =
+  | 'id'
+  | 'messages'
+  | 'toolCalls'
+  | 'inputTokens'
+  | 'outputTokens'
+  | 'cacheReadTokens'
+  | 'cacheWriteTokens'
+  | 'reasoningTokens'
+  | 'estimatedCostUsd'
+  | 'now'
+  | 'preview'
+  | 'model';
+
 export class SessionRepository {
+  /**
+   * The append hot path in one prepared statement: counters, activity, preview, model and revision
+   * move together, and the row comes back for the caller's checks (a failed check rolls it back).
+   */
+  private readonly appendStatement = new PreparedQuery<AppendParam, AppendedSession>((db, param) =>
+    db
+      .updateTable('sessions')
+      .set((eb) => ({
+        message_count: eb('message_count', '+', param('messages')),
+        tool_call_count: eb('tool_call_count', '+', param('toolCalls')),
+        input_tokens: eb('input_tokens', '+', param('inputTokens')),
+        output_tokens: eb('output_tokens', '+', param('outputTokens')),
+        cache_read_tokens: eb('cache_read_tokens', '+', param('cacheReadTokens')),
+        cache_write_tokens: eb('cache_write_tokens', '+', param('cacheWriteTokens')),
+        reasoning_tokens: eb('reasoning_tokens', '+', param('reasoningTokens')),
+        estimated_cost_usd: eb('estimated_cost_usd', '+', param('estimatedCostUsd')),
+        last_activity_at: this.dialect.greatest(eb.ref('last_activity_at'), param('now')),
+        revision: eb('revision', '+', 1),
+        preview: eb.fn.coalesce('preview', sql.val(param('preview'))),
+        model: eb.fn.coalesce(sql.val(param('model')), 'model'),
+      }))
+      .where('id', '=', param('id'))
+      .returning(['profile', 'source', 'created_source', 'delegated', 'end_reason', 'revision', 'generation']),
+  );
+
   constructor(private readonly dialect: SqlDialect) {}
+
+  /** Runs the prepared append update; undefined when the session does not exist. */
+  async appendCounters(
+    db: Executor,
+    id: string,
+    delta: CounterDelta,
+    now: number,
+    preview: string | null,
+    model: string | null,
+  ): Promise<AppendedSession | undefined> {
+    const result = await this.appendStatement.execute(db, {
+      id,
+      messages: delta.messages,
+      toolCalls: delta.toolCalls,
+      inputTokens: delta.inputTokens,
+      outputTokens: delta.outputTokens,
+      cacheReadTokens: delta.cacheReadTokens,
+      cacheWriteTokens: delta.cacheWriteTokens,
+      reasoningTokens: delta.reasoningTokens,
+      estimatedCostUsd: delta.estimatedCostUsd,
+      now,
+      preview,
+      model,
+    });
+    return result.rows[0];
+  }
 
   async insert(db: Executor, row: NewSessionRow): Promise<SessionRow> {
     await db.insertInto('sessions').values(row).execute();
