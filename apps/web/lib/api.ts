@@ -1,6 +1,23 @@
 import 'server-only';
 import {
+  type BulkDeleteRequest,
+  type BulkDeleteResponse,
+  BulkDeleteResponseSchema,
+  type CreateProfileRequest,
+  type DeletePreview,
+  type DeletePreviewRequest,
+  DeletePreviewSchema,
+  type DeleteProfileResponse,
+  DeleteProfileResponseSchema,
+  type DeleteSessionResponse,
+  DeleteSessionResponseSchema,
+  type DeletionReceipt,
+  DeletionReceiptSchema,
+  type EndSessionRequest,
+  type LineageResponse,
+  LineageResponseSchema,
   type ListMessagesQuery,
+  type ListRoutesQuery,
   type ListSessionsQuery,
   type LoginRequest,
   type MessagePage,
@@ -13,6 +30,24 @@ import {
   ProblemSchema,
   ProfileListSchema,
   type ProfileSummary,
+  ProfileSummarySchema,
+  type PutRetentionPolicyRequest,
+  type ReceiptConsumer,
+  ReceiptConsumerSchema,
+  type ReceiptListQuery,
+  type ReceiptPage,
+  ReceiptPageSchema,
+  type ReceiptWatchQuery,
+  type ReclaimRequest,
+  type ReclaimResponse,
+  ReclaimResponseSchema,
+  type RenameProfileRequest,
+  type RenameProfileResponse,
+  RenameProfileResponseSchema,
+  type RetentionPolicy,
+  RetentionPolicySchema,
+  type RoutePage,
+  RoutePageSchema,
   SESSION_COOKIE_NAME,
   type SearchQuery,
   type SearchResponse,
@@ -22,9 +57,12 @@ import {
   SessionListResponseSchema,
   SessionSchema,
   type UpdateSessionRequest,
+  type VerifyResponse,
+  VerifyResponseSchema,
 } from '@statehouse/contracts';
 import { cookies, headers } from 'next/headers';
 import { redirect } from 'next/navigation';
+import { cache } from 'react';
 import { apiBaseUrl } from './config';
 import { CURRENT_PATH_HEADER, loginHref } from './paths';
 
@@ -67,13 +105,31 @@ interface Parser<T> {
   safeParse(value: unknown): { success: true; data: T } | { success: false; error: { message: string } };
 }
 
+/** A list answer checked item by item with an item schema (the contracts name no list schema). */
+function arrayOf<T>(item: Parser<T>): Parser<T[]> {
+  return {
+    safeParse(value) {
+      if (!Array.isArray(value)) return { success: false, error: { message: 'expected an array' } };
+      const items: T[] = [];
+      for (const [index, entry] of value.entries()) {
+        const parsed = item.safeParse(entry);
+        if (!parsed.success) return { success: false, error: { message: `[${index}]: ${parsed.error.message}` } };
+        items.push(parsed.data);
+      }
+      return { success: true, data: items };
+    },
+  };
+}
+
 type QueryValue = string | number | boolean | null | undefined;
 
 interface RequestOptions {
-  method?: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method?: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   query?: Record<string, QueryValue>;
   body?: unknown;
   headers?: Record<string, string>;
+  /** Makes a retried mutation safe: the API replays the first answer (API.md, Idempotency). */
+  idempotencyKey?: string;
   /**
    * What a 401 means. `redirect` (pages and actions): the dashboard session expired, go to /login and
    * come back. `throw`: the caller handles it (login itself, logout).
@@ -98,6 +154,7 @@ async function sessionCookieHeader(): Promise<string | undefined> {
 
 async function send(path: string, options: RequestOptions = {}): Promise<Response> {
   const requestHeaders: Record<string, string> = { accept: 'application/json', ...options.headers };
+  if (options.idempotencyKey) requestHeaders['idempotency-key'] = options.idempotencyKey;
   const cookie = await sessionCookieHeader();
   if (cookie) requestHeaders.cookie = cookie;
   let body: string | undefined;
@@ -135,8 +192,16 @@ async function request<T>(path: string, schema: Parser<T>, options: RequestOptio
   // API and dashboard are separate processes and may be upgraded one after the other: a field the
   // contract names but this API does not send yet must not take every page down. Log the drift
   // loudly and render what arrived; pages read fields defensively where it matters.
-  warnDrift(`${options.method ?? 'GET'} ${path.replace(/\/v1\/sessions\/[^/]+/, '/v1/sessions/:id')}`, parsed.error);
+  warnDrift(`${options.method ?? 'GET'} ${routeOf(path)}`, parsed.error);
   return json as T;
+}
+
+/** The route template of a path, so drift is reported once per endpoint rather than once per id. */
+function routeOf(path: string): string {
+  return path
+    .replace(/^\/v1\/sessions\/(?!bulk-delete$|delete-preview$)[^/]+/, '/v1/sessions/:id')
+    .replace(/^\/v1\/deletion-receipts\/(?!verify$|reclaim$|watch$)[^/]+/, '/v1/deletion-receipts/:operationId')
+    .replace(/^\/v1\/(profiles|retention\/policies)\/[^/]+/, '/v1/$1/:name');
 }
 
 const reportedDrift = new Set<string>();
@@ -201,9 +266,8 @@ const sessionPath = (id: string) => `/v1/sessions/${encodeURIComponent(id)}`;
 // ---------------------------------------------------------------------------------------------
 // Endpoints
 
-export function getMe(): Promise<Principal> {
-  return request('/v1/auth/me', PrincipalSchema);
-}
+/** Who is signed in; deduplicated per request (the layout and a page may both ask). */
+export const getMe = cache((): Promise<Principal> => request('/v1/auth/me', PrincipalSchema));
 
 export function listProfiles(): Promise<ProfileSummary[]> {
   return request('/v1/profiles', ProfileListSchema);
@@ -238,6 +302,183 @@ export function updateSession(id: string, revision: number, body: UpdateSessionR
     body,
     headers: { 'if-match': `"${revision}"` },
   });
+}
+
+/** `If-Match` (and, for destructive calls, `X-Expected-Generation`) from what the page rendered. */
+function preconditions(revision: number, generation?: number): Record<string, string> {
+  const values: Record<string, string> = { 'if-match': `"${revision}"` };
+  if (generation !== undefined) values['x-expected-generation'] = String(generation);
+  return values;
+}
+
+export function endSession(id: string, revision: number, body: EndSessionRequest): Promise<Session> {
+  return request(`${sessionPath(id)}/end`, SessionSchema, { method: 'POST', body, headers: preconditions(revision) });
+}
+
+export function reopenSession(id: string, revision: number): Promise<Session> {
+  return request(`${sessionPath(id)}/reopen`, SessionSchema, {
+    method: 'POST',
+    body: {},
+    headers: preconditions(revision),
+  });
+}
+
+// ---- lineage ------------------------------------------------------------------------------------
+
+export function getLineage(id: string): Promise<LineageResponse> {
+  return request(`${sessionPath(id)}/lineage`, LineageResponseSchema);
+}
+
+// ---- deleting -----------------------------------------------------------------------------------
+
+/** What a delete would remove (selected, delegate cascade, chain members) and what it would orphan. */
+export function previewDeletion(body: DeletePreviewRequest): Promise<DeletePreview> {
+  return request('/v1/sessions/delete-preview', DeletePreviewSchema, { method: 'POST', body });
+}
+
+export interface DeleteSessionOptions {
+  revision: number;
+  generation: number;
+  includeCompressionChain: boolean;
+  idempotencyKey?: string;
+}
+
+export function deleteSession(id: string, options: DeleteSessionOptions): Promise<DeleteSessionResponse> {
+  return request(sessionPath(id), DeleteSessionResponseSchema, {
+    method: 'DELETE',
+    query: { includeCompressionChain: options.includeCompressionChain },
+    headers: preconditions(options.revision, options.generation),
+    idempotencyKey: options.idempotencyKey,
+  });
+}
+
+export function bulkDeleteSessions(body: BulkDeleteRequest, idempotencyKey?: string): Promise<BulkDeleteResponse> {
+  return request('/v1/sessions/bulk-delete', BulkDeleteResponseSchema, { method: 'POST', body, idempotencyKey });
+}
+
+// ---- deletion receipts ------------------------------------------------------------------------
+
+export type ReceiptListParams = Partial<ReceiptListQuery>;
+
+export function listReceipts(params: ReceiptListParams): Promise<ReceiptPage> {
+  return request('/v1/deletion-receipts', ReceiptPageSchema, { query: { ...params } });
+}
+
+/**
+ * The feed's high-water mark and floor. Asked from sequence 0, which after a reclamation is below
+ * the floor (410 cursor_expired carries the floor): then asked again from there.
+ */
+export async function receiptMarks(): Promise<{ highWater: number; floor: number }> {
+  try {
+    const page = await listReceipts({ after: 0, limit: 1 });
+    return { highWater: page.highWater, floor: page.floor };
+  } catch (error) {
+    if (!(error instanceof ApiProblemError) || error.code !== 'cursor_expired') throw error;
+    const floor = Number(error.problem.floor);
+    const page = await listReceipts({ after: Number.isInteger(floor) ? floor : 0, limit: 1 });
+    return { highWater: page.highWater, floor: page.floor };
+  }
+}
+
+export function getReceipt(operationId: string): Promise<DeletionReceipt> {
+  return request(`/v1/deletion-receipts/${encodeURIComponent(operationId)}`, DeletionReceiptSchema);
+}
+
+export function verifyReceiptChain(): Promise<VerifyResponse> {
+  return request('/v1/deletion-receipts/verify', VerifyResponseSchema);
+}
+
+export function reclaimReceipts(body: ReclaimRequest, idempotencyKey?: string): Promise<ReclaimResponse> {
+  return request('/v1/deletion-receipts/reclaim', ReclaimResponseSchema, { method: 'POST', body, idempotencyKey });
+}
+
+export function listReceiptConsumers(): Promise<ReceiptConsumer[]> {
+  return request('/v1/receipt-consumers', arrayOf(ReceiptConsumerSchema));
+}
+
+const WATCH_CONNECT_TIMEOUT_MS = 15_000;
+
+/**
+ * Opens the API's receipt stream (server-sent events) with the user's cookie and returns the raw
+ * response for a route handler to pass through. Only connecting is time-limited: the stream itself
+ * lives until `signal` (the browser went away) aborts it. Errors are returned as they came.
+ */
+export async function openReceiptWatch(
+  params: Partial<ReceiptWatchQuery>,
+  { signal, lastEventId }: { signal: AbortSignal; lastEventId?: string | null },
+): Promise<Response> {
+  const requestHeaders: Record<string, string> = { accept: 'text/event-stream' };
+  const cookie = await sessionCookieHeader();
+  if (cookie) requestHeaders.cookie = cookie;
+  if (lastEventId && /^\d{1,15}$/.test(lastEventId)) requestHeaders['last-event-id'] = lastEventId;
+  const controller = new AbortController();
+  const onAbort = () => controller.abort();
+  signal.addEventListener('abort', onAbort, { once: true });
+  const connectTimer = setTimeout(() => controller.abort(), WATCH_CONNECT_TIMEOUT_MS);
+  try {
+    return await fetch(`${apiBaseUrl()}/v1/deletion-receipts/watch${buildQuery({ ...params })}`, {
+      headers: requestHeaders,
+      cache: 'no-store',
+      redirect: 'manual',
+      signal: controller.signal,
+    });
+  } catch (error) {
+    signal.removeEventListener('abort', onAbort);
+    throw new ApiUnreachableError(describe(error));
+  } finally {
+    clearTimeout(connectTimer);
+  }
+}
+
+// ---- profiles and retention -------------------------------------------------------------------
+
+const profilePath = (name: string) => `/v1/profiles/${encodeURIComponent(name)}`;
+
+export function createProfile(body: CreateProfileRequest): Promise<ProfileSummary> {
+  return request('/v1/profiles', ProfileSummarySchema, { method: 'POST', body });
+}
+
+export function renameProfile(
+  name: string,
+  body: RenameProfileRequest,
+  idempotencyKey?: string,
+): Promise<RenameProfileResponse> {
+  return request(`${profilePath(name)}/rename`, RenameProfileResponseSchema, {
+    method: 'POST',
+    body,
+    idempotencyKey,
+  });
+}
+
+export function deleteProfile(
+  name: string,
+  options: { deleteSessions: boolean; dryRun: boolean },
+  idempotencyKey?: string,
+): Promise<DeleteProfileResponse> {
+  return request(profilePath(name), DeleteProfileResponseSchema, {
+    method: 'DELETE',
+    query: { deleteSessions: options.deleteSessions, dryRun: options.dryRun },
+    idempotencyKey,
+  });
+}
+
+export function listRetentionPolicies(): Promise<RetentionPolicy[]> {
+  return request('/v1/retention/policies', arrayOf(RetentionPolicySchema));
+}
+
+export function putRetentionPolicy(profile: string, body: PutRetentionPolicyRequest): Promise<RetentionPolicy> {
+  return request(`/v1/retention/policies/${encodeURIComponent(profile)}`, RetentionPolicySchema, {
+    method: 'PUT',
+    body,
+  });
+}
+
+// ---- routes -------------------------------------------------------------------------------------
+
+export type RouteListParams = Partial<ListRoutesQuery>;
+
+export function listRoutes(params: RouteListParams): Promise<RoutePage> {
+  return request('/v1/routes', RoutePageSchema, { query: { ...params } });
 }
 
 export interface IssuedSessionCookie {

@@ -1,6 +1,6 @@
 /**
- * Primary navigation. New sections (Lineage, Receipts, Profiles, Routes) are one entry here plus a
- * route folder under app/(dashboard)/; the header, active state and profile switcher follow.
+ * Primary navigation. A new section is one entry here plus a route folder under app/(dashboard)/;
+ * the header, active state and profile switcher follow.
  */
 export interface NavItem {
   href: string;
@@ -10,22 +10,34 @@ export interface NavItem {
    * (a single session) switch to the sessions list of the chosen profile.
    */
   profileScoped: boolean;
+  /** Shown to administrators only (the API refuses members anyway). */
+  adminOnly?: boolean;
+  /** Other paths that belong to this section (the deletion flow belongs to Sessions). */
+  alsoActiveOn?: readonly string[];
 }
 
 export const PRIMARY_NAV: readonly NavItem[] = [
-  { href: '/sessions', label: 'Sessions', profileScoped: true },
+  { href: '/sessions', label: 'Sessions', profileScoped: true, alsoActiveOn: ['/delete'] },
   { href: '/search', label: 'Search', profileScoped: true },
-  // Planned: { href: '/receipts', label: 'Receipts', profileScoped: true },
-  //          { href: '/profiles', label: 'Profiles', profileScoped: false },
-  //          { href: '/routes', label: 'Routes', profileScoped: true },
+  { href: '/routes', label: 'Routes', profileScoped: true },
+  { href: '/profiles', label: 'Profiles', profileScoped: false },
+  { href: '/receipts', label: 'Receipts', profileScoped: true, adminOnly: true },
 ];
 
+export function navFor(role: 'admin' | 'member'): readonly NavItem[] {
+  return PRIMARY_NAV.filter((item) => !item.adminOnly || role === 'admin');
+}
+
+const within = (pathname: string, href: string) => pathname === href || pathname.startsWith(`${href}/`);
+
 export function isActive(item: NavItem, pathname: string): boolean {
-  return pathname === item.href || pathname.startsWith(`${item.href}/`);
+  return within(pathname, item.href) || (item.alsoActiveOn ?? []).some((href) => within(pathname, href));
 }
 
 /** Query keys a page keeps when the profile changes (filters survive; cursors do not). */
 export const PROFILE_SWITCH_KEEPS: Record<string, readonly string[]> = {
   '/sessions': ['source', 'status', 'archived', 'q', 'order', 'includeChildren', 'limit'],
   '/search': ['q', 'role', 'mode', 'source'],
+  '/routes': ['limit'],
+  '/receipts': ['intent', 'origin', 'limit'],
 };

@@ -37,6 +37,9 @@ export function sessionHref(id: string, params: Record<string, ParamValue> = {},
   return hrefWith(`/sessions/${encodeURIComponent(id)}`, params, hash);
 }
 
+export const profileHref = (name: string, params: Record<string, ParamValue> = {}) =>
+  hrefWith(`/profiles/${encodeURIComponent(name)}`, params);
+
 /** The DOM id of a transcript message, the target of search hits. */
 export const messageAnchor = (messageId: number) => `m-${messageId}`;
 

@@ -13,13 +13,15 @@ const CONTEXT_BEFORE_LINKED = 2;
  * - `after=<id>`: the page of messages after that id (forward paging);
  * - `before=<id>` / `before=latest`: the page ending just before that id, or the last page;
  * - `at=<id>`: the page that contains that message (search hits), highlighted;
- * - `includeHidden=true`: also model-facing scaffolding rows.
+ * - `includeHidden=true`: also model-facing scaffolding rows;
+ * - `view=conversation`: the whole compression chain, root → tip, as one transcript (no paging).
  */
 export interface TranscriptView {
   after: number | null;
   before: number | 'latest' | null;
   at: number | null;
   includeHidden: boolean;
+  conversation: boolean;
 }
 
 function messageId(value: string | undefined): number | null {
@@ -34,6 +36,7 @@ export function parseTranscriptView(searchParams: RawSearchParams): TranscriptVi
     before: before === 'latest' ? 'latest' : messageId(before),
     at: messageId(firstParam(searchParams.at)),
     includeHidden: firstParam(searchParams.includeHidden) === 'true',
+    conversation: firstParam(searchParams.view) === 'conversation',
   };
 }
 
@@ -114,6 +117,7 @@ export function transcriptHrefs(sessionId: string, view: TranscriptView, page: T
 
 /** The same slice of the transcript with hidden rows on or off. */
 export function hiddenToggleHref(sessionId: string, view: TranscriptView, includeHidden: boolean): string {
+  if (view.conversation) return sessionHref(sessionId, { view: 'conversation', includeHidden: includeHidden || null });
   return sessionHref(
     sessionId,
     {
@@ -124,4 +128,12 @@ export function hiddenToggleHref(sessionId: string, view: TranscriptView, includ
     },
     view.at !== null ? `m-${view.at}` : undefined,
   );
+}
+
+/** This segment only, or the whole compression chain as one transcript; the hidden-rows toggle survives. */
+export function conversationToggleHref(sessionId: string, view: TranscriptView, conversation: boolean): string {
+  return sessionHref(sessionId, {
+    view: conversation ? 'conversation' : null,
+    includeHidden: view.includeHidden || null,
+  });
 }

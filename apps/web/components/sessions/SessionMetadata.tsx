@@ -66,7 +66,23 @@ export function SessionMetadata({ session }: { session: Session }) {
     {
       term: 'Generation',
       hint: 'Increases each time an agent turn begins; the fencing token of agent workers',
-      detail: session.generation,
+      detail: <span data-testid="session-generation">{session.generation}</span>,
+    },
+    {
+      term: 'Turn lease',
+      hint: 'While a turn lease is live the session is busy: destructive operations are refused',
+      detail: session.turn ? (
+        <>
+          <code>{session.turn.holder}</code> until <Timestamp iso={session.turn.expiresAt} relative={false} />
+        </>
+      ) : (
+        <span className="text-muted">None (idle)</span>
+      ),
+    },
+    {
+      term: 'Conversation generation',
+      hint: "The chat's conversation generation when this session began; each reset-class end adds one",
+      detail: session.conversationGeneration ?? null,
     },
   ];
   const lineage: DescriptionItem[] = [
@@ -79,14 +95,6 @@ export function SessionMetadata({ session }: { session: Session }) {
       ) : null,
     },
     { term: 'Edge kind', detail: session.lineageKind ? humanize(session.lineageKind) : null },
-    {
-      term: 'Handoff',
-      detail: session.handoffState
-        ? `${session.handoffState}${session.handoffPlatform ? ` to ${session.handoffPlatform}` : ''}${
-            session.handoffError ? ` (${session.handoffError})` : ''
-          }`
-        : null,
-    },
   ];
   const routing: DescriptionItem[] = [
     { term: 'Session key', detail: mono(session.sessionKey) },

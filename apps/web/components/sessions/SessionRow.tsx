@@ -5,14 +5,32 @@ import { sessionHref } from '../../lib/paths';
 import { lineageHint, sessionHeading, sessionStatus } from '../../lib/session-display';
 import { Timestamp } from '../Timestamp';
 import { Badge, cx, ListItem } from '../ui';
+import { BusyBadge } from './BusyNotice';
+
+interface SessionRowProps {
+  item: SessionListItem;
+  showProfile: boolean;
+  /** The id of the form the row's checkbox belongs to (multi-select); none: not selectable. */
+  selectionForm?: string;
+}
 
 /** One logical conversation. The title link covers the row; everything else is plain text. */
-export function SessionRow({ item, showProfile }: { item: SessionListItem; showProfile: boolean }) {
+export function SessionRow({ item, showProfile, selectionForm }: SessionRowProps) {
   const heading = sessionHeading(item);
   const status = sessionStatus(item);
   const lineage = lineageHint(item);
   return (
-    <ListItem className="session-row">
+    <ListItem className={cx('session-row', selectionForm && 'session-row--selectable')}>
+      {selectionForm ? (
+        <input
+          type="checkbox"
+          className="session-row__check"
+          name="ids"
+          value={item.id}
+          form={selectionForm}
+          aria-label={`Select “${heading.text}” (${item.id})`}
+        />
+      ) : null}
       <div className="session-row__main">
         <h2 className="session-row__heading">
           <Link
@@ -45,6 +63,7 @@ export function SessionRow({ item, showProfile }: { item: SessionListItem; showP
         <Badge tone={status.tone} dot>
           {status.label}
         </Badge>
+        {item.turn ? <BusyBadge turn={item.turn} /> : null}
         {status.reason ? <span>{status.reason}</span> : null}
       </div>
       <div className="session-row__stats">

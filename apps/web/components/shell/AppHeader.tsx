@@ -22,7 +22,7 @@ export function AppHeader({ principal, profiles }: AppHeaderProps) {
           <span>Statehouse</span>
         </Link>
         <nav className="primary-nav" aria-label="Primary">
-          <NavLinks />
+          <NavLinks role={principal.role} />
         </nav>
         <div className="app-header__profile">
           <Suspense fallback={null}>

@@ -2,14 +2,14 @@
 
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
-import { isActive, PRIMARY_NAV } from '../../lib/navigation';
+import { isActive, navFor } from '../../lib/navigation';
 
 /** Client only for `usePathname`: the active section is marked with aria-current. */
-export function NavLinks() {
+export function NavLinks({ role }: { role: 'admin' | 'member' }) {
   const pathname = usePathname();
   return (
     <ul className="primary-nav__list">
-      {PRIMARY_NAV.map((item) => (
+      {navFor(role).map((item) => (
         <li key={item.href}>
           <Link
             href={item.href}

@@ -1,5 +1,6 @@
 import type { Metadata } from 'next';
 import { ApiErrorAlert } from '../../../components/ApiErrorAlert';
+import { SelectionControls } from '../../../components/sessions/SelectionControls';
 import { SessionFilters } from '../../../components/sessions/SessionFilters';
 import { SessionRow } from '../../../components/sessions/SessionRow';
 import { Alert, ButtonLink, Card, EmptyState, List, Pagination } from '../../../components/ui';
@@ -10,6 +11,9 @@ import type { RawSearchParams } from '../../../lib/paths';
 import { parseSessionListState, sessionListHref } from '../../../lib/session-list-state';
 
 export const metadata: Metadata = { title: 'Sessions' };
+
+/** Row checkboxes belong to this GET form: submitting it opens the deletion preview (/delete?ids=…). */
+const SELECTION_FORM = 'session-selection';
 
 export default async function SessionsPage({ searchParams }: { searchParams: Promise<RawSearchParams> }) {
   const state = parseSessionListState(await searchParams);
@@ -65,6 +69,12 @@ export default async function SessionsPage({ searchParams }: { searchParams: Pro
               {plural(result.value.items.length, 'session')} on this page
               {raw.cursor ? ' (continued)' : ''}
             </span>
+            {result.value.items.length > 0 ? (
+              <form id={SELECTION_FORM} action="/delete" method="get" className="selection-form">
+                <input type="hidden" name="back" value={sessionListHref(raw)} />
+                <SelectionControls formId={SELECTION_FORM} listKey={sessionListHref(raw)} />
+              </form>
+            ) : null}
           </div>
           {result.value.items.length === 0 ? (
             <EmptyState
@@ -83,7 +93,7 @@ export default async function SessionsPage({ searchParams }: { searchParams: Pro
           ) : (
             <List label="Sessions">
               {result.value.items.map((item) => (
-                <SessionRow key={item.id} item={item} showProfile={!raw.profile} />
+                <SessionRow key={item.id} item={item} showProfile={!raw.profile} selectionForm={SELECTION_FORM} />
               ))}
             </List>
           )}

@@ -1,8 +1,14 @@
 'use server';
 
-import { IdSchema, type UpdateSessionRequest, UpdateSessionRequestSchema } from '@statehouse/contracts';
+import {
+  EndSessionRequestSchema,
+  IdSchema,
+  type UpdateSessionRequest,
+  UpdateSessionRequestSchema,
+} from '@statehouse/contracts';
 import { refresh } from 'next/cache';
-import { ApiProblemError, ApiUnreachableError, updateSession } from '../../../../lib/api';
+import { ApiProblemError, ApiUnreachableError, endSession, reopenSession, updateSession } from '../../../../lib/api';
+import { humanize } from '../../../../lib/format';
 
 // Not exported: a 'use server' module may export async functions only.
 const SESSION_INTENTS = ['rename', 'archive', 'unarchive', 'pin', 'unpin'] as const;
@@ -110,6 +116,66 @@ export async function updateSessionAction(
         return failed({ title: 'Nothing was changed', message: problem.detail, field: 'title' });
       default:
         return failed({ title: problem.title, message: problem.detail });
+    }
+  }
+}
+
+export type LifecycleActionState =
+  | { status: 'idle' }
+  | { status: 'success'; message: string }
+  | { status: 'error'; title: string; message: string; conflict?: boolean };
+
+/**
+ * End (with a reason) and reopen, with `If-Match` from the rendered revision. The API applies the
+ * end-reason rules (SPEC §4): the first end wins, deliberate ends cannot be reopened.
+ */
+export async function lifecycleAction(
+  _previous: LifecycleActionState,
+  formData: FormData,
+): Promise<LifecycleActionState> {
+  const id = IdSchema.safeParse(formData.get('sessionId'));
+  const revision = Number(formData.get('revision'));
+  const intent = formData.get('intent');
+  if (!id.success || !Number.isInteger(revision) || revision < 0 || (intent !== 'end' && intent !== 'reopen')) {
+    return { status: 'error', title: 'Nothing was changed', message: 'The form was incomplete. Reload the page.' };
+  }
+  try {
+    if (intent === 'end') {
+      const body = EndSessionRequestSchema.safeParse({ reason: formData.get('reason') });
+      if (!body.success) return { status: 'error', title: 'Nothing was changed', message: 'Choose an end reason.' };
+      const ended = await endSession(id.data, revision, body.data);
+      refresh();
+      return {
+        status: 'success',
+        message: `Ended (${humanize(ended.endReason ?? body.data.reason)}).`,
+      };
+    }
+    await reopenSession(id.data, revision);
+    refresh();
+    return { status: 'success', message: 'Reopened.' };
+  } catch (error) {
+    if (error instanceof ApiUnreachableError)
+      return { status: 'error', title: 'Nothing was changed', message: error.message };
+    if (!(error instanceof ApiProblemError)) throw error;
+    const { problem } = error;
+    switch (problem.code) {
+      case 'revision_conflict':
+        return {
+          status: 'error',
+          title: 'This session changed since you opened it',
+          message: `You opened revision ${revision}${
+            problem.currentRevision !== undefined ? `; it is now at revision ${problem.currentRevision}` : ''
+          }. Reload to see the change, then try again.`,
+          conflict: true,
+        };
+      case 'session_closed':
+        return { status: 'error', title: 'This end cannot be undone here', message: problem.detail };
+      case 'session_busy':
+        return { status: 'error', title: 'A turn is running', message: problem.detail };
+      case 'not_found':
+        return { status: 'error', title: 'Session not found', message: 'It was deleted or is outside your profiles.' };
+      default:
+        return { status: 'error', title: problem.title, message: problem.detail };
     }
   }
 }

@@ -1,0 +1,39 @@
+'use server';
+
+import { ReclaimRequestSchema } from '@statehouse/contracts';
+import { refresh } from 'next/cache';
+import { ApiProblemError, ApiUnreachableError, reclaimReceipts } from '../../../lib/api';
+
+export type ReclaimActionState =
+  | { status: 'idle' }
+  | { status: 'success'; reclaimed: number; floor: number; limitedBy: string | null; requested: number }
+  | { status: 'error'; title: string; message: string };
+
+const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{8,255}$/;
+
+/** Reclaims receipts through a sequence (admin). `safe` stops at the lowest acknowledged consumer cursor. */
+export async function reclaimAction(_previous: ReclaimActionState, formData: FormData): Promise<ReclaimActionState> {
+  const body = ReclaimRequestSchema.safeParse({
+    throughSequence: Number(formData.get('throughSequence')),
+    mode: formData.get('mode'),
+  });
+  if (!body.success) {
+    return {
+      status: 'error',
+      title: 'Nothing was reclaimed',
+      message: body.error.issues.map((issue) => issue.message).join('; '),
+    };
+  }
+  const key = String(formData.get('idempotencyKey') ?? '');
+  try {
+    const result = await reclaimReceipts(body.data, IDEMPOTENCY_KEY.test(key) ? key : undefined);
+    refresh();
+    return { status: 'success', ...result, requested: body.data.throughSequence };
+  } catch (error) {
+    if (error instanceof ApiUnreachableError) {
+      return { status: 'error', title: 'Nothing was reclaimed', message: error.message };
+    }
+    if (!(error instanceof ApiProblemError)) throw error;
+    return { status: 'error', title: `Nothing was reclaimed: ${error.problem.title}`, message: error.problem.detail };
+  }
+}
