@@ -73,6 +73,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
         .set(admin)
         .send({ ids: ['bk1', 'bk2'] });
       expect(preview.status).toBe(200);
+      expect(preview.body.sessions[0]).toMatchObject({ revision: expect.any(Number), generation: 0 });
       expect(preview.body.sessions.map((s: { id: string; role: string }) => [s.id, s.role])).toEqual([
         ['bk1', 'selected'],
         ['bk2', 'selected'],

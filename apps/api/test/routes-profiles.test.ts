@@ -126,7 +126,20 @@ for (const { dialect, available } of TEST_DIALECTS) {
       const collision = await api.http().post('/v1/profiles/team_a/rename').set(admin).send({ newName: 'teamxa' });
       expect(collision.status).toBe(409);
       expect(collision.body.code).toBe('profile_collision');
+      const rehearsal = await api
+        .http()
+        .post('/v1/profiles/team_a/rename')
+        .set(admin)
+        .send({ newName: 'team-b', dryRun: true });
+      expect(rehearsal.body).toMatchObject({ dryRun: true, counts: { sessions: 1, routes: 1, sessionKeys: 1 } });
+      expect((await api.http().get('/v1/sessions/pr1').set(admin)).body.profile).toBe('team_a');
+      const profiles = await api.http().get('/v1/profiles').set(admin);
+      expect(profiles.body.find((p: { name: string }) => p.name === 'team_a')).toMatchObject({
+        sessionCount: 1,
+        routeCount: 1,
+      });
       const renamed = await api.http().post('/v1/profiles/team_a/rename').set(admin).send({ newName: 'team-b' });
+      expect(renamed.body.counts).toEqual(rehearsal.body.counts);
       expect(renamed.status).toBe(200);
       expect(renamed.body).toMatchObject({ name: 'team-b', counts: { sessions: 1, routes: 1, sessionKeys: 1 } });
       expect((await api.http().get('/v1/sessions/pr1').set(admin)).body).toMatchObject({

@@ -5,6 +5,7 @@ export const ProfileSummarySchema = z.object({
   name: ProfileNameSchema,
   sessionCount: z.number().int(),
   messageCount: z.number().int(),
+  routeCount: z.number().int(),
   lastActiveAt: IsoDateSchema.nullable(),
 });
 export type ProfileSummary = z.infer<typeof ProfileSummarySchema>;

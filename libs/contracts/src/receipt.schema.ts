@@ -192,6 +192,11 @@ export const DeletePreviewSchema = z.object({
       parentSessionId: z.string().nullable(),
       messageCount: z.number().int(),
       busy: z.boolean(),
+      revision: z
+        .number()
+        .int()
+        .describe('present it back (bulk-delete items, If-Match) so nothing changed is deleted unseen'),
+      generation: z.number().int(),
     }),
   ),
   orphaned: z

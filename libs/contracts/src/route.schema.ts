@@ -100,7 +100,12 @@ export type FailHandoff = z.infer<typeof FailHandoffSchema>;
 
 // ---- profiles: rename, delete, repair move --------------------------------------------------------
 
-export const RenameProfileRequestSchema = z.object({ newName: ProfileNameSchema }).strict();
+export const RenameProfileRequestSchema = z
+  .object({
+    newName: ProfileNameSchema,
+    dryRun: z.boolean().default(false).describe('run every check and count, then roll back'),
+  })
+  .strict();
 export type RenameProfileRequest = z.infer<typeof RenameProfileRequestSchema>;
 
 export const RenameCountsSchema = z.object({
@@ -114,7 +119,11 @@ export const RenameCountsSchema = z.object({
   users: z.number().int(),
 });
 export type RenameCounts = z.infer<typeof RenameCountsSchema>;
-export const RenameProfileResponseSchema = z.object({ name: z.string(), counts: RenameCountsSchema });
+export const RenameProfileResponseSchema = z.object({
+  name: z.string(),
+  dryRun: z.boolean(),
+  counts: RenameCountsSchema,
+});
 export type RenameProfileResponse = z.infer<typeof RenameProfileResponseSchema>;
 
 export const DeleteProfileQuerySchema = z.object({

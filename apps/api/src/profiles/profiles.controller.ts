@@ -57,7 +57,7 @@ export class ProfilesController {
     @Param('name', { schema: ProfileNameSchema }) name: string,
     @Body({ schema: RenameProfileRequestSchema }) body: RenameProfileRequest,
   ) {
-    return this.store.profileAdmin.rename(ctx, name, body.newName);
+    return this.store.profileAdmin.rename(ctx, name, body.newName, body.dryRun);
   }
 
   @Delete(':name')

@@ -153,6 +153,8 @@ export class DeletionService {
           parentSessionId: row.parent_session_id,
           messageCount: Number(row.message_count),
           busy: isBusy(row, now),
+          revision: Number(row.revision),
+          generation: Number(row.generation),
         })),
         orphaned: plan.orphans.map((row) => ({ id: row.id, lineageKind: row.lineage_kind as LineageKind | null })),
         missingIds: [...new Set(request.ids)].filter((id) => !found.has(id)),

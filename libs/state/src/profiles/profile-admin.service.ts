@@ -20,7 +20,7 @@ import type { Clock } from '../shared/clock.js';
 import type { OperationContext } from '../shared/context.js';
 import { ConflictError, NotFoundError, ProfileCollisionError, SessionBusyError } from '../shared/errors.js';
 import type { SqlDialect } from '../shared/sql-dialect.js';
-import type { UnitOfWork } from '../shared/unit-of-work.js';
+import type { Tx, UnitOfWork } from '../shared/unit-of-work.js';
 import { ProfileRepository } from './profile.repository.js';
 
 const keyPrefix = (profile: string) => `agent:${profile}:`;
@@ -53,9 +53,9 @@ export class ProfileAdminService {
    * `agent:<old>:` prefix, `origin.profile`, conversation generations, retention policy, and the
    * profile sets of tokens and users. A collision is refused before anything changes.
    */
-  async rename(ctx: OperationContext, old: string, newName: string): Promise<RenameProfileResponse> {
+  async rename(ctx: OperationContext, old: string, newName: string, dryRun = false): Promise<RenameProfileResponse> {
     assertAdmin(ctx.principal);
-    return this.uow.run(ctx, async (tx) => {
+    const work = async (tx: Tx): Promise<RenameProfileResponse> => {
       const profile = await this.profiles.find(tx.db, old);
       if (!profile) throw new NotFoundError('profile');
       if (old === newName) throw new ProfileCollisionError('the new name is the current name');
@@ -112,6 +112,7 @@ export class ProfileAdminService {
       await this.profiles.delete(tx.db, old);
       return {
         name: newName,
+        dryRun,
         counts: {
           sessions,
           routes,
@@ -123,7 +124,8 @@ export class ProfileAdminService {
           users,
         },
       };
-    });
+    };
+    return dryRun ? this.uow.rehearse(work) : this.uow.run(ctx, work);
   }
 
   /**

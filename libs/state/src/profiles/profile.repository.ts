@@ -4,6 +4,7 @@ export interface ProfileCounts {
   name: string;
   sessionCount: number;
   messageCount: number;
+  routeCount: number;
   lastActiveAt: number | null;
 }
 
@@ -42,6 +43,11 @@ export class ProfileRepository {
         eb.fn.count<number>('s.id').as('session_count'),
         eb.fn.coalesce(eb.fn.sum<number>('s.message_count'), eb.lit(0)).as('message_count'),
         eb.fn.max('s.last_activity_at').as('last_active_at'),
+        eb
+          .selectFrom('routes as r')
+          .select((inner) => inner.fn.countAll<number>().as('n'))
+          .whereRef('r.profile', '=', 'p.name')
+          .as('route_count'),
       ])
       .groupBy('p.name')
       .orderBy('p.name');
@@ -51,6 +57,7 @@ export class ProfileRepository {
       name: row.name,
       sessionCount: Number(row.session_count),
       messageCount: Number(row.message_count),
+      routeCount: Number(row.route_count ?? 0),
       lastActiveAt: row.last_active_at === null ? null : Number(row.last_active_at),
     }));
   }

@@ -11,6 +11,10 @@ import { toDomainError } from './store-errors.js';
 
 export type Effect = () => void | Promise<void>;
 
+class Rehearsal {
+  constructor(readonly value: unknown) {}
+}
+
 /** A running transaction plus the effects to run once it commits. */
 export interface Tx {
   readonly db: Transaction<DB>;
@@ -41,6 +45,22 @@ export class UnitOfWork {
       await sql`select pg_advisory_xact_lock(hashtextextended(${`${principal}\n${key}`}, 0))`.execute(trx);
     }
     if (await this.idempotency.find(trx, principal, key)) throw new IdempotencyRaceError();
+  }
+
+  /**
+   * Runs the whole operation — every check, every write — and rolls it back: a dry run that can
+   * never disagree with the real one. No idempotency record, no effects.
+   */
+  async rehearse<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    try {
+      await this.db.transaction().execute(async (trx) => {
+        throw new Rehearsal(await work({ db: trx, afterCommit: () => undefined }));
+      });
+    } catch (error) {
+      if (error instanceof Rehearsal) return error.value as T;
+      throw toDomainError(error);
+    }
+    throw new Error('unreachable: a rehearsal always rolls back');
   }
 
   async run<T>(ctx: OperationContext | null, work: (tx: Tx) => Promise<T>): Promise<T> {
