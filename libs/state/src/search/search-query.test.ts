@@ -4,17 +4,20 @@ import { planSearch, toFts5Match, toTrigramMatch, toTsQuery } from './search-que
 describe('planSearch', () => {
   it('turns words into quoted AND terms, lowercased', () => {
     const plan = planSearch('Deploy Billing');
-    expect(toFts5Match(plan.terms)).toBe('"deploy" AND "billing"');
+    expect(toFts5Match(plan.terms)).toBe('deploy AND billing');
     expect(toTsQuery(plan.terms)).toBe("'deploy' & 'billing'");
   });
   it('keeps balanced quotes as phrases and drops an unbalanced one', () => {
     const plan = planSearch('"rollback image" "tagged');
-    expect(toFts5Match(plan.terms)).toBe('"rollback image" AND "tagged"');
+    expect(toFts5Match(plan.terms)).toBe('"rollback image" AND tagged');
     expect(toTsQuery(plan.terms)).toBe("('rollback' <-> 'image') & 'tagged'");
   });
   it('supports a trailing * as a prefix query', () => {
-    expect(toFts5Match(planSearch('deplo*').terms)).toBe('"deplo"*');
+    expect(toFts5Match(planSearch('deplo*').terms)).toBe('deplo*');
     expect(toTsQuery(planSearch('deplo*').terms)).toBe("'deplo':*");
+  });
+  it('keeps FTS5 keywords harmless (operators are upper-case; words are lowercased)', () => {
+    expect(toFts5Match(planSearch('NOT OR AND NEAR').terms)).toBe('not AND or AND and AND near');
   });
   it('neutralises operators and syntax: nothing but letters and digits reaches the engine', () => {
     for (const hostile of ['NEAR(a b', 'a OR b', 'col:value', '-x', '^y', "'; drop", '"', '*', '\u0000']) {

@@ -71,9 +71,15 @@ export function planSearch(raw: string): SearchPlan {
 
 const lower = (word: string) => word.toLowerCase();
 
-/** FTS5 MATCH expression: every term quoted, so no FTS5 operator can be spelled by a user. */
+/**
+ * FTS5 MATCH expression. Words are letters/digits only and lowercased, so a single word is a safe
+ * bareword (FTS5's operators are upper-case) — and a bareword is much cheaper than a one-word
+ * phrase, which makes FTS5 load position lists for every hit. Phrases are quoted.
+ */
 export function toFts5Match(terms: readonly WordTerm[]): string {
-  return terms.map((term) => `"${term.words.join(' ')}"${term.prefix ? '*' : ''}`).join(' AND ');
+  return terms
+    .map((term) => `${term.words.length === 1 ? term.words[0] : `"${term.words.join(' ')}"`}${term.prefix ? '*' : ''}`)
+    .join(' AND ');
 }
 
 /** FTS5 trigram MATCH: every substring quoted (inner quotes doubled); only terms of ≥ 3 characters. */

@@ -33,6 +33,9 @@ function filters(filter: SearchFilter): RawBuilder<unknown> {
   return parts.length ? sql`and ${sql.join(parts, sql` and `)}` : sql``;
 }
 
+/** How many extra top-ranked hits the word query reads so ties at the page edge order exactly. */
+const RANK_OVERFETCH = 100;
+
 const VISIBLE = sql`m.display_kind <> 'hidden' and (m.active = 1 or m.compacted = 1)`;
 
 function toRow(row: Row, terms: readonly string[]): SearchRow {
@@ -52,19 +55,34 @@ function toRow(row: Row, terms: readonly string[]): SearchRow {
 export class SqliteSearch implements SearchPort {
   async word(db: Executor, terms: readonly WordTerm[], filter: SearchFilter, after?: WordCursor) {
     if (filter.profiles?.length === 0) return [];
+    const match = toFts5Match(terms);
     // FTS5 bm25: lower is better; the API's rank is its negation (higher is better).
     const keyset = after
-      ? sql`and (-f.rank < ${after.rank} or (-f.rank = ${after.rank} and m.id < ${after.id}))`
+      ? sql`and (-f.rank < ${after.rank} or (-f.rank = ${after.rank} and f.rowid < ${after.id}))`
       : sql``;
+    // Ranking by `rank` alone with a literal LIMIT lets FTS5 consume the ORDER BY (a tie-break column
+    // or a bound LIMIT makes SQLite sort every hit itself); the page is then ordered exactly by
+    // (rank, id) among an over-fetched top, and snippets are computed for the page only.
     const { rows } = await sql<Row>`
+      with top as (
+        select f.rowid as id, f.rank as bm25
+        from messages_fts f
+        join messages m on m.id = f.rowid
+        join sessions s on s.id = m.session_id
+        where messages_fts match ${match} ${filters(filter)} ${keyset}
+        order by f.rank
+        limit ${sql.lit(filter.limit + RANK_OVERFETCH)}
+      ), page as (
+        select id, bm25 from top order by bm25, id desc limit ${sql.lit(filter.limit)}
+      )
       select m.id, m.session_id, m.role, m.timestamp, s.title, s.profile, s.source,
-        snippet(messages_fts, -1, char(2), char(3), '…', 16) as snippet, -f.rank as rank
-      from messages_fts f
-      join messages m on m.id = f.rowid
+        snippet(messages_fts, -1, char(2), char(3), '…', 16) as snippet, -page.bm25 as rank
+      from page
+      join messages_fts on messages_fts.rowid = page.id
+      join messages m on m.id = page.id
       join sessions s on s.id = m.session_id
-      where messages_fts match ${toFts5Match(terms)} ${filters(filter)} ${keyset}
-      order by f.rank, m.id desc
-      limit ${filter.limit}`.execute(db);
+      where messages_fts match ${match}
+      order by page.bm25, page.id desc`.execute(db);
     return rows.map((row) => toRow(row, []));
   }
 
@@ -80,6 +98,7 @@ export class SqliteSearch implements SearchPort {
         )}`
       : sql``;
     const keyset = afterId !== undefined ? sql`and m.id < ${afterId}` : sql``;
+    const trigramKeyset = afterId !== undefined ? sql`and t.rowid < ${afterId}` : sql``;
     if (match === null) {
       const { rows } = await sql<Row>`
         select m.id, m.session_id, m.role, m.timestamp, s.title, s.profile, s.source, null as snippet,
@@ -96,8 +115,8 @@ export class SqliteSearch implements SearchPort {
       from messages_trgm t
       join messages m on m.id = t.rowid
       join sessions s on s.id = m.session_id
-      where messages_trgm match ${match} ${shortFilter} ${filters(filter)} ${keyset}
-      order by m.id desc
+      where messages_trgm match ${match} ${shortFilter} ${filters(filter)} ${trigramKeyset}
+      order by t.rowid desc
       limit ${filter.limit}`.execute(db);
     return rows.map((row) => toRow(row, substrings));
   }
