@@ -5,6 +5,7 @@ import { type AppDependencies, AppModule } from './app.module.js';
 import { ProblemDetailsFilter } from './common/problem-details.filter.js';
 import { requestIdMiddleware } from './common/request-id.middleware.js';
 import { mountOpenApi } from './openapi/openapi.js';
+import { QuietLogger } from './quiet-logger.js';
 
 export const BODY_LIMIT = '5mb';
 
@@ -23,7 +24,7 @@ export async function createApp(
 ): Promise<NestExpressApplication> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule.register(dependencies), {
     bodyParser: false,
-    logger: options.logger ?? ['error', 'warn', 'log'],
+    logger: options.logger ?? new QuietLogger(),
   });
   app.disable('x-powered-by');
   // Entity tags are ours (a session's revision), not express's body hashes.

@@ -34,7 +34,9 @@ if (admin) {
     admin.generated
       ? `                    password: ${admin.password}`
       : '                    password: (from STATEHOUSE_ADMIN_PASSWORD)',
-    admin.generated ? '  This password is printed once. Change it by creating another admin user.' : '',
+    admin.generated
+      ? '  Printed once: change it after signing in (POST /v1/auth/password), or set STATEHOUSE_ADMIN_PASSWORD.'
+      : '',
     '=====================================================',
     '',
   ];

@@ -76,6 +76,41 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(right.status).toBe(429);
     });
 
+    it('lets a user change their own password with the current one', async () => {
+      await api
+        .http()
+        .post('/v1/users')
+        .set(admin)
+        .send({ username: 'erin', password: 'first password', role: 'member', profiles: [] })
+        .expect(201);
+      const login = await api.http().post('/v1/auth/login').send({ username: 'erin', password: 'first password' });
+      const cookie = sessionCookie(login.headers['set-cookie']).split(';')[0];
+      const wrong = await api
+        .http()
+        .post('/v1/auth/password')
+        .set('Cookie', cookie)
+        .send({ currentPassword: 'nope', newPassword: 'second password' });
+      expect(wrong.status).toBe(401);
+      await api
+        .http()
+        .post('/v1/auth/password')
+        .set('Cookie', cookie)
+        .send({ currentPassword: 'first password', newPassword: 'second password' })
+        .expect(204);
+      expect(
+        (await api.http().post('/v1/auth/login').send({ username: 'erin', password: 'second password' })).status,
+      ).toBe(204);
+      expect(
+        (
+          await api
+            .http()
+            .post('/v1/auth/password')
+            .set(admin)
+            .send({ currentPassword: 'x', newPassword: 'y'.repeat(8) })
+        ).status,
+      ).toBe(403);
+    });
+
     it('issues tokens once, stores only hashes, and revokes them', async () => {
       const created = await api
         .http()

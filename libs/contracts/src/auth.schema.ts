@@ -67,4 +67,9 @@ export const UserSchema = z.object({
 });
 export type User = z.infer<typeof UserSchema>;
 
+export const ChangePasswordRequestSchema = z
+  .object({ currentPassword: z.string().min(1).max(1024), newPassword: z.string().min(8).max(1024) })
+  .strict();
+export type ChangePasswordRequest = z.infer<typeof ChangePasswordRequestSchema>;
+
 export const SESSION_COOKIE_NAME = 'statehouse_session';

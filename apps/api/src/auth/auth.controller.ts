@@ -7,7 +7,14 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
-import { type LoginRequest, LoginRequestSchema, PrincipalSchema, SESSION_COOKIE_NAME } from '@statehouse/contracts';
+import {
+  type ChangePasswordRequest,
+  ChangePasswordRequestSchema,
+  type LoginRequest,
+  LoginRequestSchema,
+  PrincipalSchema,
+  SESSION_COOKIE_NAME,
+} from '@statehouse/contracts';
 import type { OperationContext, StateStore } from '@statehouse/state';
 import type { Response } from 'express';
 import { Ctx } from '../common/context.decorator.js';
@@ -54,6 +61,18 @@ export class AuthController {
     const secret = readCookie(request, SESSION_COOKIE_NAME);
     if (secret) await this.store.auth.logout(secret);
     response.clearCookie(SESSION_COOKIE_NAME, { httpOnly: true, sameSite: 'strict', path: '/' });
+  }
+
+  @Post('password')
+  @HttpCode(204)
+  @ApiCookieAuth()
+  @ApiOperation({ summary: 'Change your own dashboard password' })
+  @ApiNoContentResponse()
+  changePassword(
+    @Ctx() ctx: OperationContext,
+    @Body({ schema: ChangePasswordRequestSchema }) body: ChangePasswordRequest,
+  ) {
+    return this.store.auth.changePassword(ctx, body.currentPassword, body.newPassword);
   }
 
   @Get('me')

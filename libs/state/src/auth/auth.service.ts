@@ -14,7 +14,13 @@ import type { Db } from '../db/database.js';
 import { assertAdmin } from '../shared/access.js';
 import { type Clock, toIso, toIsoOrNull } from '../shared/clock.js';
 import type { OperationContext } from '../shared/context.js';
-import { ConflictError, NotFoundError, RateLimitedError, UnauthenticatedError } from '../shared/errors.js';
+import {
+  ConflictError,
+  ForbiddenError,
+  NotFoundError,
+  RateLimitedError,
+  UnauthenticatedError,
+} from '../shared/errors.js';
 import { type IdGenerator, randomSecret } from '../shared/ids.js';
 import { isUniqueViolation } from '../shared/sql-dialect.js';
 import { toDomainError } from '../shared/store-errors.js';
@@ -156,6 +162,17 @@ export class AuthService {
       throw error;
     }
     return { username: 'admin', password: chosen, generated: password === undefined };
+  }
+
+  /** A dashboard user changes their own password (the current one proves it is them). */
+  async changePassword(ctx: OperationContext, currentPassword: string, newPassword: string): Promise<void> {
+    if (ctx.principal.kind !== 'user') throw new ForbiddenError('only dashboard users have passwords');
+    const user = await this.guard(() => this.users.findById(this.db, ctx.principal.id));
+    if (!user || !(await verifyPassword(currentPassword, user.password_hash))) {
+      throw new UnauthenticatedError('the current password is wrong');
+    }
+    const passwordHash = await hashPassword(newPassword);
+    await this.uow.run(ctx, async (tx) => this.users.setPasswordHash(tx.db, user.id, passwordHash));
   }
 
   /** Rate-limited per username and per client address; failures are counted in the store. */

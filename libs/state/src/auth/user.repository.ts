@@ -33,4 +33,8 @@ export class UserRepository {
   async setProfiles(db: Executor, id: string, profiles: string): Promise<void> {
     await db.updateTable('users').set({ profiles }).where('id', '=', id).execute();
   }
+
+  async setPasswordHash(db: Executor, id: string, passwordHash: string): Promise<void> {
+    await db.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', id).execute();
+  }
 }
