@@ -4,6 +4,7 @@ import type { StateStore } from '@statehouse/state';
 import type Database from 'better-sqlite3';
 import type { BenchConfig } from './lib/config.js';
 import { MessageFactory, PROFILES } from './lib/data.js';
+import { kyselyCeilingAppend } from './lib/kysely-append.js';
 import { RawAppender } from './lib/raw-append.js';
 import { fmtCount, fmtPct, fmtRate, fmtRatio, fmtSigned, fmtUs, log, type Report } from './lib/report.js';
 import { Rng } from './lib/rng.js';
@@ -27,9 +28,6 @@ class Feed {
     const out: MessageInput[] = [];
     for (let i = 0; i < count; i++) out.push(this.pool[this.#next++ % this.pool.length]);
     return out;
-  }
-  one(): MessageInput {
-    return this.pool[this.#next++ % this.pool.length];
   }
 }
 
@@ -65,8 +63,12 @@ function storeVariant(
   };
 }
 
-function rawVariant(name: string, db: Database.Database, pool: readonly MessageInput[]): Variant {
-  const raw = new RawAppender(db);
+function rawVariant(
+  name: string,
+  db: Database.Database,
+  pool: readonly MessageInput[],
+  raw: { append(sessionId: string, inputs: readonly MessageInput[]): unknown } = new RawAppender(db),
+): Variant {
   return {
     name,
     sync: true,
@@ -160,21 +162,42 @@ export async function appendThroughputSqlite(report: Report, config: BenchConfig
       await openRaw('append-raw'),
       pool,
     );
-    const variants: Variant[] = [
-      ours,
-      ceiling,
-      storeVariant('store, each message with a `platformMessageId` (dedupe lookup)', dedupeFile.store, pool, true),
-      rawVariant(
-        'raw, word index only (no trigram)',
-        await openRaw('append-raw-word', (db) => stripSearchIndexes(db, true)),
+    const kyselyFile = await openSqliteStore('append-kysely');
+    files.push(kyselyFile);
+    await createSessions(kyselyFile.store, sessions);
+    const multiDb = await openRaw('append-raw-multi');
+    const multi = rawVariant(
+      'raw, one multi-row INSERT per batch (stronger batch ceiling)',
+      multiDb,
+      pool,
+      new RawAppender(multiDb, { multiRow: true }),
+    );
+    const kysely: Variant = {
+      ...storeVariant(
+        'the ceiling’s SQL, precompiled, through Kysely’s transaction on a store connection',
+        kyselyFile.store,
         pool,
       ),
-      rawVariant(
-        'raw, no search indexes',
-        await openRaw('append-raw-none', (db) => stripSearchIndexes(db, false)),
-        pool,
-      ),
-    ];
+      single: (sessionId, message) => kyselyCeilingAppend(kyselyFile.store, sessionId, [message]),
+      batch: (sessionId, messages) => kyselyCeilingAppend(kyselyFile.store, sessionId, messages),
+    };
+    const dedupe = storeVariant(
+      'store, each message with a `platformMessageId` (dedupe lookup)',
+      dedupeFile.store,
+      pool,
+      true,
+    );
+    const wordOnly = rawVariant(
+      'raw, word index only (no trigram)',
+      await openRaw('append-raw-word', (db) => stripSearchIndexes(db, true)),
+      pool,
+    );
+    const noIndex = rawVariant(
+      'raw, no search indexes',
+      await openRaw('append-raw-none', (db) => stripSearchIndexes(db, false)),
+      pool,
+    );
+    const variants: Variant[] = [ours, ceiling, multi, kysely, dedupe, wordOnly, noIndex];
     for (let round = 0; round < c.rounds; round++) {
       const order = variants.map((_, i) => variants[(i + round) % variants.length]);
       for (const variant of order) await runRound(variant, sessions, c, round === 0);
@@ -208,6 +231,7 @@ export async function appendThroughputSqlite(report: Report, config: BenchConfig
         fmtPct(rate / ceilingRate),
       ]);
     }
+    const multiRate = median(multi.roundBatchRates);
     const oursSingle = median(ours.roundSingleMeans);
     const oursRate = median(ours.roundBatchRates);
     report.target({
@@ -217,6 +241,15 @@ export async function appendThroughputSqlite(report: Report, config: BenchConfig
       ratio: fmtRatio(oursSingle / ceilingSingle),
       target: '≤ 1.3× ceiling',
       met: oursSingle / ceilingSingle <= 1.3,
+    });
+    const [oursP50, ceilingP50] = [summarize(ours.singles).p50, summarize(ceiling.singles).p50];
+    report.target({
+      figure: '1a. single-message append, SQLite (p50, typical call)',
+      ours: fmtUs(oursP50),
+      ceiling: fmtUs(ceilingP50),
+      ratio: fmtRatio(oursP50 / ceilingP50),
+      target: '≤ 1.3× ceiling',
+      met: oursP50 / ceilingP50 <= 1.3,
     });
     for (const [share, label] of [
       [0.7, '≥ 70 % of ceiling'],
@@ -231,6 +264,46 @@ export async function appendThroughputSqlite(report: Report, config: BenchConfig
         met: oursRate / ceilingRate >= share,
       });
     }
+    const single = (variant: Variant) => median(variant.roundSingleMeans);
+    const rate = (variant: Variant) => median(variant.roundBatchRates);
+    const p50 = (variant: Variant) => summarize(variant.singles).p50;
+    const step = (from: Variant, to: Variant) => {
+      const delta = p50(to) - p50(from);
+      return `${delta >= 0 ? '+' : '−'}${fmtUs(Math.abs(delta))}`;
+    };
+    report.note(
+      `**Single-message append (1a)** is ${fmtRatio(oursSingle / ceilingSingle)} the ceiling in this run ` +
+        `(target 1.3×, i.e. ≤ ${fmtUs(1.3 * ceilingSingle)} per append); on the typical call (p50) it is ` +
+        `${fmtRatio(p50(ours) / p50(ceiling))}. Where the time goes, by p50 (the means also carry the FTS5 merge ` +
+        'and WAL checkpoint spikes of each variant’s own file, too noisy to subtract): raw ceiling ' +
+        `${fmtUs(p50(ceiling))} → the same statements, precompiled, through Kysely’s transaction on a store ` +
+        `connection ${fmtUs(p50(kysely))} (${step(ceiling, kysely)}: async driver, connection mutex, BEGIN/COMMIT ` +
+        `as promises) → \`store.messages.append\` ${fmtUs(p50(ours))} (${step(kysely, ours)}: query building, ` +
+        'unit of work, access and precondition checks, content handling, and any statement the store runs beyond ' +
+        'the ceiling’s INSERT and UPDATE). So a store that keeps every append on Kysely’s async transaction starts ' +
+        `at ${fmtRatio(p50(kysely) / p50(ceiling))} the ceiling (p50) before doing any work of its own. The ceiling ` +
+        `itself is mostly index work at COMMIT: ${fmtUs(single(noIndex))} per append without search indexes, ` +
+        `${fmtUs(single(wordOnly))} with the word index only, ${fmtUs(ceilingSingle)} with both. With a ` +
+        `\`platformMessageId\` on every message (dedupe lookup) the store measured ${fmtUs(single(dedupe))} per ` +
+        `append and ${fmtRate(rate(dedupe))} in batches.`,
+    );
+    report.note(
+      `**100-message batches (1b)**: the store writes a batch with one multi-row INSERT (chunks of 500), so it beats ` +
+        `PERFORMANCE.md’s ceiling of one prepared single-row INSERT per message (${fmtRate(ceilingRate)}): FTS5 ` +
+        'flushes its pending terms to disk at every statement boundary inside a transaction (its xSavepoint ' +
+        'method), so a statement per row writes a tiny index segment per row. Against the stronger ceiling — raw ' +
+        `better-sqlite3 with one multi-row INSERT per batch, ${fmtRate(multiRate)} — the store reaches ` +
+        `${fmtPct(oursRate / multiRate)}; the same statements precompiled through Kysely reach ` +
+        `${fmtPct(rate(kysely) / multiRate)}.`,
+    );
+    report.target({
+      figure: '1b. 100-message batch append vs raw multi-row INSERT (stronger ceiling), SQLite',
+      ours: fmtRate(oursRate),
+      ceiling: fmtRate(multiRate),
+      ratio: fmtPct(oursRate / multiRate),
+      target: '≥ 70 % of ceiling',
+      met: oursRate / multiRate >= 0.7,
+    });
   } finally {
     for (const db of raws) db.close();
     for (const file of files) await file.close();
@@ -243,7 +316,7 @@ export async function probeSingleAppends(
   sessions: readonly string[],
   inputs: readonly MessageInput[],
   rng: Rng,
-): Promise<Summary> {
+): Promise<Summary & { samples: number[] }> {
   const targets = inputs.map(() => rng.pick(sessions));
   const warmup = Math.min(100, Math.floor(inputs.length / 5));
   for (let i = 0; i < warmup; i++) await store.messages.append(ADMIN_CTX, targets[i], { messages: [inputs[i]] });
@@ -253,7 +326,14 @@ export async function probeSingleAppends(
     (i) => store.messages.append(ADMIN_CTX, targets[i + warmup], { messages: [inputs[i + warmup]] }),
     0,
   );
-  return summarize(samples);
+  return { ...summarize(samples), samples };
+}
+
+/** Calls slower than `thresholdMs` (index merges, checkpoints) and their share of the total time. */
+export function spikes(samples: readonly number[], thresholdMs = 5): { count: number; share: number } {
+  const total = samples.reduce((sum, ms) => sum + ms, 0);
+  const slow = samples.filter((ms) => ms > thresholdMs);
+  return { count: slow.length, share: slow.reduce((sum, ms) => sum + ms, 0) / total };
 }
 
 /**
@@ -309,9 +389,10 @@ export async function appendGrowthSqlite(report: Report, config: BenchConfig): P
   report.section(
     'Append cost as the store grows (SQLite)',
     `The store is built with batched appends (${c.buildBatch} messages per session in one append; 10 % of the ` +
-      `sessions are cron/sub-agent, outside the substring index). At each size, ${c.probes} single-message appends ` +
-      'to random existing sessions are timed through the store (after 100 warm-up appends), then the same number ' +
-      'through the raw ceiling on the same file.',
+      `sessions are cron/sub-agent, outside the substring index). At each size, ${fmtCount(c.probes)} single-message ` +
+      'appends to random existing sessions are timed through the store (after 100 warm-up appends), then the same ' +
+      'number through the raw ceiling on the same file. The mean is the amortized cost (it carries the occasional ' +
+      'index merge); p50 is the typical call.',
   );
   const file = await openSqliteStore('growth');
   const raw = openRawSqlite(file.path);
@@ -324,21 +405,23 @@ export async function appendGrowthSqlite(report: Report, config: BenchConfig): P
     'store: mean',
     'p50',
     'p95',
+    'calls > 5 ms (share of time)',
     'raw ceiling: mean',
-    'store / raw',
-    'store vs smallest',
+    'raw p50',
+    'raw calls > 5 ms (share)',
+    'store / raw (mean)',
     'build, batches of 1000',
     'file + WAL',
   ]);
-  const means: number[] = [];
-  const rawMeans: number[] = [];
+  const ours: (Summary & { share: number })[] = [];
+  const raws: (Summary & { share: number })[] = [];
   try {
     await growStore(
       file.store,
       c.checkpoints,
       { batch: c.buildBatch, seed: 3, idPrefix: 'g' },
       async (size, sessions, rate) => {
-        const ours = await probeSingleAppends(file.store, sessions, probeFactory.messages(c.probes), rng);
+        const probe = await probeSingleAppends(file.store, sessions, probeFactory.messages(c.probes), rng);
         const rawInputs = probeFactory.messages(c.probes);
         await settle();
         const rawSamples = sampleSync(
@@ -346,18 +429,22 @@ export async function appendGrowthSqlite(report: Report, config: BenchConfig): P
           (i) => rawAppender.append(rng.pick(sessions), [rawInputs[i]]),
           50,
         );
-        const rawMean = summarize(rawSamples).mean;
-        means.push(ours.mean);
-        rawMeans.push(rawMean);
+        const rawSummary = summarize(rawSamples);
+        const slow = spikes(probe.samples);
+        const rawSlow = spikes(rawSamples);
+        ours.push({ ...probe, share: slow.share });
+        raws.push({ ...rawSummary, share: rawSlow.share });
         add([
           fmtCount(size),
           fmtCount(sessions.length),
-          fmtUs(ours.mean),
-          fmtUs(ours.p50),
-          fmtUs(ours.p95),
-          fmtUs(rawMean),
-          fmtRatio(ours.mean / rawMean),
-          fmtSigned(ours.mean / means[0] - 1),
+          fmtUs(probe.mean),
+          fmtUs(probe.p50),
+          fmtUs(probe.p95),
+          `${slow.count} (${fmtPct(slow.share)})`,
+          fmtUs(rawSummary.mean),
+          fmtUs(rawSummary.p50),
+          `${rawSlow.count} (${fmtPct(rawSlow.share)})`,
+          fmtRatio(probe.mean / rawSummary.mean),
           fmtRate(rate),
           fileSize(file.path),
         ]);
@@ -367,16 +454,32 @@ export async function appendGrowthSqlite(report: Report, config: BenchConfig): P
     raw.close();
     await file.close();
   }
-  const deviation = Math.max(...means.map((mean) => Math.abs(mean / means[0] - 1)));
-  const worst = means.reduce((w, mean) => (Math.abs(mean / means[0] - 1) > Math.abs(w / means[0] - 1) ? mean : w));
-  report.target({
-    figure: `2. single-message append as the store grows ${c.checkpoints.map(fmtCount).join(' → ')}, SQLite`,
-    ours: means.map(fmtUs).join(' → '),
-    ceiling: rawMeans.map(fmtUs).join(' → '),
-    ratio: `${fmtSigned(worst / means[0] - 1)} (worst)`,
-    target: 'flat within ± 25 %',
-    met: deviation <= 0.25,
-  });
+  const sizes = c.checkpoints.map(fmtCount).join(' → ');
+  for (const key of ['mean', 'p50'] as const) {
+    const values = ours.map((summary) => summary[key]);
+    const worst = values.reduce((w, v) => (Math.abs(v / values[0] - 1) > Math.abs(w / values[0] - 1) ? v : w));
+    report.target({
+      figure: `2. single-message append as the store grows ${sizes} (${key === 'mean' ? 'mean, amortized' : 'p50, typical call'}), SQLite`,
+      ours: values.map(fmtUs).join(' → '),
+      ceiling: raws.map((summary) => fmtUs(summary[key])).join(' → '),
+      ratio: `${fmtSigned(worst / values[0] - 1)} (worst)`,
+      target: 'flat within ± 25 %',
+      met: Math.abs(worst / values[0] - 1) <= 0.25,
+    });
+  }
+  const shares = (list: { share: number }[]) => list.map((summary) => fmtPct(summary.share)).join(' → ');
+  report.note(
+    `**Append cost as the store grows (2)**: the typical call stays flat (p50 ${ours.map((x) => fmtUs(x.p50)).join(' → ')}; ` +
+      `raw ceiling ${raws.map((x) => fmtUs(x.p50)).join(' → ')}), while the mean moves ` +
+      `${ours.map((x) => fmtUs(x.mean)).join(' → ')} (raw ceiling on the same file: ` +
+      `${raws.map((x) => fmtUs(x.mean)).join(' → ')}). The mean is carried by a few calls that take tens of ` +
+      `milliseconds — their share of the total time: ${shares(ours)} for the store, ${shares(raws)} for the raw ` +
+      'ceiling. Those are FTS5 merging index segments (automerge, and crisis merges when a level fills up) inside ' +
+      'the appending transaction, more work as the index grows; the raw ceiling pays them too, so they are a cost ' +
+      'of the schema’s two FTS5 indexes, not of the layer. Building with 1000-message appends leaves large ' +
+      'segments whose later merges land on these probes, so the mean at the larger sizes is, if anything, ' +
+      'pessimistic; it is also the noisiest figure of the run.',
+  );
 }
 
 /** Figure 5 (PostgreSQL): single and 100-message appends through the store (no raw ceiling). */

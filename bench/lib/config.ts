@@ -36,15 +36,15 @@ export function loadConfig(env = process.env): BenchConfig {
     pgUrl: env.STATEHOUSE_BENCH_PG_URL || env.STATEHOUSE_TEST_PG_URL || undefined,
     append: {
       sessions: 50,
-      rounds: quick ? 3 : 7,
-      singlePerRound: quick ? 200 : 400,
-      batchesPerRound: quick ? 5 : 15,
+      rounds: quick ? 3 : 11,
+      singlePerRound: quick ? 200 : 500,
+      batchesPerRound: quick ? 5 : 20,
       batchSize: 100,
     },
     growth: {
       checkpoints: [size(10_000), size(100_000), size(1_000_000)],
       buildBatch: 1000,
-      probes: quick ? 300 : 1000,
+      probes: quick ? 500 : 5000,
     },
     list: { checkpoints: [size(10_000), size(100_000)], iterations: quick ? 100 : 300, pageSize: 50 },
     search: {

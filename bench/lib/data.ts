@@ -38,9 +38,9 @@ export class MessageFactory {
     while (length < targetLength) {
       let word: string;
       const roll = rng.next();
-      if (roll < 0.0015) word = rng.pick(RARE_WORDS);
-      else if (roll < 0.03) word = `${rng.pick(IDENT_STEMS)}${rng.int(1, 9999)}${rng.pick(IDENT_SUFFIXES)}`;
-      else if (roll < 0.045) word = String(rng.int(0, 5000));
+      if (roll < 0.0002) word = rng.pick(RARE_WORDS);
+      else if (roll < 0.0287) word = `${rng.pick(IDENT_STEMS)}${rng.int(1, 9999)}${rng.pick(IDENT_SUFFIXES)}`;
+      else if (roll < 0.0437) word = String(rng.int(0, 5000));
       else word = WORDS[this.#zipf.sample(rng)];
       if (sentenceStart) word = word[0].toUpperCase() + word.slice(1);
       sentenceStart = false;
@@ -113,6 +113,8 @@ export interface SessionSeedRow {
   archived: 0 | 1;
   pinned: 0 | 1;
   hidden: 0 | 1;
+  /** Sub-agent conversation (a delegate): the list leaves these out by default. */
+  delegated: 0 | 1;
   message_count: number;
   tool_call_count: number;
   input_tokens: number;
@@ -166,6 +168,7 @@ export class SessionFactory {
         archived: rng.chance(0.03) ? 1 : 0,
         pinned: rng.chance(0.01) ? 1 : 0,
         hidden: rng.chance(0.01) ? 1 : 0,
+        delegated: 0,
         message_count: rng.int(1, 400),
         tool_call_count: rng.int(0, 40),
         input_tokens: rng.int(100, 200_000),
@@ -180,6 +183,7 @@ export class SessionFactory {
       if (parent && lineage < 0.05) {
         row.parent_session_id = parent.id;
         row.lineage_kind = 'delegate';
+        row.delegated = 1;
         row.source = 'subagent';
         row.created_source = 'subagent';
         row.profile = parent.profile;

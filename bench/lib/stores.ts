@@ -24,6 +24,14 @@ export function removeScratch(): void {
   for (const dir of scratchDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
+const pgDrops = new Set<() => Promise<void>>();
+
+/** Interrupted run: drop the scratch PostgreSQL databases still open, remove the temp files. */
+export async function cleanUpEverything(): Promise<void> {
+  for (const drop of [...pgDrops]) await drop().catch(() => undefined);
+  removeScratch();
+}
+
 export interface BenchStore {
   store: StateStore;
   /** SQLite file path, or PostgreSQL URL. */
@@ -83,10 +91,12 @@ export async function createPgDatabase(
   await admin((client) => client.query(`create database ${name}`));
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: () => admin((client) => client.query(`drop database if exists ${name} with (force)`)).then(() => undefined),
+  const drop = async () => {
+    pgDrops.delete(drop);
+    await admin((client) => client.query(`drop database if exists ${name} with (force)`));
   };
+  pgDrops.add(drop);
+  return { url: url.toString(), drop };
 }
 
 export async function openPgStore(serverUrl: string, label: string): Promise<BenchStore> {
