@@ -16,6 +16,8 @@ export interface ApiHarness {
   adminToken: string;
   /** A member token limited to `profiles`. */
   memberToken(profiles: string[], name?: string): Promise<string>;
+  /** If-Match and X-Expected-Generation for a session as it is now (what a destructive call presents). */
+  tokensOf(id: string): Promise<Record<string, string>>;
   close(): Promise<void>;
 }
 
@@ -43,6 +45,10 @@ export async function bootApi(dialect: Dialect): Promise<ApiHarness> {
     adminToken: admin.token,
     async memberToken(profiles, name = 'member') {
       return (await testStore.store.auth.createToken(system, { name, role: 'member', profiles })).token;
+    },
+    async tokensOf(id) {
+      const session = (await request(server).get(`/v1/sessions/${id}`).set(bearer(admin.token))).body;
+      return { 'If-Match': `"${session.revision}"`, 'X-Expected-Generation': String(session.generation) };
     },
     async close() {
       await app.close();

@@ -21,10 +21,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(response.status).toBe(201);
       return response.body;
     };
-    const tokens = async (id: string) => {
-      const session = (await api.http().get(`/v1/sessions/${id}`).set(admin)).body;
-      return { 'If-Match': `"${session.revision}"`, 'X-Expected-Generation': String(session.generation) };
-    };
+    const tokens = (id: string) => api.tokensOf(id);
 
     beforeAll(async () => {
       api = await bootApi(dialect);

@@ -29,10 +29,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(existsSync(fileOf(id))).toBe(true);
       return response.body;
     };
-    const tokens = async (id: string) => {
-      const session = (await api.http().get(`/v1/sessions/${id}`).set(admin)).body;
-      return { 'If-Match': `"${session.revision}"`, 'X-Expected-Generation': String(session.generation) };
-    };
+    const tokens = (id: string) => api.tokensOf(id);
     const settle = () => api.store.hooks.idle();
 
     beforeAll(async () => {

@@ -5,6 +5,17 @@ import { chunk } from '../shared/sql-dialect.js';
 /** Walks are bounded and cycle-guarded by depth (SPEC §3). */
 export const MAX_WALK = 1000;
 
+/**
+ * The compression child a walk forward follows from `down.id`: prefer a child that itself ended by
+ * compression, then an open child, then the freshest (SPEC §3).
+ */
+const PREFERRED_CHILD_OF_DOWN = sql`(select c.id from sessions c
+  where c.parent_session_id = down.id and c.lineage_kind = 'compression'
+  order by case when c.end_reason = 'compression' then 1 else 0 end desc,
+           case when c.ended_at is null then 1 else 0 end desc,
+           c.last_activity_at desc, c.id desc
+  limit 1)`;
+
 export class LineageRepository {
   /**
    * The compression-chain root of each id: follow `compression` parents up. A branch, reset or
@@ -46,12 +57,7 @@ export class LineageRepository {
           select id, id, 0 from sessions where id in (${sql.join(part)})
           union all
           select down.start_id,
-            (select c.id from sessions c
-              where c.parent_session_id = down.id and c.lineage_kind = 'compression'
-              order by case when c.end_reason = 'compression' then 1 else 0 end desc,
-                       case when c.ended_at is null then 1 else 0 end desc,
-                       c.last_activity_at desc, c.id desc
-              limit 1),
+            ${PREFERRED_CHILD_OF_DOWN},
             down.depth + 1
           from down where down.id is not null and down.depth < ${MAX_WALK}
         )
@@ -101,12 +107,7 @@ export class LineageRepository {
         select ${id}, 0
         union all
         select
-          (select c.id from sessions c
-            where c.parent_session_id = down.id and c.lineage_kind = 'compression'
-            order by case when c.end_reason = 'compression' then 1 else 0 end desc,
-                     case when c.ended_at is null then 1 else 0 end desc,
-                     c.last_activity_at desc, c.id desc
-            limit 1),
+          ${PREFERRED_CHILD_OF_DOWN},
           down.depth + 1
         from down where down.id is not null and down.depth < ${MAX_WALK}
       )

@@ -74,14 +74,8 @@ export class LineageService {
     request: CompressRequest,
     preconditions: Preconditions,
   ): Promise<ChildResponse> {
-    requireDestructivePreconditions(preconditions);
-    return this.uow.run(ctx, async (tx) => {
-      const now = this.clock.now();
-      const parent = await this.lockVisible(tx, ctx, parentId);
-      assertDestructiveAllowed(parent, preconditions, now);
-      if (parent.ended_at !== null && !isAutomaticReason(parent.end_reason)) {
-        throw new SessionClosedError(`the session ended (${parent.end_reason}); it cannot be compressed`);
-      }
+    return this.withParent(ctx, parentId, preconditions, async (tx, parent, now) => {
+      assertLive(parent, 'compressed');
       const childId = await this.freshChildId(tx, request.childId);
       const tail = await this.messages.listVisibleTail(tx.db, parent.id, request.keepLastMessages);
       // The title follows the conversation to its tip (titles are unique per profile).
@@ -126,11 +120,7 @@ export class LineageService {
     request: BranchRequest,
     preconditions: Preconditions,
   ): Promise<ChildResponse> {
-    requireDestructivePreconditions(preconditions);
-    return this.uow.run(ctx, async (tx) => {
-      const now = this.clock.now();
-      const parent = await this.lockVisible(tx, ctx, parentId);
-      assertDestructiveAllowed(parent, preconditions, now);
+    return this.withParent(ctx, parentId, preconditions, async (tx, parent, now) => {
       if (request.uptoMessageId !== undefined) {
         const message = await this.messages.findInSession(tx.db, parent.id, request.uptoMessageId);
         if (!message) throw new NotFoundError('message');
@@ -174,14 +164,8 @@ export class LineageService {
     request: ResetRequest,
     preconditions: Preconditions,
   ): Promise<ChildResponse> {
-    requireDestructivePreconditions(preconditions);
-    return this.uow.run(ctx, async (tx) => {
-      const now = this.clock.now();
-      const parent = await this.lockVisible(tx, ctx, sessionId);
-      assertDestructiveAllowed(parent, preconditions, now);
-      if (parent.ended_at !== null && !isAutomaticReason(parent.end_reason)) {
-        throw new SessionClosedError(`the session already ended (${parent.end_reason})`);
-      }
+    return this.withParent(ctx, sessionId, preconditions, async (tx, parent, now) => {
+      assertLive(parent, 'reset');
       const childId = await this.freshChildId(tx, request.childId);
       await this.lifecycle.clearEnd(tx, parent);
       const boundary = await this.lifecycle.end(tx, parent, request.reason, now);
@@ -270,16 +254,34 @@ export class LineageService {
     return { parent: toSession(parent!, now), child: toSession(child!, now) };
   }
 
-  private async lockVisible(tx: Tx, ctx: OperationContext, id: string): Promise<SessionRow> {
-    const row = await this.sessions.findByIdForUpdate(tx.db, id);
-    if (!row || !canAccessProfile(ctx.principal, row.profile)) throw new NotFoundError('session');
-    return row;
+  /** A destructive lineage operation on a locked, fenced parent whose tokens were checked. */
+  private withParent<T>(
+    ctx: OperationContext,
+    id: string,
+    preconditions: Preconditions,
+    work: (tx: Tx, parent: SessionRow, now: number) => Promise<T>,
+  ): Promise<T> {
+    requireDestructivePreconditions(preconditions);
+    return this.uow.run(ctx, async (tx) => {
+      const now = this.clock.now();
+      const parent = await this.sessions.findByIdForUpdate(tx.db, id);
+      if (!parent || !canAccessProfile(ctx.principal, parent.profile)) throw new NotFoundError('session');
+      assertDestructiveAllowed(parent, preconditions, now);
+      return work(tx, parent, now);
+    });
   }
 
   private async freshChildId(tx: Tx, requested: string | undefined): Promise<string> {
     const id = requested ?? this.ids.next();
     if (await this.sessions.exists(tx.db, id)) throw new ConflictError(`session ${id} already exists`);
     return id;
+  }
+}
+
+/** Open, or carrying an automatic end stamp a liveness proof may clear (SPEC §4). */
+function assertLive(parent: SessionRow, operation: string): void {
+  if (parent.ended_at !== null && !isAutomaticReason(parent.end_reason)) {
+    throw new SessionClosedError(`the session ended (${parent.end_reason}); it cannot be ${operation}`);
   }
 }
 

@@ -1,56 +1,11 @@
-import { type RawBuilder, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { Executor } from '../db/database.js';
-import { likeContains } from '../shared/sql-dialect.js';
-import {
-  DEGRADED_SCAN_WINDOW,
-  type SearchFilter,
-  type SearchPort,
-  type SearchRow,
-  type WordCursor,
-} from './search.port.js';
+import { DEGRADED_SCAN_WINDOW, type SearchFilter, type SearchPort, type WordCursor } from './search.port.js';
 import { toFts5Match, toTrigramMatch, type WordTerm } from './search-query.js';
-import { makeSnippet } from './snippet.js';
-
-type Row = {
-  id: number;
-  session_id: string;
-  role: string;
-  timestamp: number;
-  title: string | null;
-  profile: string;
-  source: string;
-  snippet: string | null;
-  content?: string | null;
-  rank: number;
-};
-
-function filters(filter: SearchFilter): RawBuilder<unknown> {
-  const parts: RawBuilder<unknown>[] = [];
-  if (filter.profiles !== null) parts.push(sql`s.profile in (${sql.join(filter.profiles)})`);
-  if (filter.profile) parts.push(sql`s.profile = ${filter.profile}`);
-  if (filter.source) parts.push(sql`s.source = ${filter.source}`);
-  if (filter.role) parts.push(sql`m.role = ${filter.role}`);
-  return parts.length ? sql`and ${sql.join(parts, sql` and `)}` : sql``;
-}
+import { containsAll, newestContaining, type SearchSqlRow, searchFilters, toSearchRow } from './search-sql.js';
 
 /** How many extra top-ranked hits the word query reads so ties at the page edge order exactly. */
 const RANK_OVERFETCH = 100;
-
-const VISIBLE = sql`m.display_kind <> 'hidden' and (m.active = 1 or m.compacted = 1)`;
-
-function toRow(row: Row, terms: readonly string[]): SearchRow {
-  return {
-    messageId: Number(row.id),
-    sessionId: row.session_id,
-    role: row.role,
-    timestamp: Number(row.timestamp),
-    title: row.title,
-    profile: row.profile,
-    source: row.source,
-    snippet: row.snippet ?? makeSnippet(row.content ?? null, terms),
-    rank: Number(row.rank),
-  };
-}
 
 export class SqliteSearch implements SearchPort {
   async word(db: Executor, terms: readonly WordTerm[], filter: SearchFilter, after?: WordCursor) {
@@ -63,13 +18,13 @@ export class SqliteSearch implements SearchPort {
     // Ranking by `rank` alone with a literal LIMIT lets FTS5 consume the ORDER BY (a tie-break column
     // or a bound LIMIT makes SQLite sort every hit itself); the page is then ordered exactly by
     // (rank, id) among an over-fetched top, and snippets are computed for the page only.
-    const { rows } = await sql<Row>`
+    const { rows } = await sql<SearchSqlRow>`
       with top as (
         select f.rowid as id, f.rank as bm25
         from messages_fts f
         join messages m on m.id = f.rowid
         join sessions s on s.id = m.session_id
-        where messages_fts match ${match} ${filters(filter)} ${keyset}
+        where messages_fts match ${match} ${searchFilters(filter)} ${keyset}
         order by f.rank
         limit ${sql.lit(filter.limit + RANK_OVERFETCH)}
       ), page as (
@@ -83,59 +38,41 @@ export class SqliteSearch implements SearchPort {
       join sessions s on s.id = m.session_id
       where messages_fts match ${match}
       order by page.bm25, page.id desc`.execute(db);
-    return rows.map((row) => toRow(row, []));
+    return rows.map((row) => toSearchRow(row, []));
   }
 
   async substring(db: Executor, substrings: readonly string[], filter: SearchFilter, afterId?: number) {
     if (filter.profiles?.length === 0) return [];
     const match = toTrigramMatch(substrings);
-    // Terms under three characters cannot use trigrams: they filter the candidates instead.
-    const short = substrings.filter((term) => Array.from(term).length < 3);
-    const shortFilter = short.length
-      ? sql`and ${sql.join(
-          short.map((term) => sql`m.content like ${likeContains(term)} escape '\\'`),
-          sql` and `,
-        )}`
-      : sql``;
-    const keyset = afterId !== undefined ? sql`and m.id < ${afterId}` : sql``;
-    const trigramKeyset = afterId !== undefined ? sql`and t.rowid < ${afterId}` : sql``;
+    // Without a term of three characters the trigram index cannot help: walk the newest messages.
     if (match === null) {
-      const { rows } = await sql<Row>`
-        select m.id, m.session_id, m.role, m.timestamp, s.title, s.profile, s.source, null as snippet,
-          m.content, 0 as rank
-        from messages m join sessions s on s.id = m.session_id
-        where m.substring_indexed = 1 and ${VISIBLE} ${shortFilter} ${filters(filter)} ${keyset}
-        order by m.id desc
-        limit ${filter.limit}`.execute(db);
-      return rows.map((row) => toRow(row, substrings));
+      return newestContaining(db, { substrings, operator: 'like', filter, afterId, substringIndexedOnly: true });
     }
-    const { rows } = await sql<Row>`
+    // Shorter terms (two-character CJK words) filter the trigram hits.
+    const short = substrings.filter((term) => Array.from(term).length < 3);
+    const shortFilter = short.length ? sql`and ${containsAll(short, 'like')}` : sql``;
+    // Ordering by the FTS rowid (= message id) lets FTS5 walk backwards and stop at the LIMIT.
+    const keyset = afterId !== undefined ? sql`and t.rowid < ${afterId}` : sql``;
+    const { rows } = await sql<SearchSqlRow>`
       select m.id, m.session_id, m.role, m.timestamp, s.title, s.profile, s.source,
         snippet(messages_trgm, 0, char(2), char(3), '…', 16) as snippet, 0 as rank
       from messages_trgm t
       join messages m on m.id = t.rowid
       join sessions s on s.id = m.session_id
-      where messages_trgm match ${match} ${shortFilter} ${filters(filter)} ${trigramKeyset}
+      where messages_trgm match ${match} ${shortFilter} ${searchFilters(filter)} ${keyset}
       order by t.rowid desc
       limit ${filter.limit}`.execute(db);
-    return rows.map((row) => toRow(row, substrings));
+    return rows.map((row) => toSearchRow(row, substrings));
   }
 
-  async scan(db: Executor, substrings: readonly string[], filter: SearchFilter, afterId?: number) {
-    if (filter.profiles?.length === 0 || substrings.length === 0) return [];
-    const likes = sql.join(
-      substrings.map((term) => sql`m.content like ${likeContains(term)} escape '\\'`),
-      sql` and `,
-    );
-    const keyset = afterId !== undefined ? sql`and m.id < ${afterId}` : sql``;
-    const { rows } = await sql<Row>`
-      select m.id, m.session_id, m.role, m.timestamp, s.title, s.profile, s.source, null as snippet,
-        m.content, 0 as rank
-      from (select * from messages order by id desc limit ${DEGRADED_SCAN_WINDOW}) m
-      join sessions s on s.id = m.session_id
-      where ${VISIBLE} and ${likes} ${filters(filter)} ${keyset}
-      order by m.id desc
-      limit ${filter.limit}`.execute(db);
-    return rows.map((row) => toRow(row, substrings));
+  scan(db: Executor, substrings: readonly string[], filter: SearchFilter, afterId?: number) {
+    return newestContaining(db, {
+      substrings,
+      operator: 'like',
+      filter,
+      afterId,
+      substringIndexedOnly: false,
+      window: DEGRADED_SCAN_WINDOW,
+    });
   }
 }
