@@ -117,6 +117,10 @@ describe('lineage, deletion and profiles in a browser', () => {
       'Summarise the incident from last night for the status page.',
     );
     expect(await page.locator('[data-display-kind="compaction_summary"]').count()).toBe(2);
+    // Hidden scaffolding (the root's system prompt) stays hidden in the chain view too.
+    expect(await page.getByRole('list', { name: 'Conversation segments' }).textContent()).not.toContain(
+      'You are a helpful operations agent.',
+    );
     await page.getByRole('link', { name: `Open segment 2: ${CHAIN[1]}`, exact: true }).click();
     await page.waitForURL(onPath(`/sessions/${CHAIN[1]}`));
     await page.goBack();
