@@ -80,6 +80,20 @@ export class MessageRepository {
     return ids;
   }
 
+  private readonly byPlatformId = new PreparedQuery<'sessionId' | 'platformId', { id: number }>((db, param) =>
+    db
+      .selectFrom('messages')
+      .select('id')
+      .where('session_id', '=', param('sessionId'))
+      .where('platform_message_id', '=', param('platformId')),
+  );
+
+  /** The one-key case of the lookup below, prepared: a gateway appends one message at a time. */
+  async findByPlatformId(db: Executor, sessionId: string, platformId: string): Promise<Map<string, number>> {
+    const { rows } = await this.byPlatformId.execute(db, { sessionId, platformId });
+    return new Map(rows.map((row) => [platformId, Number(row.id)]));
+  }
+
   async findByPlatformIds(
     db: Executor,
     sessionId: string,

@@ -88,6 +88,18 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(new Set(page.items.map((m) => m.id)).size).toBe(40);
     });
 
+    it('concurrent appends of one platformMessageId store one row and all answer its id', async () => {
+      await t.store.sessions.create(admin, { id: 'dup-race', profile: 'p', source: 'telegram' });
+      const results = await Promise.all(
+        Array.from({ length: 6 }, () =>
+          t.store.messages.append(admin, 'dup-race', { messages: [{ role: 'user', content: 'once', platformMessageId: 'tg-1' }] }),
+        ),
+      );
+      expect(new Set(results.map((result) => result.ids[0])).size).toBe(1);
+      expect(results.filter((result) => result.created === 1)).toHaveLength(1);
+      expect(await t.store.sessions.get(admin, 'dup-race')).toMatchObject({ messageCount: 1, revision: 2 });
+    });
+
     it('refuses appends to a session closed by compression', async () => {
       await t.store.sessions.create(admin, { id: 'closed', profile: 'p', source: 'cli' });
       await t.store.sessions.stampEndForSeed('closed', clock.now(), 'compression');

@@ -17,7 +17,7 @@ import type { OperationContext, Preconditions } from '../shared/context.js';
 import { decodeCursor, encodeCursor } from '../shared/cursor.js';
 import { NotFoundError, RevisionConflictError, SessionClosedError, StaleGenerationError } from '../shared/errors.js';
 import { textOrNull } from '../shared/json.js';
-import type { SqlDialect } from '../shared/sql-dialect.js';
+import { isUniqueViolation, type SqlDialect } from '../shared/sql-dialect.js';
 import { toDomainError } from '../shared/store-errors.js';
 import type { Tx, UnitOfWork } from '../shared/unit-of-work.js';
 import { MessageRepository, toMessage } from './message.repository.js';
@@ -54,18 +54,50 @@ export class MessageService {
     request: AppendMessagesRequest,
     preconditions: Preconditions = {},
   ): Promise<AppendMessagesResponse> {
-    if (request.messages.some((input) => input.platformMessageId !== undefined)) {
-      return this.appendWithDedupe(ctx, sessionId, request, preconditions);
+    try {
+      return await this.appendOnce(ctx, sessionId, request, preconditions);
+    } catch (error) {
+      // A concurrent writer inserted one of our dedupe keys between our lookup and our insert
+      // (PostgreSQL): run again, and this time it is found as a duplicate.
+      if (isUniqueViolation(error, 'messages_platform_uq'))
+        return this.appendOnce(ctx, sessionId, request, preconditions);
+      throw error;
     }
-    // Without dedupe keys every input becomes a row, so the counters are known up front: one
-    // prepared UPDATE … RETURNING both moves them and fetches what the checks and rows need.
+  }
+
+  /**
+   * Dedupe keys are looked up first, so the rows to insert — and so the counters — are known before
+   * anything is written; then one prepared UPDATE … RETURNING both moves the counters and fetches
+   * what the checks and the rows need, and the rows follow.
+   */
+  private async appendOnce(
+    ctx: OperationContext,
+    sessionId: string,
+    request: AppendMessagesRequest,
+    preconditions: Preconditions,
+  ): Promise<AppendMessagesResponse> {
     return this.uow.run(ctx, async (tx) => {
       const now = this.clock.now();
-      const drafts = draftRows(request.messages, now);
+      const dedupe = await this.dedupe(tx, sessionId, request.messages);
+      const drafts = draftRows(dedupe.kept, now);
+      const usage = request.usage ?? {};
+      if (dedupe.kept.length === 0 && !hasUsage(usage) && request.model === undefined) {
+        // Every message was already stored: nothing changes, not even the revision.
+        const session = await this.sessions.findById(tx.db, sessionId);
+        if (!session || !canAccessProfile(ctx.principal, session.profile)) throw new NotFoundError('session');
+        if (session.end_reason === 'compression') throw closedByCompression();
+        assertPreconditions(session, preconditions);
+        return {
+          ids: dedupe.ids([]),
+          created: 0,
+          revision: Number(session.revision),
+          generation: Number(session.generation),
+        };
+      }
       const session = await this.sessions.appendCounters(
         tx.db,
         sessionId,
-        counterDelta(drafts, request.usage),
+        counterDelta(drafts, usage),
         now,
         drafts.preview,
         request.model === undefined ? null : textOrNull(request.model),
@@ -82,83 +114,61 @@ export class MessageService {
         throw new StaleGenerationError(generation);
       }
       const rows = drafts.rows.map((row) => rowFor(row, sessionId, substringEligible(session)));
-      const ids =
-        rows.length === 1 ? [await this.messages.insert(tx.db, rows[0])] : await this.messages.insertMany(tx.db, rows);
-      return { ids, created: rows.length, revision, generation };
+      const insertedIds =
+        rows.length === 0
+          ? []
+          : rows.length === 1
+            ? [await this.messages.insert(tx.db, rows[0])]
+            : await this.messages.insertMany(tx.db, rows);
+      return { ids: dedupe.ids(insertedIds), created: rows.length, revision, generation };
     });
   }
 
-  private async appendWithDedupe(
-    ctx: OperationContext,
-    sessionId: string,
-    request: AppendMessagesRequest,
-    preconditions: Preconditions,
-  ): Promise<AppendMessagesResponse> {
-    return this.uow.run(ctx, async (tx) => {
-      const session = await this.sessions.findByIdForUpdate(tx.db, sessionId);
-      if (!session || !canAccessProfile(ctx.principal, session.profile)) throw new NotFoundError('session');
-      if (session.end_reason === 'compression') throw closedByCompression();
-      assertPreconditions(session, preconditions);
-      const written = await this.write(tx, session, request.messages);
-      const usage = request.usage ?? {};
-      if (written.created === 0 && !hasUsage(usage) && request.model === undefined) {
-        return {
-          ids: written.ids,
-          created: 0,
-          revision: Number(session.revision),
-          generation: Number(session.generation),
-        };
-      }
-      const updated = await this.sessions.appendCounters(
-        tx.db,
-        session.id,
-        { ...counterDelta({ visible: written.visibleCreated, toolCalls: written.toolCalls }, usage) },
-        this.clock.now(),
-        written.preview,
-        request.model === undefined ? null : textOrNull(request.model),
-      );
-      return {
-        ids: written.ids,
-        created: written.created,
-        revision: Number(updated!.revision),
-        generation: Number(updated!.generation),
-      };
-    });
-  }
-
-  /** Inserts message rows for `session` inside `tx`; counters are the caller's to apply. */
-  async write(tx: Tx, session: SessionRow, inputs: readonly MessageInput[]): Promise<WrittenMessages> {
+  /**
+   * Which inputs are new: a `platformMessageId` already stored for the session (or repeated earlier
+   * in the batch) returns the existing row's id instead of a new row.
+   */
+  private async dedupe(tx: Tx, sessionId: string, inputs: readonly MessageInput[]) {
     const platformIds = inputs.flatMap((input) => platformIdOf(input) ?? []);
-    const existing = platformIds.length
-      ? await this.messages.findByPlatformIds(tx.db, session.id, platformIds)
-      : new Map<string, number>();
+    const existing =
+      platformIds.length === 0
+        ? new Map<string, number>()
+        : platformIds.length === 1
+          ? await this.messages.findByPlatformId(tx.db, sessionId, platformIds[0])
+          : await this.messages.findByPlatformIds(tx.db, sessionId, platformIds);
     const kept: MessageInput[] = [];
-    const slots: ({ existing: number } | { row: number } | { sameAs: string })[] = [];
-    const inBatch = new Set<string>();
+    const slots: ({ existing: number } | { row: number } | { sameAs: number })[] = [];
+    const firstRowOf = new Map<string, number>();
     for (const input of inputs) {
       const platformId = platformIdOf(input);
       if (platformId !== undefined && existing.has(platformId)) {
         slots.push({ existing: existing.get(platformId)! });
-      } else if (platformId !== undefined && inBatch.has(platformId)) {
-        slots.push({ sameAs: platformId });
+      } else if (platformId !== undefined && firstRowOf.has(platformId)) {
+        slots.push({ sameAs: firstRowOf.get(platformId)! });
       } else {
-        if (platformId !== undefined) inBatch.add(platformId);
+        if (platformId !== undefined) firstRowOf.set(platformId, kept.length);
         slots.push({ row: kept.length });
         kept.push(input);
       }
     }
-    const drafts = draftRows(kept, this.clock.now());
+    return {
+      kept,
+      /** One id per input, in order, once the kept rows have their ids. */
+      ids: (insertedIds: readonly number[]) =>
+        slots.map((slot) =>
+          'existing' in slot ? slot.existing : 'row' in slot ? insertedIds[slot.row] : insertedIds[slot.sameAs],
+        ),
+    };
+  }
+
+  /** Inserts message rows for `session` inside `tx` (creation, copies); counters are the caller's to apply. */
+  async write(tx: Tx, session: SessionRow, inputs: readonly MessageInput[]): Promise<WrittenMessages> {
+    const dedupe = await this.dedupe(tx, session.id, inputs);
+    const drafts = draftRows(dedupe.kept, this.clock.now());
     const rows = drafts.rows.map((row) => rowFor(row, session.id, substringEligible(session)));
     const insertedIds = rows.length ? await this.messages.insertMany(tx.db, rows) : [];
-    const byPlatformId = new Map<string, number>();
-    rows.forEach((row, index) => {
-      if (row.platform_message_id) byPlatformId.set(row.platform_message_id, insertedIds[index]);
-    });
-    const ids = slots.map((slot) =>
-      'existing' in slot ? slot.existing : 'row' in slot ? insertedIds[slot.row] : byPlatformId.get(slot.sameAs)!,
-    );
     return {
-      ids,
+      ids: dedupe.ids(insertedIds),
       created: rows.length,
       visibleCreated: drafts.visible,
       toolCalls: drafts.toolCalls,
