@@ -54,4 +54,23 @@ describe('operations', () => {
     expect(response.body).toMatchObject({ code: 'not_found', requestId: 'req-123' });
     expect(response.headers['x-request-id']).toBe('req-123');
   });
+
+  it('answers 503 store_unavailable with Retry-After when the store stops answering, and readiness says so', async () => {
+    const broken = await bootApi('sqlite');
+    try {
+      const token = bearer(broken.adminToken);
+      expect((await broken.http().get('/readyz')).status).toBe(200);
+      await broken.store.db.destroy();
+      const ready = await broken.http().get('/readyz');
+      expect(ready.status).toBe(503);
+      expect(ready.body.code).toBe('store_unavailable');
+      const list = await broken.http().get('/v1/sessions').set(token);
+      expect(list.status).toBe(503);
+      expect(list.body.code).toBe('store_unavailable');
+      expect(list.headers['retry-after']).toBe('1');
+      expect((await broken.http().get('/healthz')).status).toBe(200);
+    } finally {
+      await broken.app.close();
+    }
+  });
 });

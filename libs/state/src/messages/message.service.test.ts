@@ -92,7 +92,9 @@ for (const { dialect, available } of TEST_DIALECTS) {
       await t.store.sessions.create(admin, { id: 'dup-race', profile: 'p', source: 'telegram' });
       const results = await Promise.all(
         Array.from({ length: 6 }, () =>
-          t.store.messages.append(admin, 'dup-race', { messages: [{ role: 'user', content: 'once', platformMessageId: 'tg-1' }] }),
+          t.store.messages.append(admin, 'dup-race', {
+            messages: [{ role: 'user', content: 'once', platformMessageId: 'tg-1' }],
+          }),
         ),
       );
       expect(new Set(results.map((result) => result.ids[0])).size).toBe(1);

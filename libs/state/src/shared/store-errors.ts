@@ -30,7 +30,9 @@ export function toDomainError(error: unknown): unknown {
     PG_UNAVAILABLE_CODES.includes(code) ||
     (code.length === 5 && PG_UNAVAILABLE_CLASSES.includes(code.slice(0, 2))) ||
     NODE_NET.includes(code) ||
-    /Connection terminated|timeout exceeded when trying to connect|The database connection is not open/i.test(message)
+    /Connection terminated|timeout exceeded when trying to connect|The database connection is not open|driver has already been destroyed|Cannot use a pool after calling end/i.test(
+      message,
+    )
   ) {
     return new StoreUnavailableError('the store is unavailable; retry later', { cause: error });
   }
