@@ -1,4 +1,16 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  HttpCode,
+  Inject,
+  type OnModuleDestroy,
+  Param,
+  Post,
+  Query,
+  Req,
+  Res,
+} from '@nestjs/common';
 import { ApiBearerAuth, ApiCookieAuth, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import {
   DeletionReceiptSchema,
@@ -22,8 +34,15 @@ import { STATE_STORE } from '../common/tokens.js';
 @ApiBearerAuth()
 @ApiCookieAuth()
 @Controller('v1/deletion-receipts')
-export class ReceiptsController {
+export class ReceiptsController implements OnModuleDestroy {
+  /** Open watch streams: shutting down ends them, or the server would wait on them forever. */
+  private readonly streams = new Set<AbortController>();
+
   constructor(@Inject(STATE_STORE) private readonly store: StateStore) {}
+
+  onModuleDestroy(): void {
+    for (const stream of this.streams) stream.abort();
+  }
 
   @Get()
   @ApiOperation({ summary: 'Replay receipts after a cursor (410 cursor_expired below the reclaimed floor)' })
@@ -48,6 +67,7 @@ export class ReceiptsController {
     const lastEventId = Number(request.header('last-event-id'));
     const after = Number.isInteger(lastEventId) && lastEventId > query.after ? lastEventId : query.after;
     const abort = new AbortController();
+    this.streams.add(abort);
     request.on('close', () => abort.abort());
     response.writeHead(200, {
       'Content-Type': 'text/event-stream; charset=utf-8',
@@ -74,6 +94,7 @@ export class ReceiptsController {
         }
       }
     } finally {
+      this.streams.delete(abort);
       response.end();
     }
   }
