@@ -485,6 +485,12 @@ export async function appendGrowthSqlite(report: Report, config: BenchConfig): P
 /** Figure 5 (PostgreSQL): single and 100-message appends through the store (no raw ceiling). */
 export async function appendThroughputPg(report: Report, config: BenchConfig, open: () => Promise<BenchStore>) {
   const c = config.append;
+  report.section(
+    'Append throughput (PostgreSQL)',
+    `As on SQLite, through the store only (no raw ceiling): ${c.sessions} sessions, ${c.rounds} rounds of ` +
+      `${c.singlePerRound} single-message appends and ${c.batchesPerRound} × ${c.batchSize}-message batches; figures ` +
+      'are the median round.',
+  );
   const file = await open();
   try {
     const sessions = Array.from({ length: c.sessions }, (_, i) => `s-${String(i).padStart(4, '0')}`);

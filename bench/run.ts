@@ -4,7 +4,8 @@
  *
  *   BENCH_QUICK=1                 data sizes ÷ 10, output to the temp dir unless BENCH_OUT is set
  *   STATEHOUSE_BENCH_PG_URL=…     also PostgreSQL (or STATEHOUSE_TEST_PG_URL); scratch databases are dropped
- *   BENCH_ONLY=append,growth,list,search,pg   run a subset
+ *   BENCH_ONLY=append,growth,list,search,lineage,deletion,api,pg   run a subset (`pg` = every PostgreSQL
+ *                                 part; `pg-lineage`, `pg-api`, … one of them)
  *   BENCH_OUT=path                where the Markdown goes
  */
 import { writeFileSync } from 'node:fs';
@@ -12,9 +13,12 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
+import { apiPg, apiSqlite } from './api.bench.js';
 import { appendGrowthSqlite, appendThroughputPg, appendThroughputSqlite } from './append.bench.js';
+import { deletionPg, deletionSqlite } from './deletion.bench.js';
 import { loadConfig } from './lib/config.js';
 import { QUERIES } from './lib/data.js';
+import { stopServers } from './lib/http.js';
 import { fmtCount, log, Report } from './lib/report.js';
 import {
   cleanUpEverything,
@@ -25,6 +29,7 @@ import {
   removeScratch,
   sqliteVersion,
 } from './lib/stores.js';
+import { lineagePg, lineageSqlite } from './lineage.bench.js';
 import { sessionsList } from './list.bench.js';
 import { searchPg, searchSqlite } from './search.bench.js';
 
@@ -32,6 +37,9 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const config = loadConfig();
 const only = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((s) => s.trim())) : undefined;
 const enabled = (name: string) => !only || only.has(name);
+/** PostgreSQL parts: `pg` selects them all, `pg-<part>` one of them. */
+const PG_PARTS = ['append', 'list', 'search', 'lineage', 'deletion', 'api'];
+const enabledPg = (part: string) => !only || only.has('pg') || only.has(`pg-${part}`);
 const out = process.env.BENCH_OUT
   ? resolve(process.env.BENCH_OUT)
   : config.quick || only
@@ -70,19 +78,27 @@ async function main(): Promise<void> {
     });
   }
   if (enabled('search')) await searchSqlite(report, config);
-  if (enabled('pg') && pgReachable) {
-    await appendThroughputPg(report, config, openPg('append'));
-    await sessionsList(report, {
-      dialect: 'PostgreSQL',
-      checkpoints: config.pg.listCheckpoints,
-      iterations: config.list.iterations,
-      open: openPg('list'),
-      analyze: async (store) => {
-        await sql`analyze`.execute(store.db);
-      },
-    });
-    await searchPg(report, config, openPg('search'));
-  } else if (enabled('pg')) {
+  if (enabled('lineage')) await lineageSqlite(report, config);
+  if (enabled('deletion')) await deletionSqlite(report, config);
+  if (enabled('api')) await apiSqlite(report, config, root);
+  if (PG_PARTS.some(enabledPg) && pgReachable) {
+    if (enabledPg('append')) await appendThroughputPg(report, config, openPg('append'));
+    if (enabledPg('list')) {
+      await sessionsList(report, {
+        dialect: 'PostgreSQL',
+        checkpoints: config.pg.listCheckpoints,
+        iterations: config.list.iterations,
+        open: openPg('list'),
+        analyze: async (store) => {
+          await sql`analyze`.execute(store.db);
+        },
+      });
+    }
+    if (enabledPg('search')) await searchPg(report, config, openPg('search'));
+    if (enabledPg('lineage')) await lineagePg(report, config, openPg('lineage'));
+    if (enabledPg('deletion')) await deletionPg(report, config, openPg('deletion'));
+    if (enabledPg('api')) await apiPg(report, config, root, config.pgUrl!);
+  } else if (PG_PARTS.some(enabledPg)) {
     report.note(
       config.pgUrl
         ? `PostgreSQL was configured but not reachable (${pg}); its figures are missing from this run.`
@@ -92,6 +108,8 @@ async function main(): Promise<void> {
 
   const minutes = ((Date.now() - started) / 60_000).toFixed(1);
   const load = `1-minute load average ${loadBefore.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end`;
+  // Targets in figure order (a part's PostgreSQL rows next to its SQLite ones); the sort is stable.
+  report.targets.sort((a, b) => figureOrder(a.figure) - figureOrder(b.figure));
   addNotes(report);
   const header = `# Benchmarks
 
@@ -110,7 +128,9 @@ same run (see PERFORMANCE.md: absolute times on these shared machines drift from
 npm run bench                                   # SQLite; writes docs/benchmarks.md
 STATEHOUSE_BENCH_PG_URL=postgres://postgres@127.0.0.1:5432/test npm run bench   # + PostgreSQL
 BENCH_QUICK=1 npm run bench                     # sizes ÷ 10; writes to the temp dir (BENCH_OUT=path to choose)
-BENCH_ONLY=append,growth,list,search,pg npm run bench   # a subset (also writes to the temp dir)
+BENCH_ONLY=lineage,deletion,api npm run bench   # a subset (also writes to the temp dir); parts: append, growth,
+                                                # list, search, lineage, deletion, api; pg = every PostgreSQL part,
+                                                # pg-append, pg-list, pg-search, pg-lineage, pg-deletion, pg-api one
 \`\`\`
 
 Databases are temp files (SQLite) and scratch databases (PostgreSQL), removed at the end. Data comes
@@ -119,6 +139,12 @@ rare word \`${QUERIES.rare}\`, substring \`${QUERIES.substring}\`, CJK \`${QUERI
   const footer = '';
   writeFileSync(out, report.markdown(header, footer));
   log(`\nwrote ${out} (${minutes} min)`);
+}
+
+/** "1a. …" → 101, "10. …" → 1000: the numeric order of a target's figure label. */
+function figureOrder(figure: string): number {
+  const match = /^(\d+)([a-z]?)\./.exec(figure);
+  return match ? Number(match[1]) * 100 + (match[2] ? match[2].charCodeAt(0) - 96 : 0) : Number.MAX_SAFE_INTEGER;
 }
 
 /** Methodology notes, and a pointer from every target this run did not meet to its explanation. */
@@ -143,13 +169,19 @@ function addNotes(report: Report): void {
   report.note(
     `Sizes: ${config.quick ? 'quick mode (÷ 10)' : 'full'}; store growth checkpoints ${config.growth.checkpoints.map(fmtCount).join(', ')} messages; ` +
       `sessions list at ${config.list.checkpoints.map(fmtCount).join(' and ')} sessions; search at ` +
-      `${fmtCount(config.search.sessions * config.search.messagesPerSession)} messages.`,
+      `${fmtCount(config.search.sessions * config.search.messagesPerSession)} messages; compress of ` +
+      `${fmtCount(config.lineage.compressMessages)}-message sessions and a lineage chain ` +
+      `${fmtCount(config.lineage.chainDepth)} deep; single delete of ${fmtCount(config.deletion.deleteMessages)} ` +
+      `messages, bulk delete of ${fmtCount(config.deletion.bulkSessions)} sessions; receipt replay of ` +
+      `${fmtCount(config.deletion.receipts)} receipts; API load rounds of ${config.api.roundSeconds} s with ` +
+      `${config.api.connections} connections.`,
   );
 }
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
-    log(`\n${signal}: dropping scratch databases and temp files`);
+    log(`\n${signal}: stopping the API servers, dropping scratch databases and temp files`);
+    stopServers();
     void cleanUpEverything().finally(() => process.exit(130));
   });
 }

@@ -20,10 +20,46 @@ export interface BenchConfig {
   };
   list: { checkpoints: number[]; iterations: number; pageSize: number };
   search: { sessions: number; messagesPerSession: number; iterations: number; commonIterations: number };
+  lineage: {
+    /** Messages in each session that is compressed (figure 6). */
+    compressMessages: number;
+    /** Fresh sessions compressed per variant; the figure is the median. */
+    compressSessions: number;
+    /** Depth of the compression chain whose lineage is read (figure 7). */
+    chainDepth: number;
+    iterations: number;
+  };
+  deletion: {
+    /** Messages in each session removed by a single delete (figure 8). */
+    deleteMessages: number;
+    deleteSessions: number;
+    /** Sessions per bulk delete call, and messages in each. */
+    bulkSessions: number;
+    bulkMessagesPerSession: number;
+    bulkRounds: number;
+    /** Receipts in the store before replay (figure 9). */
+    receipts: number;
+    replayRounds: number;
+    pageSize: number;
+  };
+  api: {
+    /** Seconds per measured load round of one endpoint; rounds rotate the endpoint order. */
+    roundSeconds: number;
+    rounds: number;
+    warmupSeconds: number;
+    /** Concurrent keep-alive connections of the load generator. */
+    connections: number;
+    sessions: number;
+    receipts: number;
+    replayRounds: number;
+  };
   pg: {
     growthCheckpoints: number[];
     listCheckpoints: number[];
     search: { sessions: number; messagesPerSession: number };
+    lineage: { compressSessions: number; chainDepth: number };
+    deletion: { deleteSessions: number; bulkRounds: number; receipts: number; replayRounds: number };
+    api: { rounds: number };
   };
 }
 
@@ -53,10 +89,38 @@ export function loadConfig(env = process.env): BenchConfig {
       iterations: quick ? 50 : 200,
       commonIterations: quick ? 20 : 60,
     },
+    lineage: {
+      compressMessages: size(10_000),
+      compressSessions: quick ? 3 : 5,
+      chainDepth: size(1000),
+      iterations: quick ? 20 : 60,
+    },
+    deletion: {
+      deleteMessages: size(10_000),
+      deleteSessions: quick ? 3 : 5,
+      bulkSessions: size(500),
+      bulkMessagesPerSession: 4,
+      bulkRounds: quick ? 2 : 3,
+      receipts: size(100_000),
+      replayRounds: quick ? 2 : 5,
+      pageSize: 1000,
+    },
+    api: {
+      roundSeconds: quick ? 1 : 3,
+      rounds: quick ? 2 : 4,
+      warmupSeconds: quick ? 1 : 2,
+      connections: 16,
+      sessions: size(10_000),
+      receipts: size(100_000),
+      replayRounds: quick ? 2 : 3,
+    },
     pg: {
       growthCheckpoints: [size(10_000), size(100_000), size(200_000)],
       listCheckpoints: [size(10_000), size(100_000)],
       search: { sessions: size(2000), messagesPerSession: 100 },
+      lineage: { compressSessions: 3, chainDepth: size(1000) },
+      deletion: { deleteSessions: 3, bulkRounds: quick ? 2 : 3, receipts: size(100_000), replayRounds: quick ? 2 : 3 },
+      api: { rounds: quick ? 2 : 3 },
     },
   };
 }

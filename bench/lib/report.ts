@@ -91,6 +91,8 @@ export function fmtMs(ms: number): string {
 }
 
 export const fmtRate = (perSecond: number): string => `${Math.round(perSecond).toLocaleString('en-US')} msg/s`;
+export const fmtPerSecond = (perSecond: number, unit: string): string =>
+  `${Math.round(perSecond).toLocaleString('en-US')} ${unit}/s`;
 export const fmtRatio = (ratio: number): string => `${ratio.toFixed(2)}×`;
 export const fmtPct = (fraction: number): string => `${(fraction * 100).toFixed(0)} %`;
 export const fmtCount = (n: number): string => n.toLocaleString('en-US');

@@ -1,0 +1,243 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { msSince, nowNs } from './timing.js';
+
+/** The API, compiled (apps/api/dist), built here so the bench never runs a stale server. */
+export function buildApi(root: string): { ms: number } {
+  const start = nowNs();
+  execFileSync(join(root, 'node_modules/.bin/tsc'), ['-b', 'apps/api'], { cwd: root, stdio: 'pipe' });
+  return { ms: msSince(start) };
+}
+
+/** `node apps/api/dist/cli/token.js create …`: the token is the last line of its stdout. */
+export function createToken(root: string, databaseUrl: string): string {
+  const out = execFileSync(
+    process.execPath,
+    ['apps/api/dist/cli/token.js', 'create', '--role', 'admin', '--profiles', '*', '--name', 'bench'],
+    { cwd: root, env: { ...process.env, STATEHOUSE_DATABASE_URL: databaseUrl }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const lines = out.toString().trim().split('\n');
+  return lines[lines.length - 1].trim();
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface ApiServer {
+  pid: number;
+  port: number;
+  /** Server process CPU time so far (user + system), in seconds, from /proc; null where there is none. */
+  cpuSeconds(): number | null;
+  stop(): Promise<void>;
+}
+
+const servers = new Set<ChildProcess>();
+
+/** An interrupted run: stop the servers this process started (by their pid). */
+export function stopServers(): void {
+  for (const child of servers) child.kill('SIGTERM');
+}
+
+/**
+ * `node apps/api/dist/main.js` on `databaseUrl` (no demo seed, no retention scheduler), on a free
+ * loopback port; resolves once `GET /healthz` answers. `nodeArgs` go to node (e.g. `--cpu-prof`).
+ */
+export async function startApi(root: string, databaseUrl: string, nodeArgs: string[] = []): Promise<ApiServer> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [...nodeArgs, 'apps/api/dist/main.js'], {
+    cwd: root,
+    env: {
+      ...process.env,
+      STATEHOUSE_DATABASE_URL: databaseUrl,
+      STATEHOUSE_API_PORT: String(port),
+      STATEHOUSE_HOST: '127.0.0.1',
+      STATEHOUSE_SEED_DEMO: 'false',
+      STATEHOUSE_RETENTION_INTERVAL_SECONDS: '0',
+      STATEHOUSE_PLUGINS: '',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  servers.add(child);
+  let output = '';
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-4000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const pid = child.pid!;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the API exited at start-up (${child.exitCode}):\n${output}`);
+    const ok = await get(port, '/healthz').then(
+      (status) => status === 200,
+      () => false,
+    );
+    if (ok) break;
+    if (Date.now() > deadline) {
+      child.kill('SIGTERM');
+      throw new Error(`the API did not answer /healthz within 60 s:\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const ticks = 100; // USER_HZ on Linux
+  return {
+    pid,
+    port,
+    cpuSeconds() {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        return (Number(fields[11]) + Number(fields[12])) / ticks;
+      } catch {
+        return null;
+      }
+    },
+    async stop() {
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        await exited;
+        clearTimeout(timer);
+      }
+      servers.delete(child);
+    },
+  };
+}
+
+function get(port: number, path: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const request = http.get({ host: '127.0.0.1', port, path, agent: false }, (response) => {
+      response.resume();
+      response.on('end', () => resolve(response.statusCode ?? 0));
+    });
+    request.on('error', reject);
+  });
+}
+
+export interface LoadResult {
+  requests: number;
+  errors: number;
+  seconds: number;
+  /** Per-request latency, ms. */
+  latencies: number[];
+  bytes: number;
+  /** Load generator CPU (this process), seconds. */
+  clientCpu: number;
+  /** Server CPU over the same window, seconds (null without /proc). */
+  serverCpu: number | null;
+}
+
+/**
+ * The load generator: `connections` keep-alive loops, each sending its next request when the
+ * previous response has been read in full, for `seconds`. A request counts when it answered 200.
+ */
+export async function runLoad(options: {
+  server: ApiServer;
+  path: (i: number) => string;
+  headers?: Record<string, string>;
+  connections: number;
+  seconds: number;
+}): Promise<LoadResult> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections });
+  const latencies: number[] = [];
+  let requests = 0;
+  let errors = 0;
+  let bytes = 0;
+  let next = 0;
+  const once = (path: string) =>
+    new Promise<number>((resolve, reject) => {
+      const request = http.get(
+        { host: '127.0.0.1', port: options.server.port, path, agent, headers: options.headers },
+        (response) => {
+          response.on('data', (chunk: Buffer) => {
+            bytes += chunk.length;
+          });
+          response.on('end', () => resolve(response.statusCode ?? 0));
+          response.on('error', reject);
+        },
+      );
+      request.on('error', reject);
+    });
+  const cpuBefore = process.cpuUsage();
+  const serverBefore = options.server.cpuSeconds();
+  const started = nowNs();
+  const end = Date.now() + options.seconds * 1000;
+  const loop = async () => {
+    while (Date.now() < end) {
+      const start = nowNs();
+      const status = await once(options.path(next++)).catch(() => 0);
+      if (status === 200) {
+        requests++;
+        latencies.push(msSince(start));
+      } else {
+        errors++;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: options.connections }, loop));
+  const seconds = msSince(started) / 1000;
+  const serverAfter = options.server.cpuSeconds();
+  const cpu = process.cpuUsage(cpuBefore);
+  agent.destroy();
+  return {
+    requests,
+    errors,
+    seconds,
+    latencies,
+    bytes,
+    clientCpu: (cpu.user + cpu.system) / 1e6,
+    serverCpu: serverBefore === null || serverAfter === null ? null : serverAfter - serverBefore,
+  };
+}
+
+interface ProfileNode {
+  id: number;
+  callFrame: { url: string; functionName: string };
+}
+
+/**
+ * Where a V8 CPU profile's samples fall, by `categorize(url, functionName)`: milliseconds of self time
+ * per category, idle left out, only samples inside `window` (process.hrtime microseconds) when given.
+ */
+export function profileByCategory(
+  path: string,
+  categorize: (url: string, functionName: string) => string,
+  window?: { fromUs: number; toUs: number },
+): Map<string, number> {
+  const profile = JSON.parse(readFileSync(path, 'utf8')) as {
+    nodes: ProfileNode[];
+    startTime: number;
+    samples: number[];
+    timeDeltas: number[];
+  };
+  // Sample times are CLOCK_MONOTONIC microseconds, the clock of process.hrtime: only the window counts.
+  const selfUs = new Map<number, number>();
+  let at = profile.startTime;
+  for (const [i, id] of profile.samples.entries()) {
+    const delta = profile.timeDeltas[i] ?? 0;
+    at += delta;
+    if (window && (at < window.fromUs || at > window.toUs)) continue;
+    selfUs.set(id, (selfUs.get(id) ?? 0) + delta);
+  }
+  const totals = new Map<string, number>();
+  for (const node of profile.nodes) {
+    const us = selfUs.get(node.id) ?? 0;
+    if (us === 0 || node.callFrame.functionName === '(idle)') continue;
+    const category = categorize(node.callFrame.url, node.callFrame.functionName);
+    totals.set(category, (totals.get(category) ?? 0) + us / 1000);
+  }
+  return totals;
+}
