@@ -5,6 +5,7 @@ import { initialMigration } from './migrations/2026-11-29T12.00-initial.js';
 import { turnsAndGenerationsMigration } from './migrations/2026-11-29T15.00-turns-and-generations.js';
 import { deletionReceiptsMigration } from './migrations/2026-11-29T18.00-deletion-receipts.js';
 import { routesMigration } from './migrations/2026-11-29T21.00-routes-and-handoff.js';
+import { searchTriggerWhenMigration } from './migrations/2026-11-29T23.00-search-trigger-when.js';
 
 /** Every migration, in order. Names are timestamps; files are frozen once shipped. */
 function migrations(dialect: Dialect): Record<string, Migration> {
@@ -13,6 +14,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '2026-11-29T15.00-turns-and-generations': turnsAndGenerationsMigration(dialect),
     '2026-11-29T18.00-deletion-receipts': deletionReceiptsMigration(dialect),
     '2026-11-29T21.00-routes-and-handoff': routesMigration(dialect),
+    '2026-11-29T23.00-search-trigger-when': searchTriggerWhenMigration(dialect),
   };
 }
 
