@@ -2,6 +2,22 @@ import { sql } from 'kysely';
 import type { Executor, SessionRow } from '../db/database.js';
 import { chunk } from '../shared/sql-dialect.js';
 
+/** What a lineage node shows: a narrow read, the tree may have a thousand nodes. */
+export const LINEAGE_NODE_COLUMNS = [
+  'id',
+  'profile',
+  'parent_session_id',
+  'lineage_kind',
+  'title',
+  'source',
+  'started_at',
+  'ended_at',
+  'end_reason',
+  'message_count',
+  'lease_expires_at',
+] as const;
+export type LineageNodeRow = Pick<SessionRow, (typeof LINEAGE_NODE_COLUMNS)[number]>;
+
 /** Walks are bounded and cycle-guarded by depth (SPEC §3). */
 export const MAX_WALK = 1000;
 
@@ -130,7 +146,7 @@ export class LineageRepository {
   }
 
   /** Every session reachable downwards from `rootId` through any edge kind, at most `limit` rows. */
-  async subtree(db: Executor, rootId: string, limit: number): Promise<{ rows: SessionRow[]; truncated: boolean }> {
+  async subtree(db: Executor, rootId: string, limit: number): Promise<{ rows: LineageNodeRow[]; truncated: boolean }> {
     const { rows } = await sql<{ id: string }>`
       with recursive down(id, depth) as (
         select id, 0 from sessions where id = ${rootId}
@@ -143,9 +159,11 @@ export class LineageRepository {
     const ids = dedupe(rows.map((row) => row.id));
     const truncated = ids.length > limit;
     const kept = ids.slice(0, limit);
-    const sessions: SessionRow[] = [];
+    const sessions: LineageNodeRow[] = [];
     for (const part of chunk(kept)) {
-      sessions.push(...(await db.selectFrom('sessions').selectAll().where('id', 'in', part).execute()));
+      sessions.push(
+        ...(await db.selectFrom('sessions').select(LINEAGE_NODE_COLUMNS).where('id', 'in', part).execute()),
+      );
     }
     return { rows: sessions, truncated };
   }

@@ -385,5 +385,25 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(fromBranch.chain).toEqual(['tree-branch']);
       expect(fromBranch.treeRootId).toBe('tree');
     });
+
+    it('says when a chain is deeper than the walk bound instead of reporting a false root or tip', async () => {
+      let parent = 'deep-0000';
+      await t.store.sessions.create(admin, { id: parent, profile: 'deep', source: 'cli' });
+      for (let i = 1; i <= 1002; i++) {
+        const id = `deep-${String(i).padStart(4, '0')}`;
+        await t.store.sessions.create(admin, {
+          id,
+          profile: 'deep',
+          source: 'cli',
+          parentSessionId: parent,
+          lineageKind: 'compression',
+        });
+        parent = id;
+      }
+      const fromRoot = await t.store.lineage.lineageOf(admin, 'deep-0000');
+      expect(fromRoot.truncated).toBe(true);
+      const shallow = await t.store.lineage.lineageOf(admin, 'tree');
+      expect(shallow.truncated).toBe(false);
+    });
   });
 }

@@ -25,7 +25,7 @@ import { sanitizeTitle } from '../shared/sanitize.js';
 import type { SqlDialect } from '../shared/sql-dialect.js';
 import { toDomainError } from '../shared/store-errors.js';
 import type { Tx, UnitOfWork } from '../shared/unit-of-work.js';
-import { LineageRepository } from './lineage.repository.js';
+import { LineageRepository, MAX_WALK } from './lineage.repository.js';
 
 /** The whole tree is bounded, like every walk. */
 export const LINEAGE_TREE_LIMIT = 2000;
@@ -215,6 +215,8 @@ export class LineageService {
           (node) => node.parentSessionId !== null && node.lineageKind !== null && inTree.has(node.parentSessionId),
         )
         .map((node) => ({ from: node.parentSessionId!, to: node.id, kind: node.lineageKind! }));
+      // A walk that reached its bound may have stopped short of the real root or tip: say so.
+      const walkCut = back.length > MAX_WALK || forward.length > MAX_WALK;
       return {
         rootId: chain[0],
         tipId: chain[chain.length - 1],
@@ -222,7 +224,7 @@ export class LineageService {
         treeRootId,
         nodes,
         edges,
-        truncated: tree.truncated,
+        truncated: tree.truncated || walkCut,
       };
     } catch (error) {
       throw toDomainError(error);

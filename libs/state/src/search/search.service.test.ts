@@ -84,7 +84,11 @@ for (const { dialect, available } of TEST_DIALECTS) {
       await t.store.db.updateTable('messages').set({ active: 1 }).where('id', '=', hit.messageId).execute();
       expect((await t.store.search.search(admin, query('rollout'))).items).toHaveLength(1);
       await t.store.db.updateTable('messages').set({ compacted: 1 }).where('id', '=', hit.messageId).execute();
-      await t.store.db.updateTable('messages').set({ content: 'rollout rewritten' }).where('id', '=', hit.messageId).execute();
+      await t.store.db
+        .updateTable('messages')
+        .set({ content: 'rollout rewritten' })
+        .where('id', '=', hit.messageId)
+        .execute();
       expect((await t.store.search.search(admin, query('rewritten'))).items).toHaveLength(1);
       expect((await t.store.search.search(admin, query('ewritte', 'substring'))).items).toHaveLength(1);
     });

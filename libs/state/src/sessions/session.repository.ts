@@ -8,7 +8,7 @@ import { PreparedQuery } from '../shared/prepared.js';
 import { chunk, likeContains, type SqlDialect } from '../shared/sql-dialect.js';
 
 /** A lease is live while its expiry is in the future; an expired one is simply not there. */
-export function isBusy(row: SessionRow, now: number): boolean {
+export function isBusy(row: Pick<SessionRow, 'lease_expires_at'>, now: number): boolean {
   return row.lease_expires_at !== null && Number(row.lease_expires_at) > now;
 }
 
