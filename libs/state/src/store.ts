@@ -89,6 +89,7 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
   const deletionEngine = new DeletionEngine(dialect, clock, ids, hooks, () => receipts.notifyCommitted());
   const deletion = new DeletionService(db, uow, clock, deletionEngine, sqlDialectPort);
   const lineage = new LineageService(db, uow, clock, ids, sqlDialectPort);
+  const auth = new AuthService(db, uow, clock, ids);
   // Routes move with their sessions, in the same transaction: on compress/reset and on delete.
   const routes = new RouteService(db, uow, clock, sqlDialectPort);
   lineage.addContinuationHook(routes);
@@ -104,11 +105,11 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
     lineage,
     routes,
     handoff: new HandoffService(uow, clock, sqlDialectPort),
-    profileAdmin: new ProfileAdminService(uow, clock, deletionEngine, sqlDialectPort),
+    profileAdmin: new ProfileAdminService(uow, clock, deletionEngine, sqlDialectPort, () => auth.forgetPrincipals()),
     turns: new TurnService(uow, clock, ids, sqlDialectPort),
     search: new SearchService(db, dialect === 'sqlite' ? new SqliteSearch() : new PostgresSearch(), logger),
     profiles: new ProfileService(db, uow, clock),
-    auth: new AuthService(db, uow, clock, ids),
+    auth,
     idempotency: new IdempotencyService(db, clock),
     hooks,
     deletionEngine,

@@ -1,5 +1,6 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { ApiTokensTable, Executor } from '../db/database.js';
+import { PreparedQuery } from '../shared/prepared.js';
 
 export type ApiTokenRow = Selectable<ApiTokensTable>;
 
@@ -8,13 +9,12 @@ export class ApiTokenRepository {
   async insert(db: Executor, row: Insertable<ApiTokensTable>): Promise<void> {
     await db.insertInto('api_tokens').values(row).execute();
   }
+  private readonly activeByHash = new PreparedQuery<'hash', ApiTokenRow>((db, param) =>
+    db.selectFrom('api_tokens').selectAll().where('token_hash', '=', param('hash')).where('revoked_at', 'is', null),
+  );
+
   async findActiveByHash(db: Executor, hash: string): Promise<ApiTokenRow | undefined> {
-    return db
-      .selectFrom('api_tokens')
-      .selectAll()
-      .where('token_hash', '=', hash)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
+    return (await this.activeByHash.execute(db, { hash })).rows[0];
   }
   async list(db: Executor): Promise<ApiTokenRow[]> {
     return db.selectFrom('api_tokens').selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').execute();

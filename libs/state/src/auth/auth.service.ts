@@ -36,6 +36,9 @@ export const LOGIN_WINDOW_MS = 15 * 60 * 1000;
 export const LOGIN_MAX_FAILURES_PER_USER = 10;
 export const LOGIN_MAX_FAILURES_PER_ADDRESS = 50;
 const TOUCH_INTERVAL_MS = 60_000;
+/** How long a verified bearer token is trusted without a lookup (bounds revocation lag across processes). */
+export const PRINCIPAL_CACHE_MS = 5_000;
+const PRINCIPAL_CACHE_MAX = 10_000;
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const parseProfiles = (text: string): ProfileSet => {
@@ -55,6 +58,7 @@ export class AuthService {
   private readonly users = new UserRepository();
   private readonly authSessions = new AuthSessionRepository();
   private readonly failures = new LoginFailureRepository();
+  private readonly principalCache = new Map<string, { principal: Principal; until: number }>();
 
   constructor(
     private readonly db: Db,
@@ -65,15 +69,40 @@ export class AuthService {
 
   // ---- API tokens -------------------------------------------------------------------------
 
+  /**
+   * Bearer tokens are checked on every request, so a verified principal is remembered briefly
+   * (`PRINCIPAL_CACHE_MS`). This process forgets at once on revocation and on profile changes;
+   * other processes within that window.
+   */
   async authenticateToken(secret: string): Promise<Principal> {
-    const row = await this.guard(() => this.tokens.findActiveByHash(this.db, sha256(secret)));
-    if (!row) throw new UnauthenticatedError('invalid or revoked token');
+    const hash = sha256(secret);
     const now = this.clock.now();
+    const cached = this.principalCache.get(hash);
+    if (cached && cached.until > now) return cached.principal;
+    const row = await this.guard(() => this.tokens.findActiveByHash(this.db, hash));
+    if (!row) {
+      this.principalCache.delete(hash);
+      throw new UnauthenticatedError('invalid or revoked token');
+    }
     if (row.last_used_at === null || now - Number(row.last_used_at) > TOUCH_INTERVAL_MS) {
       // Best effort and throttled: a read must not turn into a write on every request.
       await this.tokens.touch(this.db, row.id, now).catch(() => undefined);
     }
-    return { kind: 'token', id: row.id, name: row.name, role: row.role as Role, profiles: parseProfiles(row.profiles) };
+    const principal: Principal = {
+      kind: 'token',
+      id: row.id,
+      name: row.name,
+      role: row.role as Role,
+      profiles: parseProfiles(row.profiles),
+    };
+    if (this.principalCache.size >= PRINCIPAL_CACHE_MAX) this.principalCache.clear();
+    this.principalCache.set(hash, { principal, until: now + PRINCIPAL_CACHE_MS });
+    return principal;
+  }
+
+  /** Tokens, users or profile sets changed: verify every principal afresh. */
+  forgetPrincipals(): void {
+    this.principalCache.clear();
   }
 
   async createToken(ctx: OperationContext, request: CreateTokenRequest): Promise<CreatedToken> {
@@ -105,6 +134,7 @@ export class AuthService {
     assertAdmin(ctx.principal);
     await this.uow.run(ctx, async (tx) => {
       if (!(await this.tokens.revoke(tx.db, id, this.clock.now()))) throw new NotFoundError('token');
+      tx.afterCommit(() => this.forgetPrincipals());
     });
   }
 

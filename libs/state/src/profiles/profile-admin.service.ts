@@ -44,6 +44,8 @@ export class ProfileAdminService {
     private readonly clock: Clock,
     private readonly engine: DeletionEngine,
     dialect: SqlDialect,
+    /** Token and user profile sets changed: cached principals must be verified afresh. */
+    private readonly onPrincipalsChanged: () => void = () => undefined,
   ) {
     this.sessions = new SessionRepository(dialect);
   }
@@ -110,6 +112,7 @@ export class ProfileAdminService {
         set.map((name) => (name === old ? newName : name)),
       );
       await this.profiles.delete(tx.db, old);
+      tx.afterCommit(this.onPrincipalsChanged);
       return {
         name: newName,
         dryRun,
@@ -168,6 +171,7 @@ export class ProfileAdminService {
       counts.retentionPolicies = await this.policies.clear(tx.db, name);
       counts.tokens = await this.rewriteProfileSets(tx.db, this.tokens, (set) => set.filter((entry) => entry !== name));
       counts.users = await this.rewriteProfileSets(tx.db, this.users, (set) => set.filter((entry) => entry !== name));
+      tx.afterCommit(this.onPrincipalsChanged);
       const profileRemoved = (await this.sessions.countInProfile(tx.db, name)) === 0;
       if (profileRemoved) await this.profiles.delete(tx.db, name);
       return { dryRun: false, profileRemoved, counts, receipt };

@@ -146,6 +146,11 @@ export class SessionRepository {
       .returning(['profile', 'source', 'created_source', 'delegated', 'end_reason', 'revision', 'generation']),
   );
 
+  /** The most frequent read of all (every single-session request): prepared once. */
+  private readonly byId = new PreparedQuery<'id', SessionRow>((db, param) =>
+    db.selectFrom('sessions').selectAll().where('id', '=', param('id')),
+  );
+
   constructor(private readonly dialect: SqlDialect) {}
 
   /** Runs the prepared append update; undefined when the session does not exist. */
@@ -180,7 +185,7 @@ export class SessionRepository {
   }
 
   async findById(db: Executor, id: string): Promise<SessionRow | undefined> {
-    return db.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirst();
+    return (await this.byId.execute(db, { id })).rows[0];
   }
 
   /** Reads the row and, on PostgreSQL, locks it for the rest of the transaction. */
