@@ -26,6 +26,7 @@ import { RetentionController } from './retention/retention.controller.js';
 import { RetentionScheduler } from './retention/retention.scheduler.js';
 import { RoutesController } from './routes/routes.controller.js';
 import { SearchController } from './search/search.controller.js';
+import { SearchIndexController } from './search/search-index.controller.js';
 import { SessionsController } from './sessions/sessions.controller.js';
 import { TurnsController } from './turns/turns.controller.js';
 
@@ -53,6 +54,7 @@ export class AppModule {
         MessagesController,
         TurnsController,
         LineageController,
+        SearchIndexController,
         SearchController,
         ReceiptsController,
         ReceiptConsumersController,

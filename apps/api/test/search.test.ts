@@ -132,6 +132,21 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(telegram.body.items).toEqual([]);
     });
 
+    it('reports index integrity and rebuilds on request (admin only)', async () => {
+      const status = await api.http().get('/v1/search/index?check=true').set(admin);
+      expect(status.status).toBe(200);
+      expect(status.body).toMatchObject({ status: 'ready', degraded: false, integrity: { ok: true } });
+      const rebuild = await api.http().post('/v1/search/index/rebuild').set(admin).send();
+      expect(rebuild.status).toBe(202);
+      await api.store.searchIndex.idle();
+      const after = await api.http().get('/v1/search/index?check=true').set(admin);
+      expect(after.body).toMatchObject({ status: 'ready', integrity: { ok: true }, lastRebuild: { error: null } });
+      expect((await api.http().get('/v1/search?q=tokenizer').set(admin)).body.items).toHaveLength(2);
+      const member = bearer(await api.memberToken(['alpha']));
+      expect((await api.http().get('/v1/search/index').set(member)).status).toBe(403);
+      expect((await api.http().post('/v1/search/index/rebuild').set(member).send()).status).toBe(403);
+    });
+
     it('answers hostile query strings with 200 or 400, never a server error', async () => {
       for (const q of HOSTILE) {
         for (const mode of ['auto', 'word', 'substring']) {

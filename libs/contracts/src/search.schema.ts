@@ -44,3 +44,36 @@ export type SearchResponse = z.infer<typeof SearchResponseSchema>;
 
 export const SNIPPET_MATCH_START = '\u0002';
 export const SNIPPET_MATCH_END = '\u0003';
+
+export const IndexIntegritySchema = z.object({
+  checkedAt: IsoDateSchema,
+  ok: z.boolean(),
+  indexes: z.array(
+    z.object({
+      name: z.enum(['word', 'substring']),
+      ok: z.boolean(),
+      expectedRows: z.number().int().describe('messages that belong in the index'),
+      mismatchedTerms: z.number().int().describe('terms whose postings differ from what the messages say'),
+    }),
+  ),
+});
+export type IndexIntegrity = z.infer<typeof IndexIntegritySchema>;
+
+export const SearchIndexStatusSchema = z.object({
+  status: z.enum(['ready', 'rebuilding', 'failed']),
+  degraded: z.boolean().describe('searches are answered by a bounded scan (the index is unusable or being rebuilt)'),
+  integrity: IndexIntegritySchema.nullable().describe('the last integrity check, if any'),
+  lastRebuild: z
+    .object({ startedAt: IsoDateSchema, finishedAt: IsoDateSchema.nullable(), error: z.string().nullable() })
+    .nullable(),
+});
+export type SearchIndexStatus = z.infer<typeof SearchIndexStatusSchema>;
+
+export const SearchIndexQuerySchema = z.object({
+  check: z
+    .enum(['true', 'false', '1', '0'])
+    .default('false')
+    .transform((value) => value === 'true' || value === '1')
+    .describe('run an integrity check now (reads every indexed message)'),
+});
+export type SearchIndexQuery = z.infer<typeof SearchIndexQuerySchema>;

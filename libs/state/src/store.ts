@@ -16,8 +16,11 @@ import { ReceiptService } from './receipts/receipt.service.js';
 import { RetentionService } from './retention/retention.service.js';
 import { RouteService } from './routes/route.service.js';
 import { PostgresSearch } from './search/postgres-search.js';
+import { PostgresSearchIndex } from './search/postgres-search-index.js';
 import { SearchService } from './search/search.service.js';
+import { SearchIndexService } from './search/search-index.service.js';
 import { SqliteSearch } from './search/sqlite-search.js';
+import { SqliteSearchIndex } from './search/sqlite-search-index.js';
 import { SessionService } from './sessions/session.service.js';
 import { type Clock, systemClock } from './shared/clock.js';
 import { type IdGenerator, UlidGenerator } from './shared/ids.js';
@@ -50,6 +53,7 @@ export interface StateStore {
   readonly lineage: LineageService;
   readonly turns: TurnService;
   readonly search: SearchService;
+  readonly searchIndex: SearchIndexService;
   readonly profiles: ProfileService;
   readonly profileAdmin: ProfileAdminService;
   readonly routes: RouteService;
@@ -90,6 +94,13 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
   const deletion = new DeletionService(db, uow, clock, deletionEngine, sqlDialectPort);
   const lineage = new LineageService(db, uow, clock, ids, sqlDialectPort);
   const auth = new AuthService(db, uow, clock, ids);
+  const searchIndex = new SearchIndexService(
+    db,
+    uow,
+    clock,
+    dialect === 'sqlite' ? new SqliteSearchIndex() : new PostgresSearchIndex(),
+    logger,
+  );
   // Routes move with their sessions, in the same transaction: on compress/reset and on delete.
   const routes = new RouteService(db, uow, clock, sqlDialectPort);
   lineage.addContinuationHook(routes);
@@ -108,6 +119,7 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
     profileAdmin: new ProfileAdminService(uow, clock, deletionEngine, sqlDialectPort, () => auth.forgetPrincipals()),
     turns: new TurnService(uow, clock, ids, sqlDialectPort),
     search: new SearchService(db, dialect === 'sqlite' ? new SqliteSearch() : new PostgresSearch(), logger),
+    searchIndex,
     profiles: new ProfileService(db, uow, clock),
     auth,
     idempotency: new IdempotencyService(db, clock),
@@ -121,6 +133,7 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
     },
     async close() {
       await hooks.idle();
+      await searchIndex.idle();
       await connection.close();
     },
   };

@@ -1,0 +1,102 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConflictError, ForbiddenError } from '../shared/errors.js';
+import {
+  adminPrincipal,
+  contextOf,
+  memberPrincipal,
+  openTestStore,
+  TEST_DIALECTS,
+  type TestStore,
+} from '../testing/index.js';
+
+const admin = contextOf(adminPrincipal);
+
+for (const { dialect, available } of TEST_DIALECTS) {
+  describe.skipIf(!available)(`search index check and rebuild on ${dialect}`, () => {
+    let t: TestStore;
+
+    beforeAll(async () => {
+      t = await openTestStore(dialect);
+      await t.store.sessions.create(admin, {
+        id: 'ix',
+        profile: 'p',
+        source: 'cli',
+        messages: [
+          { role: 'user', content: 'porcupine migration notes' },
+          { role: 'assistant', content: 'hidden porcupine plan', displayKind: 'hidden' },
+          { role: 'tool', toolName: 'grep', content: 'porcupine in tool output' },
+          { role: 'user', content: '多语言 搜索 测试' },
+        ],
+      });
+      await t.store.sessions.create(admin, {
+        id: 'ix-cron',
+        profile: 'p',
+        source: 'cron',
+        messages: [{ role: 'assistant', content: 'cron porcupine' }],
+      });
+    });
+    afterAll(async () => t?.close());
+
+    it('reports both indexes consistent with the messages', async () => {
+      const status = await t.store.searchIndex.status(admin, true);
+      expect(status).toMatchObject({ status: 'ready', degraded: false, integrity: { ok: true } });
+      expect(status.integrity!.indexes.map((index) => [index.name, index.ok])).toEqual([
+        ['word', true],
+        ['substring', true],
+      ]);
+      expect(status.integrity!.indexes[0].expectedRows).toBe(4);
+      expect(status.integrity!.indexes[1].expectedRows).toBe(2);
+      await expect(t.store.searchIndex.status(contextOf(memberPrincipal(['p'])), false)).rejects.toBeInstanceOf(
+        ForbiddenError,
+      );
+    });
+
+    if (dialect === 'sqlite') {
+      it('detects a corrupted index, and a rebuild repairs it', async () => {
+        const [message] = (await t.store.search.search(admin, { q: 'migration', mode: 'word', limit: 5 })).items;
+        // Postings lost behind the table's back: the message no longer answers a search.
+        await sql`insert into messages_fts(messages_fts, rowid, content, tool_name, tool_calls) values ('delete', ${message.messageId}, 'porcupine migration notes', null, null)`.execute(
+          t.store.db,
+        );
+        expect((await t.store.search.search(admin, { q: 'migration', mode: 'word', limit: 5 })).items).toEqual([]);
+        const broken = await t.store.searchIndex.status(admin, true);
+        expect(broken.integrity).toMatchObject({ ok: false });
+        expect(broken.integrity!.indexes[0].mismatchedTerms).toBeGreaterThan(0);
+        await t.store.searchIndex.rebuild(admin, 'test-holder');
+        await t.store.searchIndex.idle();
+        const repaired = await t.store.searchIndex.status(admin, true);
+        expect((await t.store.search.search(admin, { q: 'migration', mode: 'word', limit: 5 })).items).toHaveLength(1);
+        expect(repaired).toMatchObject({ status: 'ready', integrity: { ok: true }, lastRebuild: { error: null } });
+        expect(repaired.lastRebuild!.finishedAt).not.toBeNull();
+      });
+
+      it('says degraded while the index is unusable, searches by scan, and recovers after a rebuild', async () => {
+        await sql`drop table messages_trgm`.execute(t.store.db);
+        await sql`drop table messages_fts`.execute(t.store.db);
+        expect((await t.store.searchIndex.status(admin, false)).degraded).toBe(true);
+        const scanned = await t.store.search.search(admin, { q: 'porcupine', mode: 'word', limit: 5 });
+        expect(scanned.degraded).toBe(true);
+        expect(scanned.items.map((hit) => hit.messageId).length).toBeGreaterThan(0);
+        await t.store.searchIndex.rebuild(admin, 'test-holder');
+        await t.store.searchIndex.idle();
+        expect((await t.store.searchIndex.status(admin, false)).degraded).toBe(false);
+        const indexed = await t.store.search.search(admin, { q: 'porcupine', mode: 'word', limit: 5 });
+        expect(indexed).toMatchObject({ degraded: false });
+        expect(indexed.items.map((hit) => hit.role).sort()).toEqual(['assistant', 'tool', 'user']);
+        expect((await t.store.search.search(admin, { q: '语言', mode: 'substring', limit: 5 })).items).toHaveLength(1);
+      });
+    }
+
+    it('admits one rebuild at a time', async () => {
+      const first = t.store.searchIndex.rebuild(admin, 'process-a');
+      await expect(t.store.searchIndex.rebuild(admin, 'process-b')).rejects.toBeInstanceOf(ConflictError);
+      expect((await first).status).toBe('rebuilding');
+      await t.store.searchIndex.idle();
+      expect((await t.store.searchIndex.status(admin, true)).integrity).toMatchObject({ ok: true });
+      expect(
+        (await t.store.search.search(admin, { q: 'porcupine', mode: 'word', limit: 5 })).items.length,
+      ).toBeGreaterThan(0);
+    });
+  });
+}
