@@ -155,7 +155,8 @@ export async function compressBench(
         };
         const replacement = membershipAwareTrigger(stock);
         if (!replacement) {
-          triggerNote = 'the search trigger did not have the expected shape; the trigger variant was skipped';
+          triggerNote =
+            'the store’s migrations already re-index only on text or membership changes (2026-11-29T23.00), so there is no stock trigger left to compare with';
           break;
         }
         raw.exec('begin immediate');
@@ -346,10 +347,13 @@ export async function lineageChainBench(
       fromRoot.tipId === id(depth + 1) && fromTip.rootId === id(0)
         ? ` One compression more (${fmtCount(depth + 2)} segments): both ends still see each other.`
         : ` One compression more (${fmtCount(depth + 2)} segments) and the walks (bounded at 1,000 levels, ` +
-          `MAX_WALK) stop short without saying so: from the root \`lineageOf\` reports the tip \`${fromRoot.tipId}\` ` +
+          `MAX_WALK) stop short: from the root \`lineageOf\` reports the tip \`${fromRoot.tipId}\` ` +
           `(${fmtCount(fromRoot.chain.length)} in the chain), from the tip the root \`${fromTip.rootId}\` ` +
-          `(${fmtCount(fromTip.chain.length)}), \`truncated\` ${fromRoot.truncated} / ${fromTip.truncated} — a ` +
-          'reader cannot tell it is not the whole conversation.';
+          `(${fmtCount(fromTip.chain.length)}), ${
+            fromRoot.truncated && fromTip.truncated
+              ? 'and both answers say so (`truncated: true`).'
+              : `\`truncated\` ${fromRoot.truncated} / ${fromTip.truncated} — a reader cannot tell it is not the whole conversation.`
+          }`;
     let breakdown = '';
     if (target.raw) {
       const db = target.raw(file.location);
