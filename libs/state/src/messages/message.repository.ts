@@ -3,7 +3,7 @@ import type { Executor, MessageRow, NewMessageRow } from '../db/database.js';
 import { toIso } from '../shared/clock.js';
 import { parseJson } from '../shared/json.js';
 import { PreparedQuery } from '../shared/prepared.js';
-import { chunk } from '../shared/sql-dialect.js';
+import { chunk, countForSessions } from '../shared/sql-dialect.js';
 
 export function toMessage(row: MessageRow): Message {
   const toolCalls = parseJson(row.tool_calls);
@@ -203,17 +203,8 @@ export class MessageRepository {
     return row?.content ?? null;
   }
 
-  async countForSessions(db: Executor, sessionIds: readonly string[]): Promise<number> {
-    let total = 0;
-    for (const part of chunk(sessionIds)) {
-      const row = await db
-        .selectFrom('messages')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('session_id', 'in', part)
-        .executeTakeFirstOrThrow();
-      total += Number(row.n);
-    }
-    return total;
+  countForSessions(db: Executor, sessionIds: readonly string[]): Promise<number> {
+    return countForSessions(db, 'messages', sessionIds);
   }
 
   /** Removing a message removes its search postings in the same statement (triggers / generated column). */

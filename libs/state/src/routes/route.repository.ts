@@ -1,6 +1,6 @@
 import { type Insertable, type Selectable, sql } from 'kysely';
 import type { Executor, RoutesTable } from '../db/database.js';
-import { chunk } from '../shared/sql-dialect.js';
+import { chunk, countForSessions } from '../shared/sql-dialect.js';
 
 export type RouteRow = Selectable<RoutesTable>;
 
@@ -64,17 +64,8 @@ export class RouteRepository {
     return Number(result.numUpdatedRows);
   }
 
-  async countForSessions(db: Executor, sessionIds: readonly string[]): Promise<number> {
-    let total = 0;
-    for (const part of chunk(sessionIds)) {
-      const row = await db
-        .selectFrom('routes')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('session_id', 'in', part)
-        .executeTakeFirstOrThrow();
-      total += Number(row.n);
-    }
-    return total;
+  countForSessions(db: Executor, sessionIds: readonly string[]): Promise<number> {
+    return countForSessions(db, 'routes', sessionIds);
   }
 
   async deleteForSessions(db: Executor, sessionIds: readonly string[]): Promise<void> {

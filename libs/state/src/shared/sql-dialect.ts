@@ -1,5 +1,5 @@
 import { type Expression, type RawBuilder, sql } from 'kysely';
-import type { Dialect } from '../db/database.js';
+import type { Dialect, Executor } from '../db/database.js';
 
 /** The few SQL spellings that differ between SQLite and PostgreSQL, behind one small port. */
 export interface SqlDialect {
@@ -41,4 +41,22 @@ export function chunk<T>(items: readonly T[], size = 500): T[][] {
   const chunks: T[][] = [];
   for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size));
   return chunks;
+}
+
+/** Rows of a per-session table (messages, routes) that belong to any of the sessions, counted in chunks. */
+export async function countForSessions(
+  db: Executor,
+  table: 'messages' | 'routes',
+  sessionIds: readonly string[],
+): Promise<number> {
+  let total = 0;
+  for (const part of chunk(sessionIds)) {
+    const row = await db
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('session_id', 'in', part)
+      .executeTakeFirstOrThrow();
+    total += Number(row.n);
+  }
+  return total;
 }

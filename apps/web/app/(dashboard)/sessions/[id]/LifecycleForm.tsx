@@ -1,7 +1,8 @@
 'use client';
 
 import { useActionState } from 'react';
-import { Alert, Field, LiveRegion, Select, SubmitButton } from '../../../../components/ui';
+import { Field, LiveRegion, Select, SubmitButton } from '../../../../components/ui';
+import { ActionResult } from './ActionResult';
 import { type LifecycleActionState, lifecycleAction } from './actions';
 
 export interface ReasonGroup {
@@ -70,24 +71,7 @@ export function LifecycleForm({
         </div>
       )}
       <LiveRegion className="manage-form__result">
-        {state.status === 'success' ? (
-          <Alert tone="success" className="action-result" title={state.message} />
-        ) : state.status === 'error' ? (
-          <Alert
-            tone={state.conflict ? 'warning' : 'danger'}
-            className="action-result"
-            title={state.title}
-            actions={
-              state.conflict ? (
-                <a href={reloadHref} className="btn btn--secondary btn--sm">
-                  Reload
-                </a>
-              ) : null
-            }
-          >
-            <p>{state.message}</p>
-          </Alert>
-        ) : null}
+        <ActionResult state={state} reloadHref={reloadHref} />
       </LiveRegion>
     </form>
   );

@@ -1,7 +1,8 @@
 'use client';
 
 import { useActionState } from 'react';
-import { Alert, Field, Input, LiveRegion, SubmitButton } from '../../../../components/ui';
+import { Field, Input, LiveRegion, SubmitButton } from '../../../../components/ui';
+import { ActionResult } from './ActionResult';
 import { type SessionActionState, updateSessionAction } from './actions';
 
 interface ManageSessionProps {
@@ -69,25 +70,7 @@ export function ManageSession({ sessionId, revision, title, archived, pinned, re
         Changes apply to revision {revision}. Pin and archive cover the whole compression chain.
       </p>
       <LiveRegion className="manage-form__result" id={RESULT_ID}>
-        {state.status === 'success' ? (
-          <Alert tone="success" className="action-result" title={state.message} />
-        ) : state.status === 'error' ? (
-          <Alert
-            tone={state.conflict ? 'warning' : 'danger'}
-            className="action-result"
-            title={state.title}
-            actions={
-              state.conflict ? (
-                // A full load: the whole page (metadata, transcript, revision) must be re-read.
-                <a href={reloadHref} className="btn btn--secondary btn--sm">
-                  Reload
-                </a>
-              ) : null
-            }
-          >
-            <p>{state.message}</p>
-          </Alert>
-        ) : null}
+        <ActionResult state={state} reloadHref={reloadHref} />
       </LiveRegion>
     </form>
   );
