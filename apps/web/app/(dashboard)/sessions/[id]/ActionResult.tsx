@@ -3,7 +3,8 @@ import { Alert } from '../../../../components/ui';
 export type ActionOutcome =
   | { status: 'idle' }
   | { status: 'success'; message: string }
-  | { status: 'error'; title: string; message: string; conflict?: boolean };
+  /** `conflict`: anything truthy (a flag, or the revisions that clashed) offers the reload. */
+  | { status: 'error'; title: string; message: string; conflict?: unknown };
 
 /**
  * What a session action answered. A conflict (the session changed underneath) offers a full
