@@ -4,6 +4,7 @@ export * from './health.schema.js';
 export * from './lifecycle.schema.js';
 export * from './lineage.schema.js';
 export * from './message.schema.js';
+export * from './ops.schema.js';
 export * from './problem.schema.js';
 export * from './profile.schema.js';
 export * from './receipt.schema.js';

@@ -17,6 +17,7 @@ export const PROBLEM_CODES = [
   'payload_too_large',
   'rate_limited',
   'store_unavailable',
+  'deadline_exceeded',
   'conflict',
   'internal_error',
 ] as const;
@@ -56,6 +57,7 @@ export const PROBLEM_STATUS: Record<ProblemCode, number> = {
   payload_too_large: 413,
   rate_limited: 429,
   store_unavailable: 503,
+  deadline_exceeded: 503,
   conflict: 409,
   internal_error: 500,
 };
@@ -77,6 +79,7 @@ export const PROBLEM_TITLES: Record<ProblemCode, string> = {
   payload_too_large: 'Payload too large',
   rate_limited: 'Too many requests',
   store_unavailable: 'Store unavailable',
+  deadline_exceeded: 'Deadline exceeded',
   conflict: 'Conflict',
   internal_error: 'Internal error',
 };

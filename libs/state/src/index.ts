@@ -1,5 +1,12 @@
 export { DASHBOARD_SESSION_TTL_MS, type LoginResult } from './auth/auth.service.js';
-export { DEFAULT_DATABASE_URL, dialectOf } from './db/connect.js';
+export {
+  BACKUP_JOB,
+  type BackupOptions,
+  type BackupSchedule,
+  PG_BACKUP_RECIPE,
+} from './backups/backup.service.js';
+export { type RestoreReport, restoreSqliteStore } from './backups/restore.js';
+export { DEFAULT_DATABASE_URL, DEFAULT_READ_DEADLINE_MS, dialectOf } from './db/connect.js';
 export type { DB, Dialect } from './db/database.js';
 export { GHOST_AGE_MS, MAINTENANCE_BATCH } from './deletion/deletion.service.js';
 export type { DeletionParticipant } from './deletion/deletion-participant.js';
@@ -9,7 +16,21 @@ export {
   type SessionDeletedEvent,
   type SessionDeletedObserver,
 } from './hooks/hook-registry.js';
-export { IDEMPOTENCY_RETENTION_MS, type IdempotencyLookup } from './idempotency/idempotency.service.js';
+export {
+  IDEMPOTENCY_PURGE_JOB,
+  IDEMPOTENCY_RETENTION_MS,
+  type IdempotencyLookup,
+} from './idempotency/idempotency.service.js';
+export { CHUNK_BUDGET_MS } from './jobs/chunks.js';
+export { DEFERRED_WORK_JOB } from './jobs/deferred-work.service.js';
+export {
+  DEFAULT_JOB_LEASE_MS,
+  type JobContext,
+  type JobDefinition,
+  type JobOutcome,
+  type JobPassReport,
+} from './jobs/job.service.js';
+export { INDEX_MAINTENANCE_JOB } from './maintenance/index-maintenance.service.js';
 export { CursorExpiredError, type WatchEvent } from './receipts/receipt.service.js';
 export { canonicalJson, receiptHash } from './receipts/receipt-hash.js';
 export { RETENTION_JOB, type RetentionRunReport } from './retention/retention.service.js';
@@ -24,3 +45,4 @@ export { consoleLogger, type Logger, silentLogger } from './shared/logger.js';
 export { sanitizeTitle } from './shared/sanitize.js';
 export { toDomainError } from './shared/store-errors.js';
 export { openStore, type StateStore, type StoreOptions } from './store.js';
+export type { Wakeups, WakeupTopic } from './wakeups/wakeup.port.js';

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { AuthService } from './auth/auth.service.js';
+import { BackupService } from './backups/backup.service.js';
 import { type ConnectOptions, connect, DEFAULT_DATABASE_URL } from './db/connect.js';
 import type { Db, Dialect } from './db/database.js';
 import { migrateToLatest } from './db/migrator.js';
@@ -8,7 +9,11 @@ import { DeletionService } from './deletion/deletion.service.js';
 import { HandoffService } from './handoff/handoff.service.js';
 import { HookRegistry } from './hooks/hook-registry.js';
 import { IdempotencyService } from './idempotency/idempotency.service.js';
+import { yieldBetweenChunks } from './jobs/chunks.js';
+import { DeferredWorkService } from './jobs/deferred-work.service.js';
+import { JobService } from './jobs/job.service.js';
 import { LineageService } from './lineage/lineage.service.js';
+import { IndexMaintenanceService } from './maintenance/index-maintenance.service.js';
 import { MessageService } from './messages/message.service.js';
 import { ProfileService } from './profiles/profile.service.js';
 import { ProfileAdminService } from './profiles/profile-admin.service.js';
@@ -28,6 +33,10 @@ import { consoleLogger, type Logger } from './shared/logger.js';
 import { sqlDialect } from './shared/sql-dialect.js';
 import { UnitOfWork } from './shared/unit-of-work.js';
 import { TurnService } from './turns/turn.service.js';
+import { LocalWakeups } from './wakeups/local-wakeups.js';
+import { PostgresWakeups } from './wakeups/postgres-wakeups.js';
+import { SqliteWakeups } from './wakeups/sqlite-wakeups.js';
+import type { Wakeups } from './wakeups/wakeup.port.js';
 
 export interface StoreOptions extends ConnectOptions {
   url?: string;
@@ -63,6 +72,14 @@ export interface StateStore {
   readonly deletion: DeletionService;
   readonly receipts: ReceiptService;
   readonly retention: RetentionService;
+  /** The scheduler of every periodic job: each (job, interval) runs once across processes. */
+  readonly jobs: JobService;
+  /** Long operations continuing in chunks after the transaction that started them. */
+  readonly deferred: DeferredWorkService;
+  readonly maintenance: IndexMaintenanceService;
+  readonly backups: BackupService;
+  /** Cross-process wake-ups (LISTEN/NOTIFY, the SQLite change probe). */
+  readonly wakeups: Wakeups;
   /** In-process observers (plugins): `hooks.onSessionDeleted(fn)`. */
   readonly hooks: HookRegistry;
   /** Rows other modules keep per session join deletions here (routes). */
@@ -84,15 +101,25 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
     await connection.close();
     throw error;
   }
-  const { db, dialect } = connection;
+  const { db, reads, dialect } = connection;
+  const wakeups: Wakeups =
+    dialect === 'postgres'
+      ? new PostgresWakeups(connection.postgresUrl!, logger)
+      : connection.sqlite?.reader
+        ? new SqliteWakeups(connection.sqlite.reader)
+        : new LocalWakeups();
   const uow = new UnitOfWork(db, dialect, clock, logger);
   const sqlDialectPort = sqlDialect(dialect);
+  const between = (lastChunkMs: number) => yieldBetweenChunks(dialect, lastChunkMs);
   const messages = new MessageService(db, uow, clock, sqlDialectPort);
   const hooks = new HookRegistry(logger, options.observerTimeoutMs);
-  const receipts = new ReceiptService(db, uow, clock, dialect);
-  const deletionEngine = new DeletionEngine(dialect, clock, ids, hooks, () => receipts.notifyCommitted());
-  const deletion = new DeletionService(db, uow, clock, deletionEngine, sqlDialectPort);
-  const lineage = new LineageService(db, uow, clock, ids, sqlDialectPort);
+  const receipts = new ReceiptService(db, uow, clock, dialect, wakeups);
+  const deletionEngine = new DeletionEngine(dialect, clock, ids, hooks, wakeups);
+  const deletion = new DeletionService(db, uow, clock, deletionEngine, sqlDialectPort, dialect, reads);
+  // Lineage reads (the bounded walks) go to the read pool; its writes are units of work.
+  const lineage = new LineageService(reads, uow, clock, ids, sqlDialectPort);
+  const deferred = new DeferredWorkService(db, uow, clock, logger, between);
+  lineage.useDeferredWork(deferred);
   const auth = new AuthService(db, uow, clock, ids);
   const searchIndex = new SearchIndexService(
     db,
@@ -100,11 +127,30 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
     clock,
     dialect === 'sqlite' ? new SqliteSearchIndex() : new PostgresSearchIndex(),
     logger,
+    dialect,
   );
   // Routes move with their sessions, in the same transaction: on compress/reset and on delete.
   const routes = new RouteService(db, uow, clock, sqlDialectPort);
   lineage.addContinuationHook(routes);
   deletionEngine.addParticipant(routes);
+  const idempotency = new IdempotencyService(db, clock);
+  const retention = new RetentionService(db, uow, clock, deletion, logger);
+  const maintenance = new IndexMaintenanceService(db, dialect, searchIndex);
+  const backups = new BackupService(
+    db,
+    dialect,
+    clock,
+    ids,
+    logger,
+    connection.sqlite?.path ?? null,
+    connection.postgresUrl ?? null,
+  );
+  // Every periodic job, registered disabled (interval 0): the host sets the intervals it wants.
+  const jobs = new JobService(db, uow, clock, dialect, logger);
+  jobs.register(retention.job(0));
+  jobs.register(idempotency.job(0));
+  jobs.register(maintenance.job(0));
+  jobs.register(deferred.job(0));
   return {
     dialect,
     location: connection.location,
@@ -112,28 +158,41 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
     db,
     clock,
     messages,
-    sessions: new SessionService(db, uow, clock, ids, sqlDialectPort, messages, hooks),
+    sessions: new SessionService(db, uow, clock, ids, sqlDialectPort, messages, hooks, reads),
     lineage,
     routes,
     handoff: new HandoffService(uow, clock, sqlDialectPort),
     profileAdmin: new ProfileAdminService(uow, clock, deletionEngine, sqlDialectPort, () => auth.forgetPrincipals()),
     turns: new TurnService(uow, clock, ids, sqlDialectPort),
-    search: new SearchService(db, dialect === 'sqlite' ? new SqliteSearch() : new PostgresSearch(), logger),
+    search: new SearchService(reads, dialect === 'sqlite' ? new SqliteSearch() : new PostgresSearch(), logger, () =>
+      searchIndex.rebuilding(),
+    ),
     searchIndex,
     profiles: new ProfileService(db, uow, clock),
     auth,
-    idempotency: new IdempotencyService(db, clock),
+    idempotency,
     hooks,
     deletionEngine,
     deletion,
     receipts,
-    retention: new RetentionService(db, uow, clock, deletion, logger),
+    retention,
+    jobs,
+    deferred,
+    maintenance,
+    backups,
+    wakeups,
     async ping() {
-      await sql`select 1`.execute(db);
+      // SQLite: on the read connection, which never queues behind this process's writes.
+      if (connection.sqlite?.reader) connection.sqlite.reader.prepare('select 1').get();
+      else await sql`select 1`.execute(db);
     },
     async close() {
+      await jobs.stop();
+      // A rebuild in progress stops at its next chunk; any process resumes it later.
+      await searchIndex.stop();
+      await deferred.idle();
       await hooks.idle();
-      await searchIndex.idle();
+      await wakeups.close();
       await connection.close();
     },
   };

@@ -6,12 +6,22 @@ import pg from 'pg';
 import { StoreUnavailableError } from '../shared/errors.js';
 import type { DB, Dialect } from './database.js';
 import { StatehouseSqliteDialect } from './sqlite-dialect.js';
+import { SqliteReadPool, SqliteReadPoolDialect } from './sqlite-read-pool.js';
 
 export const DEFAULT_DATABASE_URL = 'file:./data/statehouse.db';
 
 export interface Connection {
   db: Kysely<DB>;
+  /**
+   * Where heavy reads run (lists, search, export, lineage), with a deadline. SQLite: the worker
+   * read pool (off the event loop); PostgreSQL: the same pool as `db` (statement_timeout).
+   */
+  reads: Kysely<DB>;
   dialect: Dialect;
+  /** SQLite only: the file's connections, for change probes and backups. */
+  sqlite?: SqliteHandles;
+  /** PostgreSQL only: the connection string (a dedicated LISTEN client connects with it). */
+  postgresUrl?: string;
   /** Where the store lives, without credentials (for logs). */
   location: string;
   /** True when this connection created a new embedded database file. */
@@ -25,9 +35,24 @@ export interface ConnectOptions {
   /** PostgreSQL statement_timeout in ms (reads answer 503 rather than hang). */
   statementTimeoutMs?: number;
   poolSize?: number;
+  /** SQLite: deadline of a heavy read on the read pool, in ms (default 10 000). */
+  readDeadlineMs?: number;
+  /** SQLite: read pool threads (default 2). */
+  readWorkers?: number;
+  /** SQLite: observes how long each transaction held the write lock, in ms (metrics). */
+  onWriteLock?: (heldMs: number) => void;
   /** Observes every query's duration (metrics); must be cheap and must not throw. */
   onQuery?: (operation: string, durationMs: number, failed: boolean) => void;
 }
+
+export interface SqliteHandles {
+  path: string;
+  /** The process's read connection (query_only): data_version probes and quick reads. */
+  reader: Database.Database | null;
+  readPool: SqliteReadPool | null;
+}
+
+export const DEFAULT_READ_DEADLINE_MS = 10_000;
 
 function queryLogger(options: ConnectOptions): KyselyConfig['log'] {
   const onQuery = options.onQuery;
@@ -46,7 +71,7 @@ export async function connect(url: string, options: ConnectOptions = {}): Promis
   return dialectOf(url) === 'postgres' ? connectPostgres(url, options) : connectSqlite(url, options);
 }
 
-function sqlitePath(url: string): string {
+export function sqlitePath(url: string): string {
   const path = url.startsWith('file:') ? url.slice('file:'.length) : url;
   return path === ':memory:' ? path : resolve(path);
 }
@@ -54,7 +79,8 @@ function sqlitePath(url: string): string {
 async function connectSqlite(url: string, options: ConnectOptions): Promise<Connection> {
   const path = sqlitePath(url);
   let created = false;
-  let database: Database.Database;
+  let writer: Database.Database | undefined;
+  let reader: Database.Database | null = null;
   try {
     if (path !== ':memory:') {
       mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
@@ -65,22 +91,62 @@ async function connectSqlite(url: string, options: ConnectOptions): Promise<Conn
       }
       chmodSync(path, 0o600);
     }
-    database = new Database(path);
-    database.pragma(`busy_timeout = ${options.lockTimeoutMs ?? 5000}`);
-    database.pragma('journal_mode = WAL');
-    database.pragma('synchronous = NORMAL');
-    database.pragma('foreign_keys = ON');
+    writer = new Database(path);
+    // Lock waits happen on the event loop (the dialect retries BUSY on timers), never inside SQLite.
+    writer.pragma('busy_timeout = 0');
+    // A new file reclaims free pages in bounded steps (PRAGMA incremental_vacuum), never by a full VACUUM.
+    if (created || path === ':memory:') writer.pragma('auto_vacuum = INCREMENTAL');
+    writer.pragma('journal_mode = WAL');
+    writer.pragma('synchronous = NORMAL');
+    writer.pragma('foreign_keys = ON');
     // Touch the schema now: a file that is not a database (or is corrupt) fails here, not later.
-    database.prepare('select count(*) from sqlite_master').get();
+    writer.prepare('select count(*) from sqlite_master').get();
+    if (path !== ':memory:') {
+      reader = new Database(path);
+      reader.pragma('query_only = 1');
+      // Readers of a WAL file wait only in rare moments (recovery after a crash); keep those short.
+      reader.pragma('busy_timeout = 100');
+    }
   } catch (error) {
+    reader?.close();
+    writer?.close();
     throw new StoreUnavailableError(
       `cannot open the SQLite store at ${path}: ${(error as Error).message}. ` +
         'Check the path in STATEHOUSE_DATABASE_URL, its permissions, and that the file is a Statehouse database.',
       { cause: error },
     );
   }
-  const db = new Kysely<DB>({ dialect: new StatehouseSqliteDialect(database), log: queryLogger(options) });
-  return { db, dialect: 'sqlite', location: path, created, close: () => db.destroy() };
+  const log = queryLogger(options);
+  const db = new Kysely<DB>({
+    dialect: new StatehouseSqliteDialect({
+      writer,
+      reader,
+      lockTimeoutMs: options.lockTimeoutMs ?? 5000,
+      onWriteLock: options.onWriteLock,
+    }),
+    log,
+  });
+  const readPool =
+    path === ':memory:'
+      ? null
+      : new SqliteReadPool({
+          path,
+          size: options.readWorkers ?? 2,
+          deadlineMs: options.readDeadlineMs ?? DEFAULT_READ_DEADLINE_MS,
+        });
+  const reads = readPool ? new Kysely<DB>({ dialect: new SqliteReadPoolDialect(readPool), log }) : db;
+  return {
+    db,
+    reads,
+    dialect: 'sqlite',
+    location: path,
+    created,
+    sqlite: { path, reader, readPool },
+    async close() {
+      await readPool?.close();
+      await db.destroy();
+    },
+  };
 }
 
 /** BIGINT and NUMERIC come back from pg as strings; every such column of ours fits a JS number. */
@@ -112,5 +178,13 @@ async function connectPostgres(url: string, options: ConnectOptions): Promise<Co
     });
   }
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: queryLogger(options) });
-  return { db, dialect: 'postgres', location, created: false, close: () => db.destroy() };
+  return {
+    db,
+    reads: db,
+    dialect: 'postgres',
+    location,
+    created: false,
+    postgresUrl: url,
+    close: () => db.destroy(),
+  };
 }

@@ -191,6 +191,47 @@ export interface JobLeasesTable {
   expires_at: number;
 }
 
+/** One row per (job, interval): the lease of that interval while it runs, its record once done. */
+export interface JobRunsTable {
+  job: string;
+  interval_start: number;
+  interval_end: number;
+  /** running | done | failed */
+  status: string;
+  holder: string;
+  lease_expires_at: number;
+  attempts: number;
+  started_at: number;
+  finished_at: number | null;
+  /** JSON: what the pass did. */
+  summary: string | null;
+  error: string | null;
+}
+
+export interface BackupsTable {
+  id: string;
+  /** cli | scheduled */
+  trigger: string;
+  /** running | succeeded | failed */
+  status: string;
+  dialect: string;
+  path: string;
+  holder: string;
+  started_at: number;
+  finished_at: number | null;
+  bytes: number | null;
+  /** JSON: {sessions, messages, receipts} in the copy. */
+  counts: string | null;
+  error: string | null;
+}
+
+/** A long operation that continues in chunks after the transaction that started it. */
+export interface DeferredWorkTable {
+  kind: string;
+  subject: string;
+  created_at: number;
+}
+
 export interface DB {
   profiles: ProfilesTable;
   sessions: SessionsTable;
@@ -206,6 +247,9 @@ export interface DB {
   store_meta: StoreMetaTable;
   retention_policies: RetentionPoliciesTable;
   job_leases: JobLeasesTable;
+  job_runs: JobRunsTable;
+  backups: BackupsTable;
+  deferred_work: DeferredWorkTable;
   routes: RoutesTable;
 }
 

@@ -1,9 +1,12 @@
 import type { Executor, SessionRow } from '../db/database.js';
 
-/** The selections of the maintenance paths (SPEC §5.1). Each is bounded by `limit`. */
+/**
+ * The selections of the maintenance paths. Each is bounded by `limit`; `ids` narrows a selection
+ * to rows chosen earlier, so a chunk re-checks exactly the same predicate inside its transaction.
+ */
 export class DeletionCandidatesRepository {
   /** Ended, no messages at all, not archived. */
-  async emptyEnded(db: Executor, limit: number): Promise<SessionRow[]> {
+  async emptyEnded(db: Executor, limit: number, ids?: readonly string[]): Promise<SessionRow[]> {
     return db
       .selectFrom('sessions as s')
       .selectAll('s')
@@ -12,13 +15,14 @@ export class DeletionCandidatesRepository {
       .where(({ not, exists, selectFrom }) =>
         not(exists(selectFrom('messages as m').select('m.id').whereRef('m.session_id', '=', 's.id'))),
       )
+      .$if(ids !== undefined, (q) => q.where('s.id', 'in', ids?.length ? [...ids] : ['']))
       .orderBy('s.ended_at')
       .limit(limit)
       .execute();
   }
 
   /** Untitled, ended, empty, started before `before`. */
-  async ghosts(db: Executor, before: number, limit: number): Promise<SessionRow[]> {
+  async ghosts(db: Executor, before: number, limit: number, ids?: readonly string[]): Promise<SessionRow[]> {
     return db
       .selectFrom('sessions as s')
       .selectAll('s')
@@ -28,13 +32,14 @@ export class DeletionCandidatesRepository {
       .where(({ not, exists, selectFrom }) =>
         not(exists(selectFrom('messages as m').select('m.id').whereRef('m.session_id', '=', 's.id'))),
       )
+      .$if(ids !== undefined, (q) => q.where('s.id', 'in', ids?.length ? [...ids] : ['']))
       .orderBy('s.started_at')
       .limit(limit)
       .execute();
   }
 
   /** Keyed (made for a chat) but never active: no messages and no activity since it started. */
-  async neverActiveKeyed(db: Executor, before: number, limit: number): Promise<SessionRow[]> {
+  async neverActiveKeyed(db: Executor, before: number, limit: number, ids?: readonly string[]): Promise<SessionRow[]> {
     return db
       .selectFrom('sessions as s')
       .selectAll('s')
@@ -44,6 +49,7 @@ export class DeletionCandidatesRepository {
       .where(({ not, exists, selectFrom }) =>
         not(exists(selectFrom('messages as m').select('m.id').whereRef('m.session_id', '=', 's.id'))),
       )
+      .$if(ids !== undefined, (q) => q.where('s.id', 'in', ids?.length ? [...ids] : ['']))
       .orderBy('s.started_at')
       .limit(limit)
       .execute();
@@ -55,8 +61,10 @@ export class DeletionCandidatesRepository {
     cutoff: number,
     filter: { profile?: string; source?: string },
     limit: number,
+    ids?: readonly string[],
   ): Promise<SessionRow[]> {
     let query = db.selectFrom('sessions').selectAll().where('ended_at', '<', cutoff).where('pinned', '=', 0);
+    if (ids) query = query.where('id', 'in', ids.length ? [...ids] : ['']);
     if (filter.profile) query = query.where('profile', '=', filter.profile);
     if (filter.source) query = query.where('source', '=', filter.source);
     return query.orderBy('ended_at').limit(limit).execute();

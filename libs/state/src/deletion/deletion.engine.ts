@@ -17,6 +17,7 @@ import type { Clock } from '../shared/clock.js';
 import type { IdGenerator } from '../shared/ids.js';
 import { sqlDialect } from '../shared/sql-dialect.js';
 import type { Tx } from '../shared/unit-of-work.js';
+import type { Wakeups } from '../wakeups/wakeup.port.js';
 import type { DeletionParticipant } from './deletion-participant.js';
 
 export type MemberRole = ReceiptIdentity['role'];
@@ -65,7 +66,7 @@ export class DeletionEngine {
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
     private readonly hooks: HookRegistry,
-    private readonly onReceipts: () => void,
+    private readonly wakeups: Wakeups,
   ) {
     this.writer = new ReceiptWriter(dialect);
     this.sessions = new SessionRepository(sqlDialect(dialect));
@@ -212,13 +213,15 @@ export class DeletionEngine {
         deletedIds: ids,
       });
     }
+    // Receipt watchers in every process wake when this commits.
+    await this.wakeups.announceIn(tx.db, 'receipts');
     return { receipts, events, removedIds: members.map((member) => member.row.id) };
   }
 
   private afterCommit(tx: Tx, events: SessionDeletedEvent[]): void {
     tx.afterCommit(() => {
       for (const event of events) this.hooks.dispatchSessionDeleted(event);
-      this.onReceipts();
+      this.wakeups.local('receipts');
     });
   }
 

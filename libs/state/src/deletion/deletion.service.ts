@@ -10,9 +10,11 @@ import type {
   LineageKind,
   MaintenanceResult,
   NeverActivePruneRequest,
+  ReceiptRef,
   RetentionPruneRequest,
 } from '@statehouse/contracts';
-import type { Db, Executor, SessionRow } from '../db/database.js';
+import type { Db, Dialect, Executor, SessionRow } from '../db/database.js';
+import { ChunkSizer, yieldBetweenChunks } from '../jobs/chunks.js';
 import { LineageRepository } from '../lineage/lineage.repository.js';
 import { isBusy, SessionRepository } from '../sessions/session.repository.js';
 import {
@@ -31,6 +33,14 @@ import type { DeletionEngine, DeletionPlan } from './deletion.engine.js';
 import { DeletionCandidatesRepository } from './deletion-candidates.repository.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+/**
+ * Messages a deletion chunk starts with (SQLite removes one in ≈15 µs with both search indexes, so
+ * ≈30 ms); later chunks are sized from measured time. A request under this size stays one
+ * transaction.
+ */
+const INITIAL_CHUNK_MESSAGES = 2000;
+const MIN_CHUNK_MESSAGES = 200;
+const MAX_CHUNK_MESSAGES = 50_000;
 /** Sessions a maintenance pass considers at most; a scheduler simply runs again. */
 export const MAINTENANCE_BATCH = 1000;
 export const GHOST_AGE_MS = DAY_MS;
@@ -48,9 +58,12 @@ export class DeletionService {
     private readonly uow: UnitOfWork,
     private readonly clock: Clock,
     private readonly engine: DeletionEngine,
-    dialect: SqlDialect,
+    sqlDialectPort: SqlDialect,
+    private readonly dialect: Dialect,
+    /** Where selections and previews read (the read pool on SQLite). */
+    private readonly reads: Db = db,
   ) {
-    this.sessions = new SessionRepository(dialect);
+    this.sessions = new SessionRepository(sqlDialectPort);
   }
 
   /**
@@ -89,47 +102,109 @@ export class DeletionService {
    * items are skipped and reported; the rest goes in one transaction.
    */
   async bulkDelete(ctx: OperationContext, request: BulkDeleteRequest): Promise<BulkDeleteResponse> {
-    return this.uow.run(ctx, async (tx) => {
-      const now = this.clock.now();
-      const seen = new Set<string>();
-      const skipped: { id: string; reason: SkipReason }[] = [];
-      const selected: SessionRow[] = [];
-      const wanted = request.items.filter((item) => !seen.has(item.id) && seen.add(item.id));
-      const rows = new Map(
-        (
-          await this.sessions.listByIds(
-            tx.db,
-            wanted.map((item) => item.id),
-          )
-        ).map((row) => [row.id, row]),
-      );
-      for (const item of wanted) {
-        const row = rows.get(item.id);
-        if (!row || !canAccessProfile(ctx.principal, row.profile)) skipped.push({ id: item.id, reason: 'not_found' });
-        else if (Number(row.revision) !== item.revision) skipped.push({ id: item.id, reason: 'revision_conflict' });
-        else if (Number(row.generation) !== item.generation) skipped.push({ id: item.id, reason: 'stale_generation' });
-        else if (isBusy(row, now)) skipped.push({ id: item.id, reason: 'busy' });
-        else selected.push(row);
-      }
-      let plan = await this.engine.plan(tx.db, selected, request.includeCompressionChain);
-      const busySelections = new Set(this.engine.busyMembers(plan).map((member) => member.selectedId));
-      if (busySelections.size > 0) {
-        for (const id of busySelections) skipped.push({ id, reason: 'busy' });
-        plan = await this.engine.plan(
-          tx.db,
-          selected.filter((row) => !busySelections.has(row.id)),
+    const seen = new Set<string>();
+    const wanted = request.items.filter((item) => !seen.has(item.id) && seen.add(item.id));
+    let groups: { ids: string[]; messages: number }[];
+    try {
+      groups = selectionGroups(
+        await this.engine.plan(
+          this.reads,
+          await this.sessions.listByIds(this.reads, [...seen]),
           request.includeCompressionChain,
-        );
-      }
-      const outcome = await this.engine.execute(tx, plan, this.operation(ctx, userOrigin(ctx), 'user'));
-      return {
-        deletedIds: outcome.deletedIds,
-        skippedIds: skipped.map((skip) => skip.id),
-        skipped,
-        receipt: outcome.receipts[0] ?? null,
-        receipts: outcome.receipts,
-      };
+        ),
+      );
+    } catch (error) {
+      throw toDomainError(error);
+    }
+    const total = groups.reduce((sum, group) => sum + group.messages, 0);
+    // The common case is one transaction with its idempotency record, as every other mutation.
+    if (total <= INITIAL_CHUNK_MESSAGES) {
+      return this.uow.run(ctx, async (tx) => {
+        const result = await this.bulkChunk(tx, ctx, wanted, request.includeCompressionChain, new Set());
+        return { ...result, receipt: result.receipts[0] ?? null };
+      });
+    }
+    // A large selection goes in chunks (each its own transaction and receipts); ids that no group
+    // knows (unknown, fenced) join the first chunk, which reports them.
+    const known = new Set(groups.flatMap((group) => group.ids));
+    const unknownIds = [...seen].filter((id) => !known.has(id));
+    if (groups.length === 0) groups = [{ ids: [], messages: 0 }];
+    groups[0] = { ids: [...groups[0].ids, ...unknownIds], messages: groups[0].messages };
+    const byId = new Map(wanted.map((item) => [item.id, item]));
+    const removed = new Set<string>();
+    const deletedIds: string[] = [];
+    const skipped: BulkDeleteResponse['skipped'] = [];
+    const receipts: ReceiptRef[] = [];
+    const chunkCtx: OperationContext = { ...ctx, idempotency: undefined };
+    await this.inChunks(groups, undefined, async (ids) => {
+      const items = ids.flatMap((id) => {
+        const item = byId.get(id);
+        return item ? [item] : [];
+      });
+      const result = await this.uow.run(chunkCtx, (tx) =>
+        this.bulkChunk(tx, ctx, items, request.includeCompressionChain, removed),
+      );
+      for (const id of result.deletedIds) removed.add(id);
+      deletedIds.push(...result.deletedIds);
+      skipped.push(...result.skipped);
+      receipts.push(...result.receipts);
+      return result.deletedIds.length;
     });
+    return {
+      deletedIds,
+      skippedIds: skipped.map((skip) => skip.id),
+      skipped,
+      receipt: receipts[0] ?? null,
+      receipts,
+    };
+  }
+
+  /** One transaction of a bulk delete: fence, check and remove these items. */
+  private async bulkChunk(
+    tx: Tx,
+    ctx: OperationContext,
+    items: BulkDeleteRequest['items'],
+    includeCompressionChain: boolean,
+    removedEarlier: ReadonlySet<string>,
+  ) {
+    const now = this.clock.now();
+    const skipped: { id: string; reason: SkipReason }[] = [];
+    const selected: SessionRow[] = [];
+    const rows = new Map(
+      (
+        await this.sessions.listByIds(
+          tx.db,
+          items.map((item) => item.id),
+        )
+      ).map((row) => [row.id, row]),
+    );
+    for (const item of items) {
+      const row = rows.get(item.id);
+      // Taken with an earlier chunk (a delegate or chain member of another item): done, not skipped.
+      if (!row && removedEarlier.has(item.id)) continue;
+      if (!row || !canAccessProfile(ctx.principal, row.profile)) skipped.push({ id: item.id, reason: 'not_found' });
+      else if (Number(row.revision) !== item.revision) skipped.push({ id: item.id, reason: 'revision_conflict' });
+      else if (Number(row.generation) !== item.generation) skipped.push({ id: item.id, reason: 'stale_generation' });
+      else if (isBusy(row, now)) skipped.push({ id: item.id, reason: 'busy' });
+      else selected.push(row);
+    }
+    let plan = await this.engine.plan(tx.db, selected, includeCompressionChain);
+    const busySelections = new Set(this.engine.busyMembers(plan).map((member) => member.selectedId));
+    if (busySelections.size > 0) {
+      for (const id of busySelections) skipped.push({ id, reason: 'busy' });
+      plan = await this.engine.plan(
+        tx.db,
+        selected.filter((row) => !busySelections.has(row.id)),
+        includeCompressionChain,
+      );
+    }
+    const outcome = await this.engine.execute(tx, plan, this.operation(ctx, userOrigin(ctx), 'user'));
+    return {
+      deletedIds: outcome.deletedIds,
+      skippedIds: skipped.map((skip) => skip.id),
+      skipped,
+      receipts: outcome.receipts,
+    };
   }
 
   /** Exactly what a delete of these ids would remove, and what it would leave orphaned. */
@@ -171,8 +246,8 @@ export class DeletionService {
   /** Ended sessions without messages that nobody archived. */
   async emptySweep(ctx: OperationContext, dryRun: boolean): Promise<MaintenanceResult> {
     assertAdmin(ctx.principal);
-    return this.maintain(ctx, dryRun, 'empty_sweep', 'empty_sweep', async (db) => ({
-      selected: await this.candidates.emptyEnded(db, MAINTENANCE_BATCH),
+    return this.maintain(ctx, dryRun, 'empty_sweep', 'empty_sweep', async (db, ids) => ({
+      selected: await this.candidates.emptyEnded(db, MAINTENANCE_BATCH, ids),
       chains: false,
     }));
   }
@@ -180,8 +255,9 @@ export class DeletionService {
   /** Untitled, ended, empty sessions older than a day. */
   async ghostPrune(ctx: OperationContext, dryRun: boolean): Promise<MaintenanceResult> {
     assertAdmin(ctx.principal);
-    return this.maintain(ctx, dryRun, 'ghost_prune', 'ghost_prune', async (db) => ({
-      selected: await this.candidates.ghosts(db, this.clock.now() - GHOST_AGE_MS, MAINTENANCE_BATCH),
+    const before = this.clock.now() - GHOST_AGE_MS;
+    return this.maintain(ctx, dryRun, 'ghost_prune', 'ghost_prune', async (db, ids) => ({
+      selected: await this.candidates.ghosts(db, before, MAINTENANCE_BATCH, ids),
       chains: false,
     }));
   }
@@ -190,8 +266,8 @@ export class DeletionService {
   async neverActivePrune(ctx: OperationContext, request: NeverActivePruneRequest): Promise<MaintenanceResult> {
     assertAdmin(ctx.principal);
     const before = this.clock.now() - request.olderThanDays * DAY_MS;
-    return this.maintain(ctx, request.dryRun, 'never_active_prune', 'prune', async (db) => ({
-      selected: await this.candidates.neverActiveKeyed(db, before, MAINTENANCE_BATCH),
+    return this.maintain(ctx, request.dryRun, 'never_active_prune', 'prune', async (db, ids) => ({
+      selected: await this.candidates.neverActiveKeyed(db, before, MAINTENANCE_BATCH, ids),
       chains: false,
     }));
   }
@@ -200,40 +276,69 @@ export class DeletionService {
    * Retention: sessions ended before the cutoff, pinned ones kept, whole compression lineages only
    * (a chain goes when every segment qualifies, never split).
    */
-  async retentionPrune(ctx: OperationContext, request: RetentionPruneRequest): Promise<MaintenanceResult> {
+  async retentionPrune(
+    ctx: OperationContext,
+    request: RetentionPruneRequest,
+    between?: (lastChunkMs: number) => Promise<void>,
+  ): Promise<MaintenanceResult> {
     assertAdmin(ctx.principal);
     const cutoff = this.clock.now() - request.olderThanDays * DAY_MS;
-    return this.maintain(ctx, request.dryRun, 'retention', 'prune', async (db) => {
-      const candidates = await this.candidates.endedBefore(
-        db,
-        cutoff,
-        { profile: request.profile, source: request.source },
-        MAINTENANCE_BATCH,
-      );
-      const eligible = new Map(candidates.map((row) => [row.id, row]));
-      const roots = await this.lineage.chainRootsOf(db, [...eligible.keys()]);
-      const selected: SessionRow[] = [];
-      const decided = new Set<string>();
-      for (const row of candidates) {
-        const rootId = roots.get(row.id)?.id ?? row.id;
-        if (decided.has(rootId)) continue;
-        decided.add(rootId);
-        const members = await this.lineage.compressionChainMembers(db, rootId);
-        if (members.every((id) => eligible.has(id))) selected.push(eligible.get(rootId)!);
-      }
-      return { selected, chains: true };
-    });
+    return this.maintain(
+      ctx,
+      request.dryRun,
+      'retention',
+      'prune',
+      async (db, ids) => {
+        // Re-checked chunks ask for the selected chain roots; their members qualify with them.
+        const candidates = await this.candidates.endedBefore(
+          db,
+          cutoff,
+          { profile: request.profile, source: request.source },
+          MAINTENANCE_BATCH,
+          ids === undefined ? undefined : await this.withChainMembers(db, ids),
+        );
+        const eligible = new Map(candidates.map((row) => [row.id, row]));
+        const roots = await this.lineage.chainRootsOf(db, [...eligible.keys()]);
+        const selected: SessionRow[] = [];
+        const decided = new Set<string>();
+        for (const row of candidates) {
+          const rootId = roots.get(row.id)?.id ?? row.id;
+          if (decided.has(rootId)) continue;
+          decided.add(rootId);
+          const members = await this.lineage.compressionChainMembers(db, rootId);
+          if (members.every((id) => eligible.has(id))) selected.push(eligible.get(rootId)!);
+        }
+        return {
+          selected: ids === undefined ? selected : selected.filter((row) => ids.includes(row.id)),
+          chains: true,
+        };
+      },
+      between,
+    );
   }
 
+  private async withChainMembers(db: Executor, rootIds: readonly string[]): Promise<string[]> {
+    const all = new Set(rootIds);
+    for (const rootId of rootIds) for (const id of await this.lineage.compressionChainMembers(db, rootId)) all.add(id);
+    return [...all];
+  }
+
+  /**
+   * A maintenance path: the selection is read once, then removed in chunks sized to a write-lock
+   * budget — each chunk its own transaction with its own receipts, re-checking its rows against
+   * the same predicate inside the transaction (`select` narrowed to the chunk's ids), so a row
+   * that changed meanwhile is left alone. A dry run plans the whole selection and writes nothing.
+   */
   private async maintain(
     ctx: OperationContext,
     dryRun: boolean,
     origin: DeletionOrigin,
     reason: DeletionReason,
-    select: (db: Executor) => Promise<{ selected: SessionRow[]; chains: boolean }>,
+    select: (db: Executor, ids?: readonly string[]) => Promise<{ selected: SessionRow[]; chains: boolean }>,
+    between?: (lastChunkMs: number) => Promise<void>,
   ): Promise<MaintenanceResult> {
-    const planFor = async (db: Executor): Promise<DeletionPlan> => {
-      const { selected, chains } = await select(db);
+    const planFor = async (db: Executor, ids?: readonly string[]): Promise<DeletionPlan> => {
+      const { selected, chains } = await select(db, ids);
       const plan = await this.engine.plan(db, selected, chains);
       // A busy lineage is left for the next pass.
       const busy = new Set(this.engine.busyMembers(plan).map((member) => member.selectedId));
@@ -245,25 +350,57 @@ export class DeletionService {
             chains,
           );
     };
-    if (dryRun) {
-      try {
-        const plan = await planFor(this.db);
-        return { dryRun, candidates: [...plan.members.keys()], deletedIds: [], receipt: null, receipts: [] };
-      } catch (error) {
-        throw toDomainError(error);
-      }
+    let whole: DeletionPlan;
+    try {
+      whole = await planFor(this.reads);
+    } catch (error) {
+      throw toDomainError(error);
     }
-    return this.uow.run(ctx, async (tx: Tx) => {
-      const plan = await planFor(tx.db);
-      const outcome = await this.engine.execute(tx, plan, this.operation(ctx, origin, reason));
-      return {
-        dryRun,
-        candidates: [...plan.members.keys()],
-        deletedIds: outcome.deletedIds,
-        receipt: outcome.receipts[0] ?? null,
-        receipts: outcome.receipts,
-      };
+    const candidates = [...whole.members.keys()];
+    if (dryRun) return { dryRun, candidates, deletedIds: [], receipt: null, receipts: [] };
+    const deletedIds: string[] = [];
+    const receipts: ReceiptRef[] = [];
+    // The chunks write no idempotency record of their own: the caller records the whole answer.
+    const chunkCtx: OperationContext = { ...ctx, idempotency: undefined };
+    await this.inChunks(selectionGroups(whole), between, async (group) => {
+      const outcome = await this.uow.run(chunkCtx, async (tx: Tx) => {
+        const plan = await planFor(tx.db, group);
+        return this.engine.execute(tx, plan, this.operation(ctx, origin, reason));
+      });
+      deletedIds.push(...outcome.deletedIds);
+      receipts.push(...outcome.receipts);
+      return outcome.deletedIds.length;
     });
+    return { dryRun, candidates, deletedIds, receipt: receipts[0] ?? null, receipts };
+  }
+
+  /**
+   * Runs `work` over groups of selected ids, as many groups per chunk as fit the message budget
+   * (a group is never split: a session goes with its whole delegate tree and chain), yielding
+   * between chunks.
+   */
+  private async inChunks(
+    groups: { ids: string[]; messages: number }[],
+    between: ((lastChunkMs: number) => Promise<void>) | undefined,
+    work: (ids: string[]) => Promise<number>,
+  ): Promise<void> {
+    const sizer = new ChunkSizer(INITIAL_CHUNK_MESSAGES, MIN_CHUNK_MESSAGES, MAX_CHUNK_MESSAGES);
+    let index = 0;
+    while (index < groups.length) {
+      const chunk: string[] = [];
+      let messages = 0;
+      while (index < groups.length && (chunk.length === 0 || messages + groups[index].messages <= sizer.size)) {
+        chunk.push(...groups[index].ids);
+        messages += groups[index].messages;
+        index++;
+      }
+      const started = performance.now();
+      await work(chunk);
+      const elapsed = performance.now() - started;
+      // Sized by rows touched: a session row weighs like a few messages.
+      sizer.record(elapsed, messages + chunk.length * 4);
+      if (index < groups.length) await (between ?? ((ms) => yieldBetweenChunks(this.dialect, ms)))(elapsed);
+    }
   }
 
   private async assertDiscardable(db: Executor, row: SessionRow): Promise<void> {
@@ -283,6 +420,21 @@ export class DeletionService {
       actor: ctx.principal,
     };
   }
+}
+
+/**
+ * The plan's members grouped by the selected session they go with, in selection order, with the
+ * messages each group removes: the units a chunked deletion never splits.
+ */
+function selectionGroups(plan: DeletionPlan): { ids: string[]; messages: number }[] {
+  const groups = new Map<string, { ids: string[]; messages: number }>();
+  for (const member of plan.members.values()) {
+    const group = groups.get(member.selectedId) ?? { ids: [], messages: 0 };
+    if (member.role === 'selected' || member.row.id === member.selectedId) group.ids.push(member.row.id);
+    group.messages += Number(member.row.message_count);
+    groups.set(member.selectedId, group);
+  }
+  return [...groups.values()].filter((group) => group.ids.length > 0);
 }
 
 /** The server authors the origin from how the caller came in — no wire field can choose it. */

@@ -25,8 +25,24 @@ export class IdempotencyRepository {
       .execute();
   }
 
-  async deleteCreatedBefore(db: Executor, cutoff: number): Promise<number> {
-    const result = await db.deleteFrom('idempotency_keys').where('created_at', '<', cutoff).executeTakeFirst();
+  /** At most `limit` records created before the cutoff, oldest first (a bounded chunk). */
+  async deleteCreatedBefore(db: Executor, cutoff: number, limit: number): Promise<number> {
+    const result = await db
+      .deleteFrom('idempotency_keys')
+      .where((eb) =>
+        eb(
+          eb.refTuple('principal_key', 'idempotency_key'),
+          'in',
+          eb
+            .selectFrom('idempotency_keys')
+            .select(['principal_key', 'idempotency_key'])
+            .where('created_at', '<', cutoff)
+            .orderBy('created_at')
+            .limit(limit)
+            .$asTuple('principal_key', 'idempotency_key'),
+        ),
+      )
+      .executeTakeFirst();
     return Number(result.numDeletedRows);
   }
 }

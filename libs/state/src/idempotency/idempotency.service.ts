@@ -1,5 +1,7 @@
 import type { Principal } from '@statehouse/contracts';
 import type { Db } from '../db/database.js';
+import { ChunkSizer } from '../jobs/chunks.js';
+import type { JobContext, JobDefinition } from '../jobs/job.service.js';
 import { principalKey } from '../shared/access.js';
 import type { Clock } from '../shared/clock.js';
 import type { IdempotencyClaim } from '../shared/context.js';
@@ -9,6 +11,8 @@ import { IdempotencyRepository } from './idempotency.repository.js';
 
 /** Keys are kept at least this long (API.md: at least 24 h). */
 export const IDEMPOTENCY_RETENTION_MS = 48 * 60 * 60 * 1000;
+
+export const IDEMPOTENCY_PURGE_JOB = 'idempotency-purge';
 
 export type IdempotencyLookup = { kind: 'new' } | { kind: 'replay'; status: number; body: unknown };
 
@@ -54,7 +58,31 @@ export class IdempotencyService {
     }
   }
 
-  async purgeExpired(): Promise<number> {
-    return this.repository.deleteCreatedBefore(this.db, this.clock.now() - IDEMPOTENCY_RETENTION_MS);
+  /**
+   * Deletes records past the retention window in bounded chunks (each its own short write), so a
+   * backlog of millions never holds the write lock for long. `between` runs between chunks.
+   */
+  async purgeExpired(between: (lastChunkMs: number) => Promise<void> = async () => undefined): Promise<number> {
+    const cutoff = this.clock.now() - IDEMPOTENCY_RETENTION_MS;
+    const sizer = new ChunkSizer(1000, 100, 20_000);
+    let total = 0;
+    for (;;) {
+      const started = performance.now();
+      const deleted = await this.repository.deleteCreatedBefore(this.db, cutoff, sizer.size);
+      const elapsed = performance.now() - started;
+      total += deleted;
+      if (deleted < sizer.size) return total;
+      sizer.record(elapsed, deleted);
+      await between(elapsed);
+    }
+  }
+
+  /** The scheduled purge (one pass per interval across processes). */
+  job(intervalMs: number): JobDefinition {
+    return {
+      name: IDEMPOTENCY_PURGE_JOB,
+      intervalMs,
+      run: async (context: JobContext) => ({ deleted: await this.purgeExpired((ms) => context.checkpoint(ms)) }),
+    };
   }
 }

@@ -9,6 +9,8 @@ import type {
 } from '@statehouse/contracts';
 import type { Db, MessageRow, NewMessageRow, NewSessionRow, SessionRow } from '../db/database.js';
 import { isAutomaticReason } from '../end-reasons.js';
+import { ChunkSizer } from '../jobs/chunks.js';
+import type { DeferredWorkService } from '../jobs/deferred-work.service.js';
 import { MessageRepository } from '../messages/message.repository.js';
 import { toolCallCount } from '../messages/message.service.js';
 import { substringEligible } from '../messages/message-content.js';
@@ -26,6 +28,10 @@ import type { SqlDialect } from '../shared/sql-dialect.js';
 import { toDomainError } from '../shared/store-errors.js';
 import type { Tx, UnitOfWork } from '../shared/unit-of-work.js';
 import { LineageRepository, MAX_WALK } from './lineage.repository.js';
+
+/** Messages a compression archives inside its own transaction; the rest follows in chunks. */
+export const COMPACTION_CHUNK = 5000;
+export const COMPACTION_WORK = 'compaction';
 
 /** The whole tree is bounded, like every walk. */
 export const LINEAGE_TREE_LIMIT = 2000;
@@ -46,6 +52,7 @@ export class LineageService {
   private readonly lineage = new LineageRepository();
   private readonly lifecycle: SessionLifecycle;
   private readonly hooks: ContinuationHook[] = [];
+  private deferred: DeferredWorkService | undefined;
 
   constructor(
     private readonly db: Db,
@@ -60,6 +67,26 @@ export class LineageService {
 
   addContinuationHook(hook: ContinuationHook): void {
     this.hooks.push(hook);
+  }
+
+  /** Where a compression's remaining archive work goes (chunked after commit). */
+  useDeferredWork(deferred: DeferredWorkService): void {
+    this.deferred = deferred;
+    deferred.handle(COMPACTION_WORK, (parentId, between) => this.continueCompaction(parentId, between));
+  }
+
+  /** Archives the rest of a compressed parent's transcript, a chunk per transaction. Idempotent. */
+  private async continueCompaction(parentId: string, between: (lastChunkMs: number) => Promise<void>): Promise<void> {
+    const sizer = new ChunkSizer(COMPACTION_CHUNK, 500, 100_000);
+    for (;;) {
+      const started = performance.now();
+      const limit = sizer.size;
+      const marked = await this.uow.run(null, (tx) => this.messages.markCompacted(tx.db, parentId, limit));
+      const elapsed = performance.now() - started;
+      if (marked < limit) return;
+      sizer.record(elapsed, marked);
+      await between(elapsed);
+    }
   }
 
   /**
@@ -104,7 +131,9 @@ export class LineageService {
         substring_indexed: substringEligible(parent) ? 1 : 0,
       };
       await this.copyMessages(tx, childId, [summary, ...tail.map((row) => copyOf(row, childId))], now);
-      await this.messages.markCompacted(tx.db, parent.id);
+      // A huge transcript is archived in chunks after commit (deferred work), never in one long lock.
+      const marked = await this.messages.markCompacted(tx.db, parent.id, COMPACTION_CHUNK);
+      if (marked === COMPACTION_CHUNK) await this.deferred?.enqueue(tx, COMPACTION_WORK, parent.id);
       await this.lifecycle.clearEnd(tx, parent);
       await this.lifecycle.end(tx, parent, 'compression', now);
       const child = (await this.sessions.findById(tx.db, childId))!;

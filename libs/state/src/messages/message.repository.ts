@@ -163,14 +163,23 @@ export class MessageRepository {
   }
 
   /** Archives a transcript by compaction: still shown and searchable. */
-  async markCompacted(db: Executor, sessionId: string): Promise<void> {
-    await db
+  /** Marks up to `limit` of the session's active messages compacted (oldest first); returns how many. */
+  async markCompacted(db: Executor, sessionId: string, limit: number): Promise<number> {
+    const result = await db
       .updateTable('messages')
       .set({ compacted: 1 })
-      .where('session_id', '=', sessionId)
-      .where('active', '=', 1)
-      .where('compacted', '=', 0)
-      .execute();
+      .where('id', 'in', (eb) =>
+        eb
+          .selectFrom('messages')
+          .select('id')
+          .where('session_id', '=', sessionId)
+          .where('active', '=', 1)
+          .where('compacted', '=', 0)
+          .orderBy('id')
+          .limit(limit),
+      )
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
   }
 
   /** Soft rewind: this message and every later active one become inactive. Returns what changed. */

@@ -1,4 +1,3 @@
-import { EventEmitter } from 'node:events';
 import type {
   DeletionReceipt,
   ReceiptConsumer,
@@ -16,6 +15,7 @@ import type { OperationContext } from '../shared/context.js';
 import { ConflictError, DomainError, NotFoundError, ValidationError } from '../shared/errors.js';
 import { toDomainError } from '../shared/store-errors.js';
 import type { UnitOfWork } from '../shared/unit-of-work.js';
+import type { Wakeups } from '../wakeups/wakeup.port.js';
 import { hashedDocument, ReceiptRepository, toReceipt } from './receipt.repository.js';
 import { ReceiptConsumerRepository } from './receipt-consumer.repository.js';
 import { GENESIS_HASH, receiptHash } from './receipt-hash.js';
@@ -42,7 +42,10 @@ export type WatchEvent =
 
 export interface WatchOptions {
   signal: AbortSignal;
-  /** How often another process's commits are looked for. */
+  /**
+   * How often the store is polled besides wake-ups (a missed or delayed wake-up costs at most
+   * this much latency).
+   */
   pollMs?: number;
   /** An idle stream still says where it stands at least this often. */
   bookmarkMs?: number;
@@ -59,21 +62,15 @@ export class ReceiptService {
   private readonly receipts: ReceiptRepository;
   private readonly consumers = new ReceiptConsumerRepository();
   private readonly meta = new StoreMetaRepository();
-  private readonly wakeups = new EventEmitter();
 
   constructor(
     private readonly db: Db,
     private readonly uow: UnitOfWork,
     private readonly clock: Clock,
     dialect: Dialect,
+    private readonly wakeups: Wakeups,
   ) {
     this.receipts = new ReceiptRepository(dialect);
-    this.wakeups.setMaxListeners(0);
-  }
-
-  /** Post-commit: receipts were written in this process; wake watchers now rather than at the next poll. */
-  notifyCommitted(): void {
-    this.wakeups.emit('receipts');
   }
 
   async list(ctx: OperationContext, query: ReceiptListQuery): Promise<ReceiptPage> {
@@ -113,8 +110,9 @@ export class ReceiptService {
   }
 
   /**
-   * Receipts after `after` as they commit — in this process at once, from other processes within
-   * `pollMs` — with a bookmark of the high-water mark when idle, and `expired` if the cursor falls
+   * Receipts after `after` as they commit — woken by this process's commits at once and by other
+   * processes' through the wake-up port (LISTEN/NOTIFY, the SQLite change probe), with `pollMs`
+   * polling as the fallback — with a bookmark of the high-water mark when idle, and `expired` if the cursor falls
    * below the floor (then the stream ends).
    */
   async *watch(ctx: OperationContext, query: ReceiptWatchQuery, options: WatchOptions): AsyncGenerator<WatchEvent> {
@@ -123,39 +121,63 @@ export class ReceiptService {
     let cursor = query.after;
     let lastSent = this.clock.now();
     let firstPass = true;
-    while (!options.signal.aborted) {
-      const floor = await this.floor();
-      if (cursor < floor) {
-        yield { type: 'expired', floor };
-        return;
-      }
-      const highWater = Math.max(await this.receipts.maxSequence(this.db), floor);
-      let sent = false;
-      for (;;) {
-        const rows = await this.receipts.list(this.db, {
-          after: cursor,
-          limit: WATCH_PAGE,
-          profiles: profileScope(ctx.principal),
-          profile: query.profile,
-          intent: query.intent,
-          origin: query.origin,
-        });
-        for (const row of rows) {
-          yield { type: 'receipt', receipt: toReceipt(row) };
-          cursor = Number(row.sequence);
-          sent = true;
+    // Subscribed for the stream's whole life: a wake-up that lands while the store is being read
+    // is remembered (woken) and the next pass runs at once, instead of waiting for the poll.
+    let woken = false;
+    let wake: (() => void) | undefined;
+    const unsubscribe = this.wakeups.subscribe('receipts', () => {
+      woken = true;
+      wake?.();
+    });
+    try {
+      while (!options.signal.aborted) {
+        woken = false;
+        const floor = await this.floor();
+        if (cursor < floor) {
+          yield { type: 'expired', floor };
+          return;
         }
-        if (rows.length < WATCH_PAGE) break;
+        const highWater = Math.max(await this.receipts.maxSequence(this.db), floor);
+        let sent = false;
+        for (;;) {
+          const rows = await this.receipts.list(this.db, {
+            after: cursor,
+            limit: WATCH_PAGE,
+            profiles: profileScope(ctx.principal),
+            profile: query.profile,
+            intent: query.intent,
+            origin: query.origin,
+          });
+          for (const row of rows) {
+            yield { type: 'receipt', receipt: toReceipt(row) };
+            cursor = Number(row.sequence);
+            sent = true;
+          }
+          if (rows.length < WATCH_PAGE) break;
+        }
+        // Everything up to the high-water mark read before listing is committed and was seen.
+        cursor = Math.max(cursor, highWater);
+        if (sent) lastSent = Date.now();
+        if (firstPass || Date.now() - lastSent >= bookmarkMs) {
+          yield { type: 'bookmark', highWater: cursor };
+          lastSent = Date.now();
+          firstPass = false;
+        }
+        if (woken) continue;
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            clearTimeout(timer);
+            wake = undefined;
+            options.signal.removeEventListener('abort', done);
+            resolve();
+          };
+          const timer = setTimeout(done, Math.min(pollMs, bookmarkMs));
+          wake = done;
+          options.signal.addEventListener('abort', done, { once: true });
+        });
       }
-      // Everything up to the high-water mark read before listing is committed and was seen.
-      cursor = Math.max(cursor, highWater);
-      if (sent) lastSent = Date.now();
-      if (firstPass || Date.now() - lastSent >= bookmarkMs) {
-        yield { type: 'bookmark', highWater: cursor };
-        lastSent = Date.now();
-        firstPass = false;
-      }
-      await this.sleep(Math.min(pollMs, bookmarkMs), options.signal);
+    } finally {
+      unsubscribe();
     }
   }
 
@@ -179,6 +201,9 @@ export class ReceiptService {
         }
       }
       if (target <= floor) return { reclaimed: 0, floor, limitedBy };
+      // Watchers below the new floor learn it at once, in every process.
+      await this.wakeups.announceIn(tx.db, 'receipts');
+      tx.afterCommit(() => this.wakeups.local('receipts'));
       const anchor = await this.receipts.lastAtOrBelow(tx.db, target);
       if (anchor) await this.meta.set(tx.db, META_ANCHOR_HASH, anchor.hash);
       const reclaimed = await this.receipts.deleteThrough(tx.db, target);
@@ -246,19 +271,5 @@ export class ReceiptService {
 
   private async floorIn(db: Db | Parameters<StoreMetaRepository['get']>[0]): Promise<number> {
     return Number((await this.meta.get(db, META_FLOOR)) ?? 0);
-  }
-
-  private sleep(ms: number, signal: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.wakeups.off('receipts', done);
-        signal.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.wakeups.once('receipts', done);
-      signal.addEventListener('abort', done, { once: true });
-    });
   }
 }

@@ -1,6 +1,7 @@
 import type { RetentionPolicy } from '@statehouse/contracts';
 import type { Db } from '../db/database.js';
 import type { DeletionService } from '../deletion/deletion.service.js';
+import type { JobContext, JobDefinition } from '../jobs/job.service.js';
 import { ProfileRepository } from '../profiles/profile.repository.js';
 import { assertAdmin, SYSTEM_PRINCIPAL } from '../shared/access.js';
 import type { Clock } from '../shared/clock.js';
@@ -9,16 +10,13 @@ import { NotFoundError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { toDomainError } from '../shared/store-errors.js';
 import type { UnitOfWork } from '../shared/unit-of-work.js';
-import { JobLeaseRepository } from './job-lease.repository.js';
 import { RetentionPolicyRepository } from './retention-policy.repository.js';
 
 export const RETENTION_JOB = 'retention';
-const JOB_LEASE_MS = 10 * 60 * 1000;
 /** Passes per profile per run: each pass handles a bounded batch. */
 const MAX_PASSES = 50;
 
-export interface RetentionRunReport {
-  ran: boolean;
+export interface RetentionRunReport extends Record<string, unknown> {
   deleted: number;
   profiles: string[];
 }
@@ -27,7 +25,6 @@ export interface RetentionRunReport {
 export class RetentionService {
   private readonly policies = new RetentionPolicyRepository();
   private readonly profiles = new ProfileRepository();
-  private readonly leases = new JobLeaseRepository();
 
   constructor(
     private readonly db: Db,
@@ -56,37 +53,34 @@ export class RetentionService {
     });
   }
 
+  /** The scheduled pass: once per interval across every process (the job scheduler's lease). */
+  job(intervalMs: number): JobDefinition {
+    return { name: RETENTION_JOB, intervalMs, run: (context) => this.runPass(context) };
+  }
+
   /**
-   * One scheduled pass: only the process holding the job lease runs it; the others return at once.
-   * Each profile with a policy is pruned in bounded batches until nothing more qualifies.
+   * Each profile with a policy is pruned in bounded chunks (each its own transaction and receipt)
+   * until nothing more qualifies.
    */
-  async runScheduledPass(holder: string): Promise<RetentionRunReport> {
-    const now = this.clock.now();
-    const acquired = await this.uow.run(null, (tx) =>
-      this.leases.acquire(tx.db, RETENTION_JOB, holder, now, JOB_LEASE_MS),
-    );
-    if (!acquired) return { ran: false, deleted: 0, profiles: [] };
+  async runPass(context: JobContext): Promise<RetentionRunReport> {
     const ctx: OperationContext = { principal: SYSTEM_PRINCIPAL, channel: 'system' };
     let deleted = 0;
     const touched: string[] = [];
-    try {
-      for (const policy of await this.policies.list(this.db)) {
-        if (policy.retentionDays === null) continue;
-        touched.push(policy.profile);
-        for (let pass = 0; pass < MAX_PASSES; pass++) {
-          const result = await this.deletion.retentionPrune(ctx, {
-            olderThanDays: policy.retentionDays,
-            profile: policy.profile,
-            dryRun: false,
-          });
-          deleted += result.deletedIds.length;
-          if (result.deletedIds.length === 0) break;
-        }
+    for (const policy of await this.policies.list(this.db)) {
+      if (policy.retentionDays === null) continue;
+      touched.push(policy.profile);
+      for (let pass = 0; pass < MAX_PASSES; pass++) {
+        const result = await this.deletion.retentionPrune(
+          ctx,
+          { olderThanDays: policy.retentionDays, profile: policy.profile, dryRun: false },
+          (ms) => context.checkpoint(ms),
+        );
+        deleted += result.deletedIds.length;
+        if (result.deletedIds.length === 0) break;
+        await context.checkpoint();
       }
-      if (deleted > 0) this.logger.info('retention pass removed sessions', { deleted, profiles: touched });
-    } finally {
-      await this.uow.run(null, (tx) => this.leases.release(tx.db, RETENTION_JOB, holder));
     }
-    return { ran: true, deleted, profiles: touched };
+    if (deleted > 0) this.logger.info('retention pass removed sessions', { deleted, profiles: touched });
+    return { deleted, profiles: touched };
   }
 }

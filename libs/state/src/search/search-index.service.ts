@@ -1,7 +1,8 @@
 import type { IndexIntegrity, SearchIndexStatus } from '@statehouse/contracts';
-import type { Db } from '../db/database.js';
+import type { Db, Dialect } from '../db/database.js';
+import { yieldBetweenChunks } from '../jobs/chunks.js';
+import { JobLeaseRepository } from '../jobs/job-lease.repository.js';
 import { StoreMetaRepository } from '../receipts/store-meta.repository.js';
-import { JobLeaseRepository } from '../retention/job-lease.repository.js';
 import { assertAdmin } from '../shared/access.js';
 import { type Clock, toIso } from '../shared/clock.js';
 import type { OperationContext } from '../shared/context.js';
@@ -9,11 +10,12 @@ import { ConflictError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { toDomainError } from '../shared/store-errors.js';
 import type { UnitOfWork } from '../shared/unit-of-work.js';
-import type { SearchIndexPort } from './search-index.port.js';
+import type { RebuildChunks, SearchIndexPort } from './search-index.port.js';
 
 const META_KEY = 'search_index';
 export const SEARCH_REBUILD_JOB = 'search-rebuild';
-const REBUILD_LEASE_MS = 60 * 60 * 1000;
+/** A rebuild renews its admission between chunks; a crashed one is resumable after this long. */
+const REBUILD_LEASE_MS = 2 * 60 * 1000;
 
 interface IndexState {
   status: SearchIndexStatus['status'];
@@ -30,6 +32,7 @@ export class SearchIndexService {
   private readonly meta = new StoreMetaRepository();
   private readonly leases = new JobLeaseRepository();
   private running: Promise<void> | undefined;
+  private stopping = false;
 
   constructor(
     private readonly db: Db,
@@ -37,6 +40,7 @@ export class SearchIndexService {
     private readonly clock: Clock,
     private readonly port: SearchIndexPort,
     private readonly logger: Logger,
+    private readonly dialect: Dialect,
   ) {}
 
   async status(ctx: OperationContext, check: boolean): Promise<SearchIndexStatus> {
@@ -53,8 +57,9 @@ export class SearchIndexService {
         await this.save({ ...(await this.load()), integrity });
       }
       const state = await this.load();
-      const usable = state.status === 'rebuilding' ? true : await this.port.usable(this.db);
-      return { ...state, degraded: !usable };
+      // While a chunked rebuild runs the indexes are incomplete: searches answer by scan.
+      const degraded = (await this.port.inProgress(this.db)) || !(await this.port.usable(this.db));
+      return { ...state, degraded };
     } catch (error) {
       throw toDomainError(error);
     }
@@ -63,25 +68,75 @@ export class SearchIndexService {
   /** Starts a rebuild unless one is running anywhere; answers at once with the new state. */
   async rebuild(ctx: OperationContext, holder: string): Promise<SearchIndexStatus> {
     assertAdmin(ctx.principal);
+    if (!(await this.admit(holder))) throw new ConflictError('a search index rebuild is already running');
+    const startedAt = toIso(this.clock.now());
+    await this.save({
+      ...(await this.load()),
+      status: 'rebuilding',
+      lastRebuild: { startedAt, finishedAt: null, error: null },
+    });
+    this.start(holder, startedAt);
+    return this.status(ctx, false);
+  }
+
+  /**
+   * Continues a rebuild that a crashed (or stopped) process left half-done, once its admission has
+   * expired. Cheap when there is nothing to resume: called at start-up and by index maintenance.
+   */
+  async resumeAbandoned(holder: string): Promise<boolean> {
+    try {
+      if (this.running || !(await this.port.inProgress(this.db))) return false;
+      if (!(await this.admit(holder))) return false;
+      const state = await this.load();
+      this.logger.warn('resuming an interrupted search index rebuild', { startedAt: state.lastRebuild?.startedAt });
+      this.start(holder, state.lastRebuild?.startedAt ?? toIso(this.clock.now()));
+      return true;
+    } catch (error) {
+      throw toDomainError(error);
+    }
+  }
+
+  /** True while a rebuild is incomplete (searches then answer by scan, marked degraded). */
+  async rebuilding(): Promise<boolean> {
+    return this.port.inProgress(this.db);
+  }
+
+  /** Asks a rebuild running in this process to stop at its next chunk (shutdown); it resumes later. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await this.running;
+  }
+
+  private async admit(holder: string): Promise<boolean> {
     const now = this.clock.now();
-    const admitted = await this.uow.run(null, (tx) =>
-      this.leases.acquire(tx.db, SEARCH_REBUILD_JOB, holder, now, REBUILD_LEASE_MS),
-    );
-    if (!admitted) throw new ConflictError('a search index rebuild is already running');
-    const state = await this.load();
-    const startedAt = toIso(now);
-    await this.save({ ...state, status: 'rebuilding', lastRebuild: { startedAt, finishedAt: null, error: null } });
-    this.running = this.port
-      .rebuild(this.db)
-      .then(async () => {
-        await this.save({
-          ...(await this.load()),
-          status: 'ready',
-          lastRebuild: { startedAt, finishedAt: toIso(this.clock.now()), error: null },
-        });
-        this.logger.info('search index rebuilt', { startedAt });
-      })
+    return this.uow.run(null, (tx) => this.leases.acquire(tx.db, SEARCH_REBUILD_JOB, holder, now, REBUILD_LEASE_MS));
+  }
+
+  private start(holder: string, startedAt: string): void {
+    let lastRenew = this.clock.now();
+    const chunks: RebuildChunks = {
+      between: async (lastChunkMs) => {
+        if (this.stopping) throw new Error('stopped by shutdown; the rebuild resumes on the next start');
+        if (this.clock.now() - lastRenew > REBUILD_LEASE_MS / 4) {
+          lastRenew = this.clock.now();
+          await this.uow.run(null, (tx) =>
+            this.leases.acquire(tx.db, SEARCH_REBUILD_JOB, holder, lastRenew, REBUILD_LEASE_MS),
+          );
+        }
+        await yieldBetweenChunks(this.dialect, lastChunkMs);
+      },
+    };
+    this.running = (async () => {
+      await this.port.rebuild(this.db, chunks);
+      await this.save({
+        ...(await this.load()),
+        status: 'ready',
+        lastRebuild: { startedAt, finishedAt: toIso(this.clock.now()), error: null },
+      });
+      this.logger.info('search index rebuilt', { startedAt });
+    })()
       .catch(async (error) => {
+        if (this.stopping) return;
         this.logger.error('search index rebuild failed', { error: String(error) });
         await this.save({
           ...(await this.load()),
@@ -94,9 +149,9 @@ export class SearchIndexService {
         }).catch(() => undefined);
       })
       .finally(async () => {
+        this.running = undefined;
         await this.uow.run(null, (tx) => this.leases.release(tx.db, SEARCH_REBUILD_JOB, holder)).catch(() => undefined);
       });
-    return this.status(ctx, false);
   }
 
   /** Resolves when a rebuild started by this process has finished (tests, shutdown). */

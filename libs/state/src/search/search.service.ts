@@ -17,9 +17,12 @@ export class SearchService {
   private readonly lineage = new LineageRepository();
 
   constructor(
+    /** Where searches read: the read pool on SQLite (a deadline, off the event loop). */
     private readonly db: Db,
     private readonly port: SearchPort,
     private readonly logger: Logger,
+    /** Whether a chunked index rebuild is under way (the indexes are incomplete meanwhile). */
+    private readonly rebuilding: () => Promise<boolean> = async () => false,
   ) {}
 
   /**
@@ -47,6 +50,7 @@ export class SearchService {
     if (mode === 'word' && plan.terms.length === 0) mode = 'substring';
     if (mode === 'substring' && plan.substrings.length === 0) return empty(mode);
 
+    if (await this.rebuilding().catch(() => false)) return this.degraded(plan, query.limit, filter, cursor?.id);
     try {
       let rows = await this.run(mode, plan, filter, cursor);
       if (rows.length === 0 && !cursor && query.mode === 'auto' && mode === 'word' && plan.substrings.length > 0) {
@@ -59,12 +63,21 @@ export class SearchService {
       if (mapped instanceof DomainError) throw mapped;
       // The index is unusable (missing, corrupt, being rebuilt): degrade to a bounded scan.
       this.logger.warn('search index unusable; answering with a bounded scan', { error: String(error) });
-      try {
-        const rows = await this.port.scan(this.db, plan.substrings, filter, cursor?.id);
-        return { ...(await this.page(rows, query.limit, 'substring')), degraded: true };
-      } catch (scanError) {
-        throw toDomainError(scanError);
-      }
+      return this.degraded(plan, query.limit, filter, cursor?.id);
+    }
+  }
+
+  private async degraded(
+    plan: ReturnType<typeof planSearch>,
+    limit: number,
+    filter: SearchFilter,
+    afterId: number | undefined,
+  ): Promise<SearchResponse> {
+    try {
+      const rows = await this.port.scan(this.db, plan.substrings, filter, afterId);
+      return { ...(await this.page(rows, limit, 'substring')), degraded: true };
+    } catch (scanError) {
+      throw toDomainError(scanError);
     }
   }
 

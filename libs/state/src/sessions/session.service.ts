@@ -54,6 +54,8 @@ export class SessionService {
     dialect: SqlDialect,
     private readonly messages: MessageService,
     private readonly hooks: HookRegistry,
+    /** Where listings read: the read pool on SQLite (a deadline, off the event loop). */
+    private readonly reads: Db = db,
   ) {
     this.sessions = new SessionRepository(dialect);
     this.lifecycle = new SessionLifecycle(this.sessions);
@@ -163,7 +165,7 @@ export class SessionService {
       const scope = profileScope(ctx.principal);
       if (query.profile && !canAccessProfile(ctx.principal, query.profile)) return { items: [], nextCursor: null };
       const after = query.cursor ? decodeCursor(query.cursor, ['number', 'string']) : undefined;
-      const rows = await this.sessions.listConversationTips(this.db, {
+      const rows = await this.sessions.listConversationTips(this.reads, {
         profiles: scope,
         profile: query.profile,
         source: query.source,
@@ -179,7 +181,7 @@ export class SessionService {
       });
       const page = rows.slice(0, query.limit);
       const continuations = page.filter((row) => row.lineage_kind === 'compression').map((row) => row.id);
-      const roots = continuations.length ? await this.lineage.chainRootsOf(this.db, continuations) : new Map();
+      const roots = continuations.length ? await this.lineage.chainRootsOf(this.reads, continuations) : new Map();
       const items: SessionListItem[] = page.map((row) => {
         const root = roots.get(row.id) ?? { id: row.id, startedAt: Number(row.started_at) };
         const session = toSession(row, this.clock.now());

@@ -99,3 +99,14 @@ export class ProfileCollisionError extends DomainError {
     super('profile_collision', detail);
   }
 }
+/** A read ran past its deadline and was stopped: answered `503 deadline_exceeded` with Retry-After. */
+export class DeadlineExceededError extends DomainError {
+  constructor(deadlineMs: number | null, reason?: string, options?: { cause?: unknown }) {
+    super(
+      'deadline_exceeded',
+      `the read did not finish within its deadline${deadlineMs === null ? '' : ` of ${deadlineMs} ms`}${reason ? ` (${reason})` : ''}; narrow it or retry later`,
+      { retryAfterSeconds: 2 },
+      options,
+    );
+  }
+}

@@ -1,4 +1,4 @@
-import { DomainError, StoreUnavailableError } from './errors.js';
+import { DeadlineExceededError, DomainError, StoreUnavailableError } from './errors.js';
 
 const SQLITE_UNAVAILABLE = [
   'SQLITE_BUSY',
@@ -25,6 +25,10 @@ export function toDomainError(error: unknown): unknown {
   const e = error as { code?: string; message?: string } | undefined;
   const code = e?.code ?? '';
   const message = e?.message ?? '';
+  // PostgreSQL stopped a statement at statement_timeout: the read's deadline, not an outage.
+  if (code === '57014' && /statement timeout/i.test(message)) {
+    return new DeadlineExceededError(null, 'statement_timeout', { cause: error });
+  }
   if (
     SQLITE_UNAVAILABLE.some((prefix) => code.startsWith(prefix)) ||
     PG_UNAVAILABLE_CODES.includes(code) ||

@@ -1,0 +1,229 @@
+import { execFile } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import type { BackupRecord, BackupStatus } from '@statehouse/contracts';
+import type { Db, Dialect } from '../db/database.js';
+import type { JobDefinition } from '../jobs/job.service.js';
+import { assertAdmin } from '../shared/access.js';
+import { type Clock, toIso, toIsoOrNull } from '../shared/clock.js';
+import type { OperationContext } from '../shared/context.js';
+import { ConflictError, ValidationError } from '../shared/errors.js';
+import type { IdGenerator } from '../shared/ids.js';
+import type { Logger } from '../shared/logger.js';
+import { toDomainError } from '../shared/store-errors.js';
+import { copySqliteStore } from './sqlite-copy.js';
+
+export const BACKUP_JOB = 'backup';
+const BACKUP_FILE = /^statehouse-\d{8}T\d{6}Z\.db$/;
+
+/** How a PostgreSQL store is backed up and restored (the backup command prints it). */
+export const PG_BACKUP_RECIPE = [
+  'PostgreSQL stores are backed up with the server’s own tools, consistent while replicas keep writing:',
+  '  pg_dump --format=custom --file statehouse.dump "$STATEHOUSE_DATABASE_URL"',
+  'and restored into a new, empty database before any API process starts on it:',
+  '  createdb statehouse_restored',
+  '  pg_restore --no-owner --exit-on-error --dbname "postgres://…/statehouse_restored" statehouse.dump',
+  'then point STATEHOUSE_DATABASE_URL at it, start the API (migrations bring an older dump up to date) and',
+  'check GET /v1/deletion-receipts/verify. For point-in-time recovery use WAL archiving or your provider’s backups.',
+  '`npm run backup -- --to PATH --pg-dump` runs that pg_dump for you and records it (GET /v1/ops/backup).',
+].join('\n');
+
+export interface BackupSchedule {
+  intervalMs: number;
+  directory: string;
+  /** Scheduled copies kept in the directory (older ones are removed). */
+  keep: number;
+}
+
+export interface BackupOptions {
+  trigger: BackupRecord['trigger'];
+  holder: string;
+  /** PostgreSQL: run pg_dump (otherwise the recipe is the answer). */
+  pgDump?: boolean;
+}
+
+type BackupRow = {
+  id: string;
+  trigger: string;
+  status: string;
+  dialect: string;
+  path: string;
+  holder: string;
+  started_at: number;
+  finished_at: number | null;
+  bytes: number | null;
+  counts: string | null;
+  error: string | null;
+};
+
+/**
+ * Online backups: SQLite through the backup API on a worker thread (a consistent snapshot while
+ * writers run, checked and counted in the copy), PostgreSQL through pg_dump. Every attempt is
+ * recorded in the store, so any replica reports the last one.
+ */
+export class BackupService {
+  constructor(
+    private readonly db: Db,
+    private readonly dialect: Dialect,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+    private readonly logger: Logger,
+    private readonly sqlitePath: string | null,
+    private readonly postgresUrl: string | null,
+  ) {}
+
+  async backupTo(path: string, options: BackupOptions): Promise<BackupRecord> {
+    const target = resolve(path);
+    if (this.dialect === 'postgres' && !options.pgDump) throw new ValidationError(PG_BACKUP_RECIPE);
+    if (this.dialect === 'sqlite' && (!this.sqlitePath || this.sqlitePath === ':memory:')) {
+      throw new ValidationError('an in-memory store has nothing to back up');
+    }
+    if (existsSync(target)) throw new ConflictError(`${target} already exists; choose a new path`);
+    if (!existsSync(dirname(target))) throw new ValidationError(`the directory ${dirname(target)} does not exist`);
+    const id = this.ids.next();
+    const startedAt = this.clock.now();
+    await this.db
+      .insertInto('backups')
+      .values({
+        id,
+        trigger: options.trigger,
+        status: 'running',
+        dialect: this.dialect,
+        path: target,
+        holder: options.holder,
+        started_at: startedAt,
+        finished_at: null,
+        bytes: null,
+        counts: null,
+        error: null,
+      })
+      .execute();
+    const partial = `${target}.partial-${id}`;
+    try {
+      let counts: { sessions: number; messages: number; receipts: number };
+      if (this.dialect === 'sqlite') {
+        const copy = await copySqliteStore(this.sqlitePath!, partial);
+        if (copy.check !== 'ok') throw new Error(`the copy failed its integrity check: ${copy.check}`);
+        counts = copy.counts;
+      } else {
+        counts = await this.liveCounts();
+        await promisify(execFile)('pg_dump', ['--format=custom', '--file', partial, this.postgresUrl!]);
+      }
+      chmodSync(partial, 0o600);
+      renameSync(partial, target);
+      const bytes = statSync(target).size;
+      await this.db
+        .updateTable('backups')
+        .set({ status: 'succeeded', finished_at: this.clock.now(), bytes, counts: JSON.stringify(counts) })
+        .where('id', '=', id)
+        .execute();
+      this.logger.info('backup written', { path: target, bytes, ...counts });
+    } catch (error) {
+      rmSync(partial, { force: true });
+      const message = String((error as Error)?.message ?? error);
+      await this.db
+        .updateTable('backups')
+        .set({ status: 'failed', finished_at: this.clock.now(), error: message.slice(0, 2000) })
+        .where('id', '=', id)
+        .execute()
+        .catch(() => undefined);
+      this.logger.error('backup failed', { path: target, error: message });
+      throw toDomainError(error);
+    }
+    return this.record(id);
+  }
+
+  async status(ctx: OperationContext, schedule: BackupStatus['schedule']): Promise<BackupStatus> {
+    assertAdmin(ctx.principal);
+    try {
+      const recent = await this.db.selectFrom('backups').selectAll().orderBy('started_at', 'desc').limit(10).execute();
+      const lastSucceeded =
+        recent.find((row) => row.status === 'succeeded') ??
+        (await this.db
+          .selectFrom('backups')
+          .selectAll()
+          .where('status', '=', 'succeeded')
+          .orderBy('started_at', 'desc')
+          .limit(1)
+          .executeTakeFirst());
+      return {
+        last: recent[0] ? toRecord(recent[0]) : null,
+        lastSucceeded: lastSucceeded ? toRecord(lastSucceeded) : null,
+        schedule,
+        recent: recent.map(toRecord),
+      };
+    } catch (error) {
+      throw toDomainError(error);
+    }
+  }
+
+  /** The scheduled backup: one copy per interval across processes, the newest `keep` kept. */
+  job(schedule: BackupSchedule): JobDefinition {
+    return {
+      name: BACKUP_JOB,
+      intervalMs: schedule.intervalMs,
+      // A large copy takes long; the scheduler renews the lease while it runs.
+      run: async (context) => {
+        mkdirSync(schedule.directory, { recursive: true, mode: 0o700 });
+        const stamp = toIso(context.interval.start)
+          .replace(/[-:]/g, '')
+          .replace(/\.\d+Z$/, 'Z');
+        const record = await this.backupTo(join(schedule.directory, `statehouse-${stamp}.db`), {
+          trigger: 'scheduled',
+          holder: context.holder,
+          pgDump: true,
+        });
+        const removed = this.prune(schedule);
+        return { path: record.path, bytes: record.bytes, removed };
+      },
+    };
+  }
+
+  private prune(schedule: BackupSchedule): string[] {
+    const files = readdirSync(schedule.directory)
+      .filter((name) => BACKUP_FILE.test(name))
+      .sort()
+      .reverse();
+    const removed = files.slice(Math.max(1, schedule.keep));
+    for (const name of removed) rmSync(join(schedule.directory, name), { force: true });
+    return removed;
+  }
+
+  private async liveCounts(): Promise<{ sessions: number; messages: number; receipts: number }> {
+    const count = async (table: 'sessions' | 'messages' | 'deletion_receipts') =>
+      Number(
+        (
+          await this.db
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    return {
+      sessions: await count('sessions'),
+      messages: await count('messages'),
+      receipts: await count('deletion_receipts'),
+    };
+  }
+
+  private async record(id: string): Promise<BackupRecord> {
+    return toRecord(await this.db.selectFrom('backups').selectAll().where('id', '=', id).executeTakeFirstOrThrow());
+  }
+}
+
+function toRecord(row: BackupRow): BackupRecord {
+  return {
+    id: row.id,
+    trigger: row.trigger as BackupRecord['trigger'],
+    status: row.status as BackupRecord['status'],
+    dialect: row.dialect as BackupRecord['dialect'],
+    path: row.path,
+    holder: row.holder,
+    startedAt: toIso(Number(row.started_at)),
+    finishedAt: toIsoOrNull(row.finished_at === null ? null : Number(row.finished_at)),
+    bytes: row.bytes === null ? null : Number(row.bytes),
+    counts: row.counts === null ? null : JSON.parse(row.counts),
+    error: row.error,
+  };
+}

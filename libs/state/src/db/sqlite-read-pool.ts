@@ -1,0 +1,272 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import {
+  type CompiledQuery,
+  type DatabaseConnection,
+  type DatabaseIntrospector,
+  type Dialect,
+  type DialectAdapter,
+  type Driver,
+  type Kysely,
+  type QueryCompiler,
+  type QueryResult,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+} from 'kysely';
+import { DeadlineExceededError, StoreUnavailableError } from '../shared/errors.js';
+
+/**
+ * The worker's whole program. Plain JavaScript evaluated by `new Worker(…, {eval: true})`, so it
+ * runs the same from the TypeScript sources (tests) and from dist (the API). Each worker has its
+ * own read-only connection. Rows are stepped one at a time and the deadline is checked as they come,
+ * so a long scan that produces rows stops by itself; a statement stuck inside SQLite (a big
+ * aggregate) cannot be interrupted that way — the main thread abandons the whole worker instead.
+ */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driverPath);
+const db = new Database(workerData.path, { fileMustExist: true });
+db.pragma('query_only = 1');
+db.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
+const statements = new Map();
+function prepare(sql) {
+  let statement = statements.get(sql);
+  if (!statement) {
+    statement = db.prepare(sql);
+    if (statements.size >= 200) statements.delete(statements.keys().next().value);
+    statements.set(sql, statement);
+  }
+  return statement;
+}
+parentPort.on('message', (job) => {
+  try {
+    const statement = prepare(job.sql);
+    if (!statement.reader) throw Object.assign(new Error('the read pool runs read-only statements'), { code: 'SQLITE_READONLY' });
+    const rows = [];
+    let n = 0;
+    for (const row of statement.iterate(job.parameters)) {
+      rows.push(row);
+      if ((++n & 63) === 0 && Date.now() > job.deadlineAt) {
+        throw Object.assign(new Error('deadline exceeded'), { code: 'STATEHOUSE_DEADLINE' });
+      }
+    }
+    parentPort.postMessage({ id: job.id, rows });
+  } catch (error) {
+    parentPort.postMessage({ id: job.id, error: { message: String(error && error.message), code: error && error.code } });
+  }
+});
+parentPort.postMessage({ ready: true });
+`;
+
+export interface ReadPoolOptions {
+  path: string;
+  /** Worker threads (each with its own connection). */
+  size: number;
+  /** Default deadline of a read, in ms. */
+  deadlineMs: number;
+  busyTimeoutMs?: number;
+}
+
+interface Job {
+  id: number;
+  sql: string;
+  parameters: readonly unknown[];
+  deadlineMs: number;
+  deadlineAt: number;
+  resolve(rows: unknown[]): void;
+  reject(error: unknown): void;
+  timer?: NodeJS.Timeout;
+  slot?: Slot;
+}
+
+interface Slot {
+  worker: Worker;
+  job: Job | null;
+}
+
+/** Grace after the deadline for the worker to stop by itself before it is abandoned. */
+const ABANDON_GRACE_MS = 25;
+
+/**
+ * Heavy reads (lists, search, export, lineage) on worker threads, each with its own read-only
+ * SQLite connection, so a slow query never holds the API's event loop and every read has a
+ * deadline that is kept: at the deadline the caller gets `deadline_exceeded` and, if the worker
+ * has not stopped by itself, it is terminated and replaced. better-sqlite3 cannot interrupt a
+ * statement from outside, so a terminated worker's thread may finish its statement in the
+ * background; at most `2 × size` such threads are tolerated before reads fail fast.
+ */
+export class SqliteReadPool {
+  private readonly slots: Slot[] = [];
+  private readonly queue: Job[] = [];
+  private readonly driverPath = createRequire(import.meta.url).resolve('better-sqlite3');
+  private nextId = 1;
+  private abandoned = 0;
+  private closed = false;
+
+  constructor(private readonly options: ReadPoolOptions) {}
+
+  get deadlineMs(): number {
+    return this.options.deadlineMs;
+  }
+
+  /** Threads given up on at their deadline that have not exited yet (diagnostics, tests). */
+  get abandonedThreads(): number {
+    return this.abandoned;
+  }
+
+  run(sql: string, parameters: readonly unknown[], deadlineMs = this.options.deadlineMs): Promise<unknown[]> {
+    if (this.closed) return Promise.reject(new StoreUnavailableError('the store is closed'));
+    if (this.abandoned >= this.options.size * 2) {
+      return Promise.reject(
+        new DeadlineExceededError(deadlineMs, 'earlier reads are still running past their deadline'),
+      );
+    }
+    return new Promise((resolve, reject) => {
+      const job: Job = {
+        id: this.nextId++,
+        sql,
+        parameters,
+        deadlineMs,
+        deadlineAt: Date.now() + deadlineMs,
+        resolve,
+        reject,
+      };
+      job.timer = setTimeout(() => this.expire(job), deadlineMs + ABANDON_GRACE_MS);
+      job.timer.unref();
+      this.queue.push(job);
+      this.dispatch();
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const job of this.queue.splice(0)) this.settle(job, new StoreUnavailableError('the store is closed'));
+    const slots = this.slots.splice(0);
+    for (const slot of slots) if (slot.job) this.settle(slot.job, new StoreUnavailableError('the store is closed'));
+    await Promise.all(slots.map((slot) => slot.worker.terminate().catch(() => undefined)));
+  }
+
+  private dispatch(): void {
+    while (this.queue.length > 0) {
+      let slot = this.slots.find((candidate) => candidate.job === null);
+      if (!slot && this.slots.length < this.options.size) slot = this.spawn();
+      if (!slot) return;
+      const job = this.queue.shift()!;
+      slot.job = job;
+      job.slot = slot;
+      slot.worker.postMessage({ id: job.id, sql: job.sql, parameters: job.parameters, deadlineAt: job.deadlineAt });
+    }
+  }
+
+  private spawn(): Slot {
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: {
+        driverPath: this.driverPath,
+        path: this.options.path,
+        busyTimeoutMs: this.options.busyTimeoutMs ?? 5000,
+      },
+    });
+    worker.unref();
+    const slot: Slot = { worker, job: null };
+    worker.on('message', (message: { id?: number; rows?: unknown[]; error?: { message: string; code?: string } }) => {
+      const job = slot.job;
+      if (message.id === undefined || !job || job.id !== message.id) return;
+      slot.job = null;
+      job.slot = undefined;
+      if (message.error) {
+        const error =
+          message.error.code === 'STATEHOUSE_DEADLINE'
+            ? new DeadlineExceededError(job.deadlineMs)
+            : Object.assign(new Error(message.error.message), { code: message.error.code });
+        this.settle(job, error);
+      } else this.settle(job, null, message.rows ?? []);
+      this.dispatch();
+    });
+    worker.on('error', (error) => {
+      // The worker could not open the database (or crashed): its job fails, a new one replaces it.
+      const job = slot.job;
+      this.remove(slot);
+      if (job) this.settle(job, error);
+      this.dispatch();
+    });
+    this.slots.push(slot);
+    return slot;
+  }
+
+  private remove(slot: Slot): void {
+    const index = this.slots.indexOf(slot);
+    if (index >= 0) this.slots.splice(index, 1);
+  }
+
+  private expire(job: Job): void {
+    const queued = this.queue.indexOf(job);
+    if (queued >= 0) {
+      this.queue.splice(queued, 1);
+      this.settle(job, new DeadlineExceededError(job.deadlineMs));
+      return;
+    }
+    const slot = job.slot;
+    if (!slot) return;
+    // Still inside SQLite past the deadline: give up on the thread and start a fresh one.
+    this.remove(slot);
+    slot.job = null;
+    this.abandoned++;
+    slot.worker.once('exit', () => {
+      this.abandoned--;
+    });
+    void slot.worker.terminate().catch(() => undefined);
+    this.settle(job, new DeadlineExceededError(job.deadlineMs));
+    this.dispatch();
+  }
+
+  private settle(job: Job, error: unknown, rows?: unknown[]): void {
+    clearTimeout(job.timer);
+    if (error) job.reject(error);
+    else job.resolve(rows ?? []);
+  }
+}
+
+/** A Kysely dialect over the read pool: read-only statements, no transactions. */
+export class SqliteReadPoolDialect implements Dialect {
+  constructor(private readonly pool: SqliteReadPool) {}
+  createDriver(): Driver {
+    return new ReadPoolDriver(this.pool);
+  }
+  createQueryCompiler(): QueryCompiler {
+    return new SqliteQueryCompiler();
+  }
+  createAdapter(): DialectAdapter {
+    return new SqliteAdapter();
+  }
+  createIntrospector(db: Kysely<any>): DatabaseIntrospector {
+    return new SqliteIntrospector(db);
+  }
+}
+
+class ReadPoolDriver implements Driver {
+  private readonly connection: DatabaseConnection;
+  constructor(pool: SqliteReadPool) {
+    this.connection = {
+      async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+        return { rows: (await pool.run(compiledQuery.sql, compiledQuery.parameters)) as R[] };
+      },
+      // biome-ignore lint/correctness/useYield: streaming is not used; fail loudly if someone tries.
+      async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+        throw new Error('streaming is not supported by the read pool');
+      },
+    };
+  }
+  async init(): Promise<void> {}
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return this.connection;
+  }
+  async beginTransaction(): Promise<void> {
+    throw new Error('the read pool does not run transactions');
+  }
+  async commitTransaction(): Promise<void> {}
+  async rollbackTransaction(): Promise<void> {}
+  async releaseConnection(): Promise<void> {}
+  async destroy(): Promise<void> {}
+}

@@ -1,0 +1,47 @@
+import type { Dialect } from '../db/database.js';
+
+/**
+ * How long one chunk of a long operation may hold SQLite's write lock. Every process sharing the
+ * file waits at most about this long for its own writes, and this process's event loop is busy
+ * at most this long at a time.
+ */
+export const CHUNK_BUDGET_MS = 40;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Between two chunks: let this process's event loop run (requests, health checks) and, on SQLite,
+ * leave the write lock free long enough for a writer in another process (which retries every few
+ * milliseconds) to take it.
+ */
+export async function yieldBetweenChunks(dialect: Dialect, lastChunkMs = 0): Promise<void> {
+  if (dialect === 'sqlite') await sleep(Math.max(8, Math.min(25, lastChunkMs / 4)));
+  else await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+/**
+ * Sizes the next chunk from the last one's time, so a chunk stays near the budget whatever the
+ * row width, the index size or the machine. Grows at most ×2 per step, shrinks at once.
+ */
+export class ChunkSizer {
+  private current: number;
+
+  constructor(
+    initial: number,
+    private readonly min: number,
+    private readonly max: number,
+    private readonly budgetMs = CHUNK_BUDGET_MS,
+  ) {
+    this.current = initial;
+  }
+
+  get size(): number {
+    return this.current;
+  }
+
+  record(elapsedMs: number, rows: number): void {
+    if (rows <= 0) return;
+    const ideal = elapsedMs <= 0 ? this.current * 2 : (rows * this.budgetMs * 0.8) / elapsedMs;
+    this.current = Math.round(Math.max(this.min, Math.min(this.max, ideal, this.current * 2)));
+  }
+}

@@ -1,0 +1,99 @@
+import type { Db } from '../db/database.js';
+import type { Clock } from '../shared/clock.js';
+import type { Logger } from '../shared/logger.js';
+import type { Tx, UnitOfWork } from '../shared/unit-of-work.js';
+import type { JobDefinition } from './job.service.js';
+
+/** Continues one piece of deferred work in chunks; `between` runs between its chunks. */
+export type DeferredHandler = (subject: string, between: (lastChunkMs: number) => Promise<void>) => Promise<void>;
+
+export const DEFERRED_WORK_JOB = 'deferred-work';
+
+/**
+ * Long operations that continue after the transaction that started them: the transaction records
+ * the work (`deferred_work`) with its first chunk, this process carries on right after commit in
+ * bounded chunks, and the row goes when the work is done. Work a crash interrupted is finished by
+ * the `deferred-work` job (in whichever process serves its interval). Handlers must be idempotent:
+ * two processes may pick up the same row.
+ */
+export class DeferredWorkService {
+  private readonly handlers = new Map<string, DeferredHandler>();
+  private draining: Promise<void> | undefined;
+  private again = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly uow: UnitOfWork,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly between: (lastChunkMs: number) => Promise<void>,
+  ) {}
+
+  handle(kind: string, handler: DeferredHandler): void {
+    this.handlers.set(kind, handler);
+  }
+
+  /** Inside the starting transaction; the work begins in this process once it commits. */
+  async enqueue(tx: Tx, kind: string, subject: string): Promise<void> {
+    await tx.db
+      .insertInto('deferred_work')
+      .values({ kind, subject, created_at: this.clock.now() })
+      .onConflict((oc) => oc.columns(['kind', 'subject']).doNothing())
+      .execute();
+    tx.afterCommit(() => {
+      this.kick();
+    });
+  }
+
+  /** Resolves when nothing is being worked on in this process (tests, shutdown). */
+  async idle(): Promise<void> {
+    while (this.draining) await this.draining;
+  }
+
+  /** Works through every recorded piece of work (the job; after a crash). */
+  async drain(between: (lastChunkMs: number) => Promise<void> = this.between): Promise<number> {
+    let done = 0;
+    for (;;) {
+      const rows = await this.db.selectFrom('deferred_work').selectAll().orderBy('created_at').limit(100).execute();
+      if (rows.length === 0) return done;
+      for (const row of rows) {
+        const handler = this.handlers.get(row.kind);
+        if (!handler) {
+          this.logger.warn('deferred work of an unknown kind is left alone', { kind: row.kind });
+          continue;
+        }
+        await handler(row.subject, between);
+        await this.uow.run(null, (tx) =>
+          tx.db.deleteFrom('deferred_work').where('kind', '=', row.kind).where('subject', '=', row.subject).execute(),
+        );
+        done++;
+      }
+      if (rows.every((row) => !this.handlers.has(row.kind))) return done;
+    }
+  }
+
+  job(intervalMs: number): JobDefinition {
+    return {
+      name: DEFERRED_WORK_JOB,
+      intervalMs,
+      run: async (context) => ({ finished: await this.drain((ms) => context.checkpoint(ms)) }),
+    };
+  }
+
+  private kick(): void {
+    if (this.draining) {
+      this.again = true;
+      return;
+    }
+    this.draining = (async () => {
+      do {
+        this.again = false;
+        await this.drain().catch((error) =>
+          this.logger.error('deferred work failed; the deferred-work job retries it', { error: String(error) }),
+        );
+      } while (this.again);
+    })().finally(() => {
+      this.draining = undefined;
+    });
+  }
+}

@@ -1,0 +1,102 @@
+import { sql } from 'kysely';
+import type { Db, Dialect } from '../db/database.js';
+import { ChunkSizer } from '../jobs/chunks.js';
+import type { JobContext, JobDefinition, JobSummary } from '../jobs/job.service.js';
+import type { SearchIndexService } from '../search/search-index.service.js';
+
+export const INDEX_MAINTENANCE_JOB = 'index-maintenance';
+const FTS_TABLES = ['messages_fts', 'messages_trgm'];
+const PG_GIN_INDEXES = ['messages_search_vector_idx', 'messages_content_trgm_idx'];
+/** Bounds one maintenance pass (each step itself is a bounded chunk). */
+const MAX_STEPS = 2000;
+
+/**
+ * Scheduled upkeep of indexes and the file, each step a bounded chunk:
+ * - SQLite: resume a search rebuild a crashed process left half-done; merge FTS5 index segments
+ *   a few hundred pages at a time (instead of a big merge landing inside some append);
+ *   return free pages to the file system with `incremental_vacuum` (new files are created with
+ *   `auto_vacuum = INCREMENTAL`; a full VACUUM is never run online); `PRAGMA optimize`.
+ * - PostgreSQL: flush the GIN indexes' pending lists (entries written since the last vacuum that
+ *   every search scans in full) and refresh planner statistics.
+ */
+export class IndexMaintenanceService {
+  constructor(
+    private readonly db: Db,
+    private readonly dialect: Dialect,
+    private readonly searchIndex: SearchIndexService,
+  ) {}
+
+  job(intervalMs: number): JobDefinition {
+    return { name: INDEX_MAINTENANCE_JOB, intervalMs, run: (context) => this.run(context) };
+  }
+
+  async run(context: JobContext): Promise<JobSummary> {
+    const between = (ms: number) => context.checkpoint(ms);
+    if (this.dialect === 'postgres') {
+      for (const index of PG_GIN_INDEXES) {
+        await sql`select gin_clean_pending_list(${sql.lit(index)}::regclass)`.execute(this.db);
+        await between(0);
+      }
+      await sql`analyze sessions`.execute(this.db);
+      await sql`analyze messages`.execute(this.db);
+      return { ginPendingListsFlushed: PG_GIN_INDEXES.length, analyzed: true };
+    }
+    const resumedRebuild = await this.searchIndex.resumeAbandoned(context.holder);
+    const mergeSteps = resumedRebuild || (await this.searchIndex.rebuilding()) ? 0 : await this.mergeFts(between);
+    const vacuum = await this.incrementalVacuum(between);
+    await sql`pragma optimize`.execute(this.db);
+    return { resumedRebuild, mergeSteps, ...vacuum };
+  }
+
+  /** FTS5 'merge' with a page budget per step, until a step reports nothing left to merge. */
+  async mergeFts(between: (lastChunkMs: number) => Promise<void>): Promise<number> {
+    let steps = 0;
+    for (const table of FTS_TABLES) {
+      const sizer = new ChunkSizer(200, 16, 4000);
+      for (; steps < MAX_STEPS; steps++) {
+        const started = performance.now();
+        const pages = sizer.size;
+        const changed = await this.db.transaction().execute(async (trx) => {
+          const before = await sql<{ n: number }>`select total_changes() as n`.execute(trx);
+          await sql.raw(`insert into ${table}(${table}, rank) values ('merge', ${pages})`).execute(trx);
+          const after = await sql<{ n: number }>`select total_changes() as n`.execute(trx);
+          return Number(after.rows[0].n) - Number(before.rows[0].n);
+        });
+        const elapsed = performance.now() - started;
+        // Fewer than two changes: there was nothing left to merge (FTS5's documented signal).
+        if (changed < 2) break;
+        sizer.record(elapsed, pages);
+        await between(elapsed);
+      }
+    }
+    return steps;
+  }
+
+  /** Frees the file's unused pages a chunk at a time (files created with auto_vacuum = INCREMENTAL). */
+  async incrementalVacuum(
+    between: (lastChunkMs: number) => Promise<void>,
+  ): Promise<{ vacuum: 'incremental' | 'unavailable'; pagesFreed: number }> {
+    const mode = Number((await sql<{ auto_vacuum: number }>`pragma auto_vacuum`.execute(this.db)).rows[0]?.auto_vacuum);
+    if (mode !== 2) return { vacuum: 'unavailable', pagesFreed: 0 };
+    const sizer = new ChunkSizer(500, 50, 20_000);
+    let freed = 0;
+    for (let step = 0; step < MAX_STEPS; step++) {
+      const free = await this.freePages();
+      if (free === 0) break;
+      const pages = Math.min(free, sizer.size);
+      const started = performance.now();
+      await this.db.transaction().execute((trx) => sql.raw(`pragma incremental_vacuum(${pages})`).execute(trx));
+      const elapsed = performance.now() - started;
+      freed += free - (await this.freePages());
+      sizer.record(elapsed, pages);
+      await between(elapsed);
+    }
+    return { vacuum: 'incremental', pagesFreed: freed };
+  }
+
+  private async freePages(): Promise<number> {
+    return Number(
+      (await sql<{ freelist_count: number }>`pragma freelist_count`.execute(this.db)).rows[0]?.freelist_count,
+    );
+  }
+}
