@@ -56,6 +56,8 @@ export interface StateStore {
   /** True when this process created the embedded database (first run). */
   readonly created: boolean;
   readonly db: Db;
+  /** Where heavy reads run (SQLite: the worker read pool, with a deadline; PostgreSQL: `db`). */
+  readonly reads: Db;
   readonly clock: Clock;
   readonly sessions: SessionService;
   readonly messages: MessageService;
@@ -156,6 +158,7 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
     location: connection.location,
     created: connection.created,
     db,
+    reads,
     clock,
     messages,
     sessions: new SessionService(db, uow, clock, ids, sqlDialectPort, messages, hooks, reads),

@@ -6,16 +6,17 @@ import type { BackupRecord, BackupStatus } from '@statehouse/contracts';
 import type { Db, Dialect } from '../db/database.js';
 import type { JobDefinition } from '../jobs/job.service.js';
 import { assertAdmin } from '../shared/access.js';
-import { type Clock, toIso, toIsoOrNull } from '../shared/clock.js';
+import { type Clock, toIso } from '../shared/clock.js';
 import type { OperationContext } from '../shared/context.js';
 import { ConflictError, ValidationError } from '../shared/errors.js';
 import type { IdGenerator } from '../shared/ids.js';
 import type { Logger } from '../shared/logger.js';
 import { toDomainError } from '../shared/store-errors.js';
+import { BackupRepository } from './backup.repository.js';
 import { copySqliteStore } from './sqlite-copy.js';
 
 export const BACKUP_JOB = 'backup';
-const BACKUP_FILE = /^statehouse-\d{8}T\d{6}Z\.db$/;
+const BACKUP_FILE = /^statehouse-\d{8}T\d{6}Z\.(db|dump)$/;
 
 /** How a PostgreSQL store is backed up and restored (the backup command prints it). */
 export const PG_BACKUP_RECIPE = [
@@ -43,26 +44,14 @@ export interface BackupOptions {
   pgDump?: boolean;
 }
 
-type BackupRow = {
-  id: string;
-  trigger: string;
-  status: string;
-  dialect: string;
-  path: string;
-  holder: string;
-  started_at: number;
-  finished_at: number | null;
-  bytes: number | null;
-  counts: string | null;
-  error: string | null;
-};
-
 /**
  * Online backups: SQLite through the backup API on a worker thread (a consistent snapshot while
  * writers run, checked and counted in the copy), PostgreSQL through pg_dump. Every attempt is
  * recorded in the store, so any replica reports the last one.
  */
 export class BackupService {
+  private readonly records = new BackupRepository();
+
   constructor(
     private readonly db: Db,
     private readonly dialect: Dialect,
@@ -83,22 +72,14 @@ export class BackupService {
     if (!existsSync(dirname(target))) throw new ValidationError(`the directory ${dirname(target)} does not exist`);
     const id = this.ids.next();
     const startedAt = this.clock.now();
-    await this.db
-      .insertInto('backups')
-      .values({
-        id,
-        trigger: options.trigger,
-        status: 'running',
-        dialect: this.dialect,
-        path: target,
-        holder: options.holder,
-        started_at: startedAt,
-        finished_at: null,
-        bytes: null,
-        counts: null,
-        error: null,
-      })
-      .execute();
+    await this.records.start(this.db, {
+      id,
+      trigger: options.trigger,
+      dialect: this.dialect,
+      path: target,
+      holder: options.holder,
+      started_at: startedAt,
+    });
     const partial = `${target}.partial-${id}`;
     try {
       let counts: { sessions: number; messages: number; receipts: number };
@@ -107,52 +88,31 @@ export class BackupService {
         if (copy.check !== 'ok') throw new Error(`the copy failed its integrity check: ${copy.check}`);
         counts = copy.counts;
       } else {
-        counts = await this.liveCounts();
+        counts = await this.records.liveCounts(this.db);
         await promisify(execFile)('pg_dump', ['--format=custom', '--file', partial, this.postgresUrl!]);
       }
       chmodSync(partial, 0o600);
       renameSync(partial, target);
       const bytes = statSync(target).size;
-      await this.db
-        .updateTable('backups')
-        .set({ status: 'succeeded', finished_at: this.clock.now(), bytes, counts: JSON.stringify(counts) })
-        .where('id', '=', id)
-        .execute();
+      await this.records.succeed(this.db, id, this.clock.now(), bytes, counts);
       this.logger.info('backup written', { path: target, bytes, ...counts });
     } catch (error) {
       rmSync(partial, { force: true });
       const message = String((error as Error)?.message ?? error);
-      await this.db
-        .updateTable('backups')
-        .set({ status: 'failed', finished_at: this.clock.now(), error: message.slice(0, 2000) })
-        .where('id', '=', id)
-        .execute()
-        .catch(() => undefined);
+      await this.records.fail(this.db, id, this.clock.now(), message).catch(() => undefined);
       this.logger.error('backup failed', { path: target, error: message });
       throw toDomainError(error);
     }
-    return this.record(id);
+    return (await this.records.find(this.db, id))!;
   }
 
   async status(ctx: OperationContext, schedule: BackupStatus['schedule']): Promise<BackupStatus> {
     assertAdmin(ctx.principal);
     try {
-      const recent = await this.db.selectFrom('backups').selectAll().orderBy('started_at', 'desc').limit(10).execute();
+      const recent = await this.records.recent(this.db, 10);
       const lastSucceeded =
-        recent.find((row) => row.status === 'succeeded') ??
-        (await this.db
-          .selectFrom('backups')
-          .selectAll()
-          .where('status', '=', 'succeeded')
-          .orderBy('started_at', 'desc')
-          .limit(1)
-          .executeTakeFirst());
-      return {
-        last: recent[0] ? toRecord(recent[0]) : null,
-        lastSucceeded: lastSucceeded ? toRecord(lastSucceeded) : null,
-        schedule,
-        recent: recent.map(toRecord),
-      };
+        recent.find((record) => record.status === 'succeeded') ?? (await this.records.lastSucceeded(this.db));
+      return { last: recent[0] ?? null, lastSucceeded, schedule, recent };
     } catch (error) {
       throw toDomainError(error);
     }
@@ -169,7 +129,8 @@ export class BackupService {
         const stamp = toIso(context.interval.start)
           .replace(/[-:]/g, '')
           .replace(/\.\d+Z$/, 'Z');
-        const record = await this.backupTo(join(schedule.directory, `statehouse-${stamp}.db`), {
+        const extension = this.dialect === 'sqlite' ? 'db' : 'dump';
+        const record = await this.backupTo(join(schedule.directory, `statehouse-${stamp}.${extension}`), {
           trigger: 'scheduled',
           holder: context.holder,
           pgDump: true,
@@ -189,41 +150,4 @@ export class BackupService {
     for (const name of removed) rmSync(join(schedule.directory, name), { force: true });
     return removed;
   }
-
-  private async liveCounts(): Promise<{ sessions: number; messages: number; receipts: number }> {
-    const count = async (table: 'sessions' | 'messages' | 'deletion_receipts') =>
-      Number(
-        (
-          await this.db
-            .selectFrom(table)
-            .select((eb) => eb.fn.countAll().as('n'))
-            .executeTakeFirstOrThrow()
-        ).n,
-      );
-    return {
-      sessions: await count('sessions'),
-      messages: await count('messages'),
-      receipts: await count('deletion_receipts'),
-    };
-  }
-
-  private async record(id: string): Promise<BackupRecord> {
-    return toRecord(await this.db.selectFrom('backups').selectAll().where('id', '=', id).executeTakeFirstOrThrow());
-  }
-}
-
-function toRecord(row: BackupRow): BackupRecord {
-  return {
-    id: row.id,
-    trigger: row.trigger as BackupRecord['trigger'],
-    status: row.status as BackupRecord['status'],
-    dialect: row.dialect as BackupRecord['dialect'],
-    path: row.path,
-    holder: row.holder,
-    startedAt: toIso(Number(row.started_at)),
-    finishedAt: toIsoOrNull(row.finished_at === null ? null : Number(row.finished_at)),
-    bytes: row.bytes === null ? null : Number(row.bytes),
-    counts: row.counts === null ? null : JSON.parse(row.counts),
-    error: row.error,
-  };
 }

@@ -218,6 +218,8 @@ export class SqliteReadPool {
     });
     void slot.worker.terminate().catch(() => undefined);
     this.settle(job, new DeadlineExceededError(job.deadlineMs));
+    // Start the replacement now: a thread's start-up would otherwise count against the next read.
+    if (!this.closed && this.slots.length < this.options.size) this.spawn();
     this.dispatch();
   }
 

@@ -2,6 +2,7 @@ import type { Db } from '../db/database.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
 import type { Tx, UnitOfWork } from '../shared/unit-of-work.js';
+import { DeferredWorkRepository } from './deferred-work.repository.js';
 import type { JobDefinition } from './job.service.js';
 
 /** Continues one piece of deferred work in chunks; `between` runs between its chunks. */
@@ -18,6 +19,7 @@ export const DEFERRED_WORK_JOB = 'deferred-work';
  */
 export class DeferredWorkService {
   private readonly handlers = new Map<string, DeferredHandler>();
+  private readonly work = new DeferredWorkRepository();
   private draining: Promise<void> | undefined;
   private again = false;
 
@@ -35,11 +37,7 @@ export class DeferredWorkService {
 
   /** Inside the starting transaction; the work begins in this process once it commits. */
   async enqueue(tx: Tx, kind: string, subject: string): Promise<void> {
-    await tx.db
-      .insertInto('deferred_work')
-      .values({ kind, subject, created_at: this.clock.now() })
-      .onConflict((oc) => oc.columns(['kind', 'subject']).doNothing())
-      .execute();
+    await this.work.add(tx.db, kind, subject, this.clock.now());
     tx.afterCommit(() => {
       this.kick();
     });
@@ -54,7 +52,7 @@ export class DeferredWorkService {
   async drain(between: (lastChunkMs: number) => Promise<void> = this.between): Promise<number> {
     let done = 0;
     for (;;) {
-      const rows = await this.db.selectFrom('deferred_work').selectAll().orderBy('created_at').limit(100).execute();
+      const rows = await this.work.oldest(this.db, 100);
       if (rows.length === 0) return done;
       for (const row of rows) {
         const handler = this.handlers.get(row.kind);
@@ -63,9 +61,7 @@ export class DeferredWorkService {
           continue;
         }
         await handler(row.subject, between);
-        await this.uow.run(null, (tx) =>
-          tx.db.deleteFrom('deferred_work').where('kind', '=', row.kind).where('subject', '=', row.subject).execute(),
-        );
+        await this.uow.run(null, (tx) => this.work.remove(tx.db, row));
         done++;
       }
       if (rows.every((row) => !this.handlers.has(row.kind))) return done;

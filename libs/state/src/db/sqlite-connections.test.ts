@@ -1,0 +1,125 @@
+import Database from 'better-sqlite3';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DeadlineExceededError, StoreUnavailableError } from '../shared/errors.js';
+import { silentLogger } from '../shared/logger.js';
+import { openStore, type StateStore } from '../store.js';
+import { adminPrincipal, contextOf, createTestDatabase, type TestDatabase } from '../testing/index.js';
+import { sqlitePath } from './connect.js';
+import { SqliteReadPool } from './sqlite-read-pool.js';
+
+const admin = contextOf(adminPrincipal);
+
+/** Counts timer ticks while `work` runs: a blocked event loop shows as missing ticks. */
+async function ticksDuring<T>(work: Promise<T>, everyMs = 5): Promise<{ value: T; ticks: number; ms: number }> {
+  let ticks = 0;
+  const timer = setInterval(() => ticks++, everyMs);
+  const started = performance.now();
+  try {
+    const value = await work;
+    return { value, ticks, ms: performance.now() - started };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/** A read that keeps SQLite busy for a while without producing rows (nothing to interrupt it between rows). */
+const SLOW_AGGREGATE =
+  'with recursive c(x) as (select 1 union all select x + 1 from c where x < 30000000) select count(*) as n from c';
+
+describe('SQLite connections: lock waits and heavy reads stay off the event loop', () => {
+  let database: TestDatabase;
+  let store: StateStore;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('sqlite');
+    store = await openStore({ url: database.url, logger: silentLogger, lockTimeoutMs: 3000, readDeadlineMs: 1000 });
+    await store.sessions.create(admin, { id: 'conn', profile: 'c', source: 'cli' });
+  });
+  afterAll(async () => {
+    await store?.close();
+    await database?.drop();
+  });
+
+  it('a write waiting for another process’s lock leaves the event loop running, and reads keep answering', async () => {
+    // Another "process": a connection holding the write lock for 300 ms.
+    const other = new Database(sqlitePath(database.url));
+    other.prepare('begin immediate').run();
+    const release = setTimeout(() => other.prepare('commit').run(), 300);
+    try {
+      const append = store.messages.append(admin, 'conn', { messages: [{ role: 'user', content: 'waited' }] }, {});
+      const read = await ticksDuring(store.sessions.get(admin, 'conn'));
+      // The read did not queue behind the waiting writer.
+      expect(read.ms).toBeLessThan(150);
+      const waited = await ticksDuring(append);
+      expect(waited.ms).toBeGreaterThan(150);
+      // With a synchronous busy_timeout this process would have been frozen for the whole wait.
+      expect(waited.ticks).toBeGreaterThan(waited.ms / 5 / 4);
+      await store.ping();
+    } finally {
+      clearTimeout(release);
+      if (other.inTransaction) other.prepare('commit').run();
+      other.close();
+    }
+    expect((await store.sessions.get(admin, 'conn')).messageCount).toBe(1);
+  });
+
+  it('gives up on the lock after the lock timeout with store_unavailable', async () => {
+    const short = await openStore({ url: database.url, logger: silentLogger, lockTimeoutMs: 100, migrate: false });
+    const other = new Database(sqlitePath(database.url));
+    other.prepare('begin immediate').run();
+    try {
+      await expect(
+        short.messages.append(admin, 'conn', { messages: [{ role: 'user', content: 'too late' }] }, {}),
+      ).rejects.toBeInstanceOf(StoreUnavailableError);
+    } finally {
+      other.prepare('rollback').run();
+      other.close();
+      await short.close();
+    }
+  });
+
+  it('a heavy read past its deadline answers deadline_exceeded while the event loop keeps running', async () => {
+    const { value, ticks, ms } = await ticksDuring(
+      sql<{ n: number }>`${sql.raw(SLOW_AGGREGATE)}`.execute(store.reads).then(
+        () => 'finished',
+        (error) => error,
+      ),
+    );
+    expect(value).toBeInstanceOf(DeadlineExceededError);
+    expect((value as DeadlineExceededError).code).toBe('deadline_exceeded');
+    expect(ms).toBeLessThan(2500);
+    expect(ticks).toBeGreaterThan(ms / 5 / 4);
+    // The pool replaced the abandoned worker: the next read works.
+    const list = await store.sessions.list(admin, {
+      status: 'all',
+      archived: 'include',
+      includeChildren: true,
+      limit: 10,
+      order: 'recent',
+    });
+    expect(list.items.map((item) => item.id)).toEqual(['conn']);
+  });
+
+  it('a long row-producing scan stops itself at the deadline (no thread abandoned)', async () => {
+    const pool = new SqliteReadPool({ path: sqlitePath(database.url), size: 1, deadlineMs: 100 });
+    try {
+      // A started worker (thread start-up counts against a read's deadline; it is not what this tests).
+      await pool.run('select 1', [], 5000);
+      const scan = pool.run(
+        'with recursive c(x) as (select 1 union all select x + 1 from c where x < 100000000) select x from c',
+        [],
+      );
+      await expect(scan).rejects.toBeInstanceOf(DeadlineExceededError);
+      expect(pool.abandonedThreads).toBe(0);
+      expect(await pool.run('select 1 as one', [])).toEqual([{ one: 1 }]);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('the read pool refuses writes', async () => {
+    await expect(sql`delete from sessions`.execute(store.reads)).rejects.toThrow(/read-only|readonly/i);
+    expect((await store.sessions.get(admin, 'conn')).id).toBe('conn');
+  });
+});

@@ -1,0 +1,176 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COMPACTION_CHUNK } from '../lineage/lineage.service.js';
+import { ManualClock } from '../shared/clock.js';
+import { adminPrincipal, contextOf, openTestStore, TEST_DIALECTS, type TestStore } from '../testing/index.js';
+
+const admin = contextOf(adminPrincipal);
+const DAY = 24 * 60 * 60 * 1000;
+
+/** Long operations over many rows run as several bounded transactions, each with its own receipts. */
+for (const { dialect, available } of TEST_DIALECTS) {
+  describe.skipIf(!available)(`chunked deletions and compaction on ${dialect}`, () => {
+    const clock = new ManualClock(Date.UTC(2026, 3, 1));
+    let t: TestStore;
+    const writeLocks: number[] = [];
+
+    beforeAll(async () => {
+      t = await openTestStore(dialect, { clock, onWriteLock: (ms) => writeLocks.push(ms) });
+    });
+    afterAll(async () => t?.close());
+
+    async function seed(prefix: string, sessions: number, messages: number, profile = 'chunk') {
+      const ids: string[] = [];
+      for (let s = 0; s < sessions; s++) {
+        const id = `${prefix}-${s}`;
+        await t.store.sessions.create(admin, {
+          id,
+          profile,
+          source: 'cli',
+          messages: Array.from({ length: messages }, (_, i) => ({ role: 'user' as const, content: `${id} line ${i}` })),
+        });
+        ids.push(id);
+      }
+      return ids;
+    }
+
+    /** Every removed session is named by exactly one receipt, and every receipt's sessions are gone. */
+    async function expectReceiptsMatch(deletedIds: string[], operationIds: string[]) {
+      const named: string[] = [];
+      for (const operationId of operationIds) {
+        const receipt = await t.store.receipts.get(admin, operationId);
+        named.push(...receipt.identities.map((identity) => identity.id));
+      }
+      expect(named.sort()).toEqual([...deletedIds].sort());
+      const { rows } = await sql<{ n: number }>`select count(*) as n from sessions where id in (${sql.join(
+        deletedIds,
+      )})`.execute(t.store.db);
+      expect(Number(rows[0].n)).toBe(0);
+    }
+
+    it('a bulk delete larger than one chunk goes in several transactions, each with its receipt', async () => {
+      const ids = await seed('bulk', 12, 400);
+      const items = await Promise.all(
+        ids.map(async (id) => {
+          const session = await t.store.sessions.get(admin, id);
+          return { id, revision: session.revision, generation: session.generation };
+        }),
+      );
+      items.push({ id: 'missing-one', revision: 1, generation: 0 });
+      const result = await t.store.deletion.bulkDelete(admin, { items, includeCompressionChain: false });
+      expect(result.deletedIds.sort()).toEqual([...ids].sort());
+      expect(result.skipped).toEqual([{ id: 'missing-one', reason: 'not_found' }]);
+      expect(result.receipts.length).toBeGreaterThan(1);
+      await expectReceiptsMatch(
+        result.deletedIds,
+        result.receipts.map((receipt) => receipt.operationId),
+      );
+    });
+
+    it('a small bulk delete stays one transaction with one receipt', async () => {
+      const ids = await seed('small', 3, 5);
+      const items = await Promise.all(
+        ids.map(async (id) => {
+          const session = await t.store.sessions.get(admin, id);
+          return { id, revision: session.revision, generation: session.generation };
+        }),
+      );
+      const result = await t.store.deletion.bulkDelete(admin, { items, includeCompressionChain: false });
+      expect(result.receipts).toHaveLength(1);
+      expect(result.deletedIds).toHaveLength(3);
+    });
+
+    it('retention over many sessions removes them in chunks, re-checking each chunk', async () => {
+      const ids = await seed('old', 10, 500, 'aging');
+      for (const id of ids) {
+        await t.store.sessions.end(
+          admin,
+          id,
+          { reason: 'cli_close' },
+          { ifMatch: (await t.store.sessions.get(admin, id)).revision },
+        );
+      }
+      // One of them is pinned after the selection would have seen it: its chunk re-checks and keeps it.
+      clock.advance(40 * DAY);
+      let chunks = 0;
+      let pinned: string | undefined;
+      const result = await t.store.deletion.retentionPrune(
+        admin,
+        { olderThanDays: 30, profile: 'aging', dryRun: false },
+        async () => {
+          chunks++;
+          if (chunks > 1) return;
+          const remaining = await t.store.db
+            .selectFrom('sessions')
+            .select('id')
+            .where('profile', '=', 'aging')
+            .execute();
+          pinned = remaining[remaining.length - 1].id;
+          const session = await t.store.sessions.get(admin, pinned);
+          await t.store.sessions.update(admin, pinned, { pinned: true }, { ifMatch: session.revision });
+        },
+      );
+      expect(chunks).toBeGreaterThan(0);
+      expect(result.receipts.length).toBeGreaterThan(1);
+      expect(result.candidates).toHaveLength(10);
+      expect(result.deletedIds).toHaveLength(9);
+      expect(result.deletedIds).not.toContain(pinned);
+      await expectReceiptsMatch(
+        result.deletedIds,
+        result.receipts.map((receipt) => receipt.operationId),
+      );
+      expect((await t.store.sessions.get(admin, pinned!)).pinned).toBe(true);
+    });
+
+    it('compressing a huge session archives its transcript in chunks after commit, resumable after a crash', async () => {
+      const total = COMPACTION_CHUNK * 2 + 321;
+      await t.store.sessions.create(admin, { id: 'huge', profile: 'chunk', source: 'cli' });
+      for (let from = 0; from < total; from += 1000) {
+        await t.store.messages.append(
+          admin,
+          'huge',
+          {
+            messages: Array.from({ length: Math.min(1000, total - from) }, (_, i) => ({
+              role: 'user' as const,
+              content: `huge ${from + i}`,
+            })),
+          },
+          {},
+        );
+      }
+      const parent = await t.store.sessions.get(admin, 'huge');
+      writeLocks.length = 0;
+      await t.store.lineage.compress(
+        admin,
+        'huge',
+        { summary: 'summary of a huge session', keepLastMessages: 2 },
+        { ifMatch: parent.revision, expectedGeneration: parent.generation },
+      );
+      await t.store.deferred.idle();
+      const counts = async () =>
+        (
+          await sql<{
+            open: number;
+          }>`select count(*) as open from messages where session_id = 'huge' and active = 1 and compacted = 0`.execute(
+            t.store.db,
+          )
+        ).rows[0];
+      expect(Number((await counts()).open)).toBe(0);
+      // The compression itself and at least two continuation chunks, each a transaction of its own.
+      expect(writeLocks.length).toBeGreaterThanOrEqual(dialect === 'sqlite' ? 3 : 0);
+      expect(await t.store.db.selectFrom('deferred_work').selectAll().execute()).toEqual([]);
+
+      // A crash between chunks leaves the work recorded; the deferred-work job finishes it.
+      await sql`update messages set compacted = 0 where session_id = 'huge' and id % 3 = 0`.execute(t.store.db);
+      await t.store.db
+        .insertInto('deferred_work')
+        .values({ kind: 'compaction', subject: 'huge', created_at: clock.now() })
+        .execute();
+      t.store.jobs.configure('deferred-work', 60_000);
+      const report = await t.store.jobs.runNow('deferred-work', 'recovering-process');
+      t.store.jobs.configure('deferred-work', 0);
+      expect(report).toMatchObject({ outcome: 'ran', summary: { finished: 1 } });
+      expect(Number((await counts()).open)).toBe(0);
+    });
+  });
+}
