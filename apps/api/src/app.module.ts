@@ -14,16 +14,17 @@ import { createValidationPipe } from './common/validation.pipe.js';
 import type { ApiConfig } from './config.js';
 import { HandoffController } from './handoff/handoff.controller.js';
 import { HealthController } from './health/health.controller.js';
+import { JobScheduler } from './jobs/job.scheduler.js';
 import { LineageController } from './lineage/lineage.controller.js';
 import { MessagesController } from './messages/messages.controller.js';
 import { MetricsController } from './metrics/metrics.controller.js';
 import { MetricsInterceptor } from './metrics/metrics.interceptor.js';
 import { MetricsRegistry } from './metrics/metrics.registry.js';
+import { OpsController } from './ops/ops.controller.js';
 import { ProfilesController } from './profiles/profiles.controller.js';
 import { ReceiptConsumersController } from './receipts/receipt-consumers.controller.js';
 import { ReceiptsController } from './receipts/receipts.controller.js';
 import { RetentionController } from './retention/retention.controller.js';
-import { RetentionScheduler } from './retention/retention.scheduler.js';
 import { RoutesController } from './routes/routes.controller.js';
 import { SearchController } from './search/search.controller.js';
 import { SearchIndexController } from './search/search-index.controller.js';
@@ -61,6 +62,7 @@ export class AppModule {
         RetentionController,
         RoutesController,
         HandoffController,
+        OpsController,
       ],
       providers: [
         { provide: STATE_STORE, useValue: dependencies.store },
@@ -68,7 +70,7 @@ export class AppModule {
         { provide: MetricsRegistry, useValue: dependencies.metrics },
         BearerStrategy,
         CookieStrategy,
-        RetentionScheduler,
+        JobScheduler,
         { provide: APP_GUARD, useClass: StatehouseAuthGuard },
         // Outermost first: metrics time everything, idempotency wraps the handler.
         { provide: APP_INTERCEPTOR, useClass: MetricsInterceptor },

@@ -8,7 +8,13 @@ import { MetricsRegistry } from './metrics/metrics.registry.js';
 import { loadPlugins } from './plugins/plugin-loader.js';
 
 const logger = new Logger('Statehouse');
-const config = loadConfig();
+let config: ReturnType<typeof loadConfig>;
+try {
+  config = loadConfig();
+} catch (error) {
+  console.error(`\nStatehouse cannot start: ${(error as Error).message}\n`);
+  process.exit(1);
+}
 const metrics = new MetricsRegistry();
 
 let store: StateStore;
@@ -17,6 +23,9 @@ try {
     url: config.databaseUrl,
     logger: stateLogger(),
     onQuery: (operation, durationMs, failed) => metrics.recordStoreOperation(operation, durationMs / 1000, failed),
+    onWriteLock: (heldMs) => metrics.recordWriteLock(heldMs),
+    readDeadlineMs: config.readDeadlineMs,
+    readWorkers: config.readWorkers,
   });
 } catch (error) {
   // Never a half-started server: a store that cannot be opened stops the process with the reason.
@@ -68,14 +77,9 @@ if (config.plugins.length > 0) {
 }
 
 const app = await createApp({ store, config, metrics });
-const hourly = setInterval(() => {
-  store.idempotency.purgeExpired().catch((error) => logger.warn(`idempotency purge failed: ${String(error)}`));
-}, 3_600_000);
-hourly.unref();
 
 const shutdown = async (signal: string) => {
   logger.log(`${signal}: shutting down`);
-  clearInterval(hourly);
   await app.close();
   await store.close();
   process.exit(0);

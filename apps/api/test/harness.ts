@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import type { Dialect } from '@statehouse/state';
+import type { Dialect, StoreOptions } from '@statehouse/state';
 import { openTestStore, type TestStore } from '@statehouse/state/testing';
 import request from 'supertest';
 import { createApp } from '../src/app.factory.js';
@@ -22,12 +22,21 @@ export interface ApiHarness {
 }
 
 /** Boots the real AppModule against a fresh database of the given dialect. */
-export async function bootApi(dialect: Dialect): Promise<ApiHarness> {
-  const testStore = await openTestStore(dialect);
+export async function bootApi(
+  dialect: Dialect,
+  options: { store?: Omit<StoreOptions, 'url'>; env?: Record<string, string> } = {},
+): Promise<ApiHarness> {
+  const testStore = await openTestStore(dialect, options.store);
   const app = await createApp(
     {
       store: testStore.store,
-      config: loadConfig({ STATEHOUSE_DATABASE_URL: testStore.url, STATEHOUSE_RETENTION_INTERVAL_SECONDS: '0' }),
+      // Scheduled jobs stay off unless a test turns them on (they would run against every test's store).
+      config: loadConfig({
+        STATEHOUSE_DATABASE_URL: testStore.url,
+        STATEHOUSE_RETENTION_INTERVAL_SECONDS: '0',
+        STATEHOUSE_RUN_JOBS: 'false',
+        ...options.env,
+      }),
       metrics: new MetricsRegistry(),
     },
     { logger: false },

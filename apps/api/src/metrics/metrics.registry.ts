@@ -23,6 +23,27 @@ export class MetricsRegistry {
   private readonly requestDurations = new Map<string, { labels: Record<string, string>; histogram: Histogram }>();
   private readonly storeDurations = new Map<string, { labels: Record<string, string>; histogram: Histogram }>();
   private storeErrors = 0;
+  private readonly jobPasses = new Map<string, { labels: Record<string, string>; value: number }>();
+  private readonly jobDurations = new Map<string, { labels: Record<string, string>; histogram: Histogram }>();
+  private readonly writeLocks = new Histogram();
+
+  /** A scheduled job's pass in this process: ran, failed, or lost its interval to another process. */
+  recordJobPass(job: string, outcome: string, milliseconds: number) {
+    const labels = { job, outcome };
+    const key = labelText(labels);
+    const counter = this.jobPasses.get(key) ?? { labels, value: 0 };
+    counter.value++;
+    this.jobPasses.set(key, counter);
+    const durationKey = labelText({ job });
+    const entry = this.jobDurations.get(durationKey) ?? { labels: { job }, histogram: new Histogram() };
+    entry.histogram.observe(milliseconds / 1000);
+    this.jobDurations.set(durationKey, entry);
+  }
+
+  /** SQLite: how long a transaction of this process held the write lock. */
+  recordWriteLock(milliseconds: number) {
+    this.writeLocks.observe(milliseconds / 1000);
+  }
 
   recordRequest(method: string, route: string, status: number, seconds: number) {
     const labels = { method, route, status: String(status) };
@@ -67,6 +88,17 @@ export class MetricsRegistry {
     lines.push('# HELP statehouse_store_query_errors_total Store queries that failed.');
     lines.push('# TYPE statehouse_store_query_errors_total counter');
     lines.push(`statehouse_store_query_errors_total ${this.storeErrors}`);
+    lines.push('# HELP statehouse_job_passes_total Scheduled job passes run by this process, by outcome.');
+    lines.push('# TYPE statehouse_job_passes_total counter');
+    for (const { labels, value } of this.jobPasses.values())
+      lines.push(`statehouse_job_passes_total${labelText(labels)} ${value}`);
+    this.renderHistograms(lines, 'statehouse_job_duration_seconds', 'Scheduled job pass durations.', this.jobDurations);
+    this.renderHistograms(
+      lines,
+      'statehouse_store_write_lock_seconds',
+      'SQLite: how long each transaction of this process held the write lock.',
+      new Map([['', { labels: {}, histogram: this.writeLocks }]]),
+    );
     return `${lines.join('\n')}\n`;
   }
 

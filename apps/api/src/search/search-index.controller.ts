@@ -1,4 +1,3 @@
-import { hostname } from 'node:os';
 import { Controller, Get, HttpCode, Inject, Post, Query } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
@@ -12,9 +11,8 @@ import { type SearchIndexQuery, SearchIndexQuerySchema, SearchIndexStatusSchema 
 import type { OperationContext, StateStore } from '@statehouse/state';
 import { Mutation } from '../common/api-headers.decorator.js';
 import { Ctx } from '../common/context.decorator.js';
+import { PROCESS_HOLDER } from '../common/process-holder.js';
 import { STATE_STORE } from '../common/tokens.js';
-
-const HOLDER = `${hostname()}:${process.pid}`;
 
 @ApiTags('search')
 @ApiBearerAuth()
@@ -40,6 +38,6 @@ export class SearchIndexController {
   })
   @ApiAcceptedResponse({ standardSchema: SearchIndexStatusSchema })
   rebuild(@Ctx() ctx: OperationContext) {
-    return this.store.searchIndex.rebuild(ctx, HOLDER);
+    return this.store.searchIndex.rebuild(ctx, PROCESS_HOLDER);
   }
 }
