@@ -1,7 +1,6 @@
 import { resolve } from 'node:path';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import {
-  BACKUP_JOB,
   DEFERRED_WORK_JOB,
   IDEMPOTENCY_PURGE_JOB,
   INDEX_MAINTENANCE_JOB,
