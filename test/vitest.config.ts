@@ -3,10 +3,10 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     name: 'e2e',
-    include: ['browser/**/*.test.ts'],
+    include: ['browser/**/*.test.ts', 'topology/**/*.test.ts'],
     environment: 'node',
     pool: 'forks',
-    // One real API + dashboard per file; files must not compete for CPU on a 2-core machine.
+    // Real processes per file (API, dashboard, replicas); files must not compete for CPU on 2 cores.
     fileParallelism: false,
     testTimeout: 60_000,
     hookTimeout: 180_000,
