@@ -165,6 +165,7 @@ export function adminToken(databaseUrl: string): string {
 
 export interface Reply {
   status: number;
+  // biome-ignore lint/suspicious/noExplicitAny: JSON bodies of many shapes; the assertions check them.
   body: any;
   headers: Headers;
 }
@@ -195,6 +196,7 @@ export function client(token: string) {
 }
 
 /** Server-sent events from a fetch response, each with the time it arrived. */
+// biome-ignore lint/suspicious/noExplicitAny: event payloads of several shapes; the assertions check them.
 export async function* sseEvents(response: Response): AsyncGenerator<{ event: string; data: any; at: number }> {
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();
