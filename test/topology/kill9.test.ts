@@ -1,0 +1,208 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { DeletionReceipt } from '@statehouse/contracts';
+import { openStore, type StateStore, SYSTEM_PRINCIPAL, silentLogger } from '@statehouse/state';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminToken, assertBuilt, client, type Reply, seeded, startApi, stop } from './support/cluster.js';
+
+const TRIALS = 10;
+const system = { principal: SYSTEM_PRINCIPAL, channel: 'system' as const };
+
+/**
+ * An API process on a SQLite file killed with SIGKILL at a random moment of a write load, ten
+ * times for appends and ten times for deletions (seeded, so a failure replays). After the trials:
+ * every acknowledged write is present exactly once, receipts and deletions match both ways, the
+ * receipt chain verifies, the search indexes hold no orphan postings, and SQLite's own
+ * integrity_check passes.
+ */
+describe('kill -9 during appends and deletes on SQLite', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'statehouse-kill9-'));
+  const path = join(dir, 'statehouse.db');
+  const databaseUrl = `file:${path}`;
+  const random = seeded(2026);
+  let call: ReturnType<typeof client>;
+
+  beforeAll(() => {
+    assertBuilt();
+    call = client(adminToken(databaseUrl));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** Runs `load` against a fresh API process until it is killed after a random 150–650 ms. */
+  async function trial(load: (base: string, stopped: () => boolean) => Promise<void>): Promise<void> {
+    const api = await startApi('api', databaseUrl);
+    let killed = false;
+    const running = load(api.url, () => killed);
+    await new Promise((resolve) => setTimeout(resolve, 150 + random() * 500));
+    killed = true;
+    await stop(api, 'SIGKILL');
+    await running;
+  }
+
+  async function withStore<T>(work: (store: StateStore) => Promise<T>): Promise<T> {
+    const store = await openStore({ url: databaseUrl, logger: silentLogger });
+    try {
+      return await work(store);
+    } finally {
+      await store.close();
+    }
+  }
+
+  /** The file-level checks every trial set ends with. */
+  async function expectIntact() {
+    const raw = new Database(path, { readonly: true });
+    try {
+      expect(raw.pragma('integrity_check', { simple: true })).toBe('ok');
+      // Per-session counters agree with the rows (a half-applied append would show here).
+      expect(
+        raw
+          .prepare(
+            `select count(*) from sessions s where s.message_count <> (select count(*) from messages m where m.session_id = s.id)`,
+          )
+          .pluck()
+          .get(),
+      ).toBe(0);
+    } finally {
+      raw.close();
+    }
+    await withStore(async (store) => {
+      expect(await store.receipts.verify(system)).toMatchObject({ ok: true });
+      // Term by term: postings of deleted or never-committed messages would be mismatches.
+      const index = await store.searchIndex.status(system, true);
+      expect(index.integrity?.indexes.map((entry) => [entry.name, entry.ok, entry.mismatchedTerms])).toEqual([
+        ['word', true, 0],
+        ['substring', true, 0],
+      ]);
+    });
+  }
+
+  it(`appends killed at random (${TRIALS} trials): every acknowledged append present exactly once`, async () => {
+    const acknowledged = new Map<string, string>();
+    const serverErrors: Reply[] = [];
+    for (let t = 0; t < TRIALS; t++) {
+      const session = `append-trial-${t}`;
+      await trial(async (base, stopped) => {
+        expect((await call(base, 'POST', '/v1/sessions', { id: session, profile: 'k9', source: 'cli' })).status).toBe(
+          201,
+        );
+        let next = 0;
+        await Promise.all(
+          Array.from({ length: 6 }, async () => {
+            while (!stopped()) {
+              const content = `t${t}-m${next++}`;
+              const reply = await call(base, 'POST', `/v1/sessions/${session}/messages`, {
+                messages: [{ role: 'user', content: `${content} kill nine` }],
+              }).catch(() => null);
+              if (reply?.status === 201) acknowledged.set(content, session);
+              else if (reply && reply.status >= 500) serverErrors.push(reply);
+            }
+          }),
+        );
+      });
+    }
+    expect(serverErrors).toEqual([]);
+    expect(acknowledged.size).toBeGreaterThan(TRIALS);
+    await withStore(async (store) => {
+      for (let t = 0; t < TRIALS; t++) {
+        const page = await store.messages.list(system, `append-trial-${t}`, { limit: 1000, order: 'oldest' });
+        const contents = page.items.map((message) => String(message.content).replace(' kill nine', ''));
+        expect(contents.length).toBe(new Set(contents).size);
+        for (const [content, session] of acknowledged) {
+          if (session === `append-trial-${t}`) expect(contents).toContain(content);
+        }
+      }
+    });
+    await expectIntact();
+  }, 60_000);
+
+  it(`deletes killed at random (${TRIALS} trials): receipts ⇔ deletions, chain intact, no orphan postings`, async () => {
+    const pool: string[] = [];
+    await withStore(async (store) => {
+      for (let t = 0; t < TRIALS; t++) {
+        for (let s = 0; s < 40; s++) {
+          const id = `del-${t}-${s}`;
+          await store.sessions.create(system, {
+            id,
+            profile: 'k9',
+            source: 'cli',
+            messages: Array.from({ length: 5 }, (_, i) => ({
+              role: 'user' as const,
+              content: `${id} doomed line ${i}`,
+            })),
+          });
+          pool.push(id);
+        }
+      }
+    });
+    const acknowledged = new Map<string, string[]>();
+    const serverErrors: Reply[] = [];
+    for (let t = 0; t < TRIALS; t++) {
+      const ids = pool.filter((id) => id.startsWith(`del-${t}-`));
+      await trial(async (base, stopped) => {
+        const singles = ids.slice(0, 30);
+        const bulk = ids.slice(30);
+        const deleteOne = async (id: string) => {
+          if (stopped()) return;
+          const session = await call(base, 'GET', `/v1/sessions/${id}`).catch(() => null);
+          if (!session || session.status !== 200) return;
+          const reply = await call(base, 'DELETE', `/v1/sessions/${id}`, undefined, {
+            'If-Match': `"${session.body.revision}"`,
+            'X-Expected-Generation': String(session.body.generation),
+          }).catch(() => null);
+          if (reply?.status === 200) acknowledged.set(reply.body.receipt.operationId, reply.body.deletedIds);
+          else if (reply && reply.status >= 500) serverErrors.push(reply);
+        };
+        const bulkDelete = async () => {
+          const items = [];
+          for (const id of bulk) {
+            const session = await call(base, 'GET', `/v1/sessions/${id}`).catch(() => null);
+            if (session?.status === 200)
+              items.push({ id, revision: session.body.revision, generation: session.body.generation });
+          }
+          const reply = await call(base, 'POST', '/v1/sessions/bulk-delete', { items }).catch(() => null);
+          if (reply?.status === 200 && reply.body.receipt) {
+            acknowledged.set(reply.body.receipt.operationId, reply.body.deletedIds);
+          } else if (reply && reply.status >= 500) serverErrors.push(reply);
+        };
+        await Promise.all([
+          bulkDelete(),
+          ...[0, 1, 2].map(async (lane) => {
+            for (let i = lane; i < singles.length && !stopped(); i += 3) await deleteOne(singles[i]);
+          }),
+        ]);
+      });
+    }
+    expect(serverErrors).toEqual([]);
+    expect(acknowledged.size).toBeGreaterThan(TRIALS);
+    await withStore(async (store) => {
+      const receipts: DeletionReceipt[] = [];
+      for (let after = 0; ; ) {
+        const page = await store.receipts.list(system, { after, limit: 500 });
+        receipts.push(...page.items);
+        if (!page.nextCursor) break;
+        after = Number(page.nextCursor);
+      }
+      const named = new Map<string, string>();
+      for (const receipt of receipts) {
+        for (const identity of receipt.identities) {
+          // A session is named by one receipt only.
+          expect(named.has(identity.id)).toBe(false);
+          named.set(identity.id, receipt.operationId);
+        }
+      }
+      const remaining = new Set(
+        (await store.db.selectFrom('sessions').select('id').where('profile', '=', 'k9').execute()).map((row) => row.id),
+      );
+      for (const id of pool) {
+        // Receipts ⇔ deletions: gone exactly when a receipt names it.
+        expect(remaining.has(id)).toBe(!named.has(id));
+      }
+      for (const [operationId, deletedIds] of acknowledged) {
+        for (const id of deletedIds) expect(named.get(id)).toBe(operationId);
+      }
+    });
+    await expectIntact();
+  }, 60_000);
+});
