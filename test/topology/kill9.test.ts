@@ -146,7 +146,7 @@ describe('kill -9 during appends and deletes on SQLite', () => {
         const deleteOne = async (id: string) => {
           if (stopped()) return;
           const session = await call(base, 'GET', `/v1/sessions/${id}`).catch(() => null);
-          if (!session || session.status !== 200) return;
+          if (session?.status !== 200) return;
           const reply = await call(base, 'DELETE', `/v1/sessions/${id}`, undefined, {
             'If-Match': `"${session.body.revision}"`,
             'X-Expected-Generation': String(session.body.generation),
