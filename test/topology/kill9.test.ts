@@ -106,7 +106,13 @@ describe('kill -9 during appends and deletes on SQLite', () => {
     expect(acknowledged.size).toBeGreaterThan(TRIALS);
     await withStore(async (store) => {
       for (let t = 0; t < TRIALS; t++) {
-        const page = await store.messages.list(system, `append-trial-${t}`, { limit: 1000, order: 'oldest' });
+        const page = await store.messages.list(system, `append-trial-${t}`, {
+          limit: 1000,
+          order: 'oldest',
+          includeCompacted: true,
+          includeHidden: true,
+          includeInactive: true,
+        });
         const contents = page.items.map((message) => String(message.content).replace(' kill nine', ''));
         expect(contents.length).toBe(new Set(contents).size);
         for (const [content, session] of acknowledged) {
