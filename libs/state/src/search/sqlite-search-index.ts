@@ -12,7 +12,15 @@ const WATERMARK = `(select cast(value as integer) from store_meta where key = '$
 interface RebuildState {
   /** The original search triggers, verbatim, put back when the rebuild ends. */
   triggers: string[];
+  /** Each index's FTS5 settings before the rebuild (automerge, crisismerge, …), put back at the end. */
+  settings?: Record<string, [string, string][]>;
 }
+
+/** FTS5's defaults, restored at the end of a rebuild unless the table had its own settings. */
+const DEFAULT_AUTOMERGE = '4';
+const DEFAULT_CRISISMERGE = '16';
+/** Segments allowed on one level while a rebuild fills the tables (the merge steps follow). */
+const REBUILD_CRISISMERGE = 2000;
 
 /**
  * A search trigger's gated copy: the same body, firing only for messages at or below the rebuild's
@@ -110,16 +118,25 @@ export class SqliteSearchIndex implements SearchIndexPort {
     if (!state) {
       state = await db.transaction().execute(async (trx) => {
         const triggers = await this.searchTriggers(trx);
+        const settings: Record<string, [string, string][]> = {};
         for (const trigger of triggers) await sql.raw(`drop trigger if exists ${trigger.name}`).execute(trx);
         for (const index of INDEXES) {
+          settings[index.table] = await this.settingsOf(trx, index.table);
           await sql.raw(`drop table if exists ${index.table}`).execute(trx);
           await sql
             .raw(
               `create virtual table ${index.table} using fts5(${index.columns}, content='messages', content_rowid='id', tokenize='${index.tokenize}')`,
             )
             .execute(trx);
+          // While it fills, no merge runs inside a chunk (an automatic or crisis merge of a big
+          // level would hold the lock far past the budget); segments are merged in bounded
+          // steps afterwards and the table's own settings come back.
+          await this.configure(trx, index.table, [
+            ['automerge', '0'],
+            ['crisismerge', String(REBUILD_CRISISMERGE)],
+          ]);
         }
-        const saved: RebuildState = { triggers: triggers.map((trigger) => trigger.sql) };
+        const saved: RebuildState = { triggers: triggers.map((trigger) => trigger.sql), settings };
         await this.meta.set(trx, META_REBUILD, JSON.stringify(saved));
         await this.meta.set(trx, META_WATERMARK, '0');
         for (const original of saved.triggers) await sql.raw(gated(original)).execute(trx);
@@ -151,6 +168,7 @@ export class SqliteSearchIndex implements SearchIndexPort {
       sizer.record(elapsed, indexed);
       await chunks.between(elapsed);
     }
+    await this.mergeInSteps(db, chunks);
     await db.transaction().execute(async (trx) => {
       // Rows appended since the last chunk are indexed by the gated triggers only up to the
       // watermark: raise it past everything in the same transaction that ungates the triggers.
@@ -166,8 +184,61 @@ export class SqliteSearchIndex implements SearchIndexPort {
         await sql.raw(`drop trigger if exists ${trigger.name}`).execute(trx);
       }
       for (const original of state.triggers) await sql.raw(original).execute(trx);
+      for (const index of INDEXES) {
+        await this.configure(trx, index.table, [
+          ['automerge', DEFAULT_AUTOMERGE],
+          ['crisismerge', DEFAULT_CRISISMERGE],
+          ...(state.settings?.[index.table] ?? []),
+        ]);
+      }
       await trx.deleteFrom('store_meta').where('key', 'in', [META_REBUILD, META_WATERMARK]).execute();
     });
+  }
+
+  /** Merges the segments a rebuild left, a bounded number of pages per transaction. */
+  private async mergeInSteps(db: Db, chunks: RebuildChunks): Promise<void> {
+    for (const index of INDEXES) {
+      const sizer = new ChunkSizer(64, 8, 4096);
+      for (;;) {
+        const started = performance.now();
+        const pages = sizer.size;
+        const changed = await db.transaction().execute(async (trx) => {
+          const before = await sql<{ n: number }>`select total_changes() as n`.execute(trx);
+          await sql.raw(`insert into ${index.table}(${index.table}, rank) values ('merge', ${pages})`).execute(trx);
+          const after = await sql<{ n: number }>`select total_changes() as n`.execute(trx);
+          return Number(after.rows[0].n) - Number(before.rows[0].n);
+        });
+        const elapsed = performance.now() - started;
+        // Fewer than two changes: nothing was left to merge (FTS5's documented signal).
+        if (changed < 2) break;
+        sizer.record(elapsed, pages);
+        await chunks.between(elapsed);
+      }
+    }
+  }
+
+  /** An FTS5 table's persistent settings (its `_config` rows, but the format version). */
+  private async settingsOf(db: Executor, table: string): Promise<[string, string][]> {
+    try {
+      const { rows } = await sql<{
+        k: string;
+        v: unknown;
+      }>`select k, v from ${sql.table(`${table}_config`)} where k <> 'version'`.execute(db);
+      return rows.map((row) => [row.k, String(row.v)]);
+    } catch {
+      // A missing or corrupt table has no settings worth keeping.
+      return [];
+    }
+  }
+
+  private async configure(db: Executor, table: string, settings: [string, string][]): Promise<void> {
+    for (const [key, value] of settings) {
+      await sql
+        .raw(
+          `insert into ${table}(${table}, rank) values ('${key.replaceAll("'", "''")}', ${Number.isFinite(Number(value)) ? Number(value) : `'${value.replaceAll("'", "''")}'`})`,
+        )
+        .execute(db);
+    }
   }
 
   async inProgress(db: Executor): Promise<boolean> {
