@@ -5,7 +5,8 @@
  *   BENCH_QUICK=1                 data sizes ÷ 10, output to the temp dir unless BENCH_OUT is set
  *   STATEHOUSE_BENCH_PG_URL=…     also PostgreSQL (or STATEHOUSE_TEST_PG_URL); scratch databases are dropped
  *   BENCH_ONLY=append,growth,list,search,lineage,deletion,api,pg   run a subset (`pg` = every PostgreSQL
- *                                 part; `pg-lineage`, `pg-api`, … one of them)
+ *                                 part; `pg-lineage`, `pg-api`, … one of them); several processes:
+ *                                 watch-delay, healthz-rebuild, replica-appends (`topology` = all three)
  *   BENCH_OUT=path                where the Markdown goes
  */
 import { writeFileSync } from 'node:fs';
@@ -32,11 +33,14 @@ import {
 import { lineagePg, lineageSqlite } from './lineage.bench.js';
 import { sessionsList } from './list.bench.js';
 import { searchPg, searchSqlite } from './search.bench.js';
+import { healthDuringJobs, replicaAppends, watchDelay } from './topology.bench.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const config = loadConfig();
 const only = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((s) => s.trim())) : undefined;
 const enabled = (name: string) => !only || only.has(name);
+/** The parts with several API processes: `topology` selects them all. */
+const enabledTopology = (name: string) => enabled(name) || Boolean(only?.has('topology'));
 /** PostgreSQL parts: `pg` selects them all, `pg-<part>` one of them. */
 const PG_PARTS = ['append', 'list', 'search', 'lineage', 'deletion', 'api'];
 const enabledPg = (part: string) => !only || only.has('pg') || only.has(`pg-${part}`);
@@ -81,6 +85,12 @@ async function main(): Promise<void> {
   if (enabled('lineage')) await lineageSqlite(report, config);
   if (enabled('deletion')) await deletionSqlite(report, config);
   if (enabled('api')) await apiSqlite(report, config, root);
+  if (enabledTopology('watch-delay'))
+    await watchDelay(report, { ...config, pgUrl: pgReachable ? config.pgUrl : undefined }, root);
+  if (enabledTopology('healthz-rebuild')) await healthDuringJobs(report, config, root);
+  if (enabledTopology('replica-appends')) {
+    await replicaAppends(report, { ...config, pgUrl: pgReachable ? config.pgUrl : undefined }, root);
+  }
   if (PG_PARTS.some(enabledPg) && pgReachable) {
     if (enabledPg('append')) await appendThroughputPg(report, config, openPg('append'));
     if (enabledPg('list')) {
@@ -130,7 +140,9 @@ STATEHOUSE_BENCH_PG_URL=postgres://postgres@127.0.0.1:5432/test npm run bench   
 BENCH_QUICK=1 npm run bench                     # sizes ÷ 10; writes to the temp dir (BENCH_OUT=path to choose)
 BENCH_ONLY=lineage,deletion,api npm run bench   # a subset (also writes to the temp dir); parts: append, growth,
                                                 # list, search, lineage, deletion, api; pg = every PostgreSQL part,
-                                                # pg-append, pg-list, pg-search, pg-lineage, pg-deletion, pg-api one
+                                                # pg-append, pg-list, pg-search, pg-lineage, pg-deletion, pg-api one;
+                                                # several processes: watch-delay, healthz-rebuild, replica-appends
+                                                # (topology = the three; PostgreSQL rows when a server is configured)
 \`\`\`
 
 Databases are temp files (SQLite) and scratch databases (PostgreSQL), removed at the end. Data comes
@@ -174,7 +186,9 @@ function addNotes(report: Report): void {
       `${fmtCount(config.lineage.chainDepth)} deep; single delete of ${fmtCount(config.deletion.deleteMessages)} ` +
       `messages, bulk delete of ${fmtCount(config.deletion.bulkSessions)} sessions; receipt replay of ` +
       `${fmtCount(config.deletion.receipts)} receipts; API load rounds of ${config.api.roundSeconds} s with ` +
-      `${config.api.connections} connections.`,
+      `${config.api.connections} connections; ${fmtCount(config.topology.watchedDeletes)} watched deletions per topology; ` +
+      `health during a rebuild of ${fmtCount(config.topology.rebuildMessages)} messages and a retention pass over ` +
+      `${fmtCount(config.topology.retentionSessions)} sessions; ${config.topology.appendSeconds} s of appends per topology.`,
   );
 }
 

@@ -53,6 +53,18 @@ export interface BenchConfig {
     receipts: number;
     replayRounds: number;
   };
+  topology: {
+    /** Deletions watched from the other processes (cross-replica watch delay). */
+    watchedDeletes: number;
+    /** Messages in the store rebuilt while /healthz is measured. */
+    rebuildMessages: number;
+    /** Sessions (of `retentionMessagesPerSession`) a retention pass removes while /healthz is measured. */
+    retentionSessions: number;
+    retentionMessagesPerSession: number;
+    /** Seconds of append load per topology; concurrent connections. */
+    appendSeconds: number;
+    appendConnections: number;
+  };
   pg: {
     growthCheckpoints: number[];
     listCheckpoints: number[];
@@ -113,6 +125,14 @@ export function loadConfig(env = process.env): BenchConfig {
       sessions: size(10_000),
       receipts: size(100_000),
       replayRounds: quick ? 2 : 3,
+    },
+    topology: {
+      watchedDeletes: quick ? 40 : 200,
+      rebuildMessages: size(1_000_000),
+      retentionSessions: size(4000),
+      retentionMessagesPerSession: 50,
+      appendSeconds: quick ? 3 : 8,
+      appendConnections: 24,
     },
     pg: {
       growthCheckpoints: [size(10_000), size(100_000), size(200_000)],

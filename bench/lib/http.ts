@@ -54,7 +54,12 @@ export function stopServers(): void {
  * `node apps/api/dist/main.js` on `databaseUrl` (no demo seed, no retention scheduler), on a free
  * loopback port; resolves once `GET /healthz` answers. `nodeArgs` go to node (e.g. `--cpu-prof`).
  */
-export async function startApi(root: string, databaseUrl: string, nodeArgs: string[] = []): Promise<ApiServer> {
+export async function startApi(
+  root: string,
+  databaseUrl: string,
+  nodeArgs: string[] = [],
+  env: Record<string, string> = {},
+): Promise<ApiServer> {
   const port = await freePort();
   const child = spawn(process.execPath, [...nodeArgs, 'apps/api/dist/main.js'], {
     cwd: root,
@@ -66,6 +71,7 @@ export async function startApi(root: string, databaseUrl: string, nodeArgs: stri
       STATEHOUSE_SEED_DEMO: 'false',
       STATEHOUSE_RETENTION_INTERVAL_SECONDS: '0',
       STATEHOUSE_PLUGINS: '',
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { syntheticSqliteStore } from '@statehouse/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   adminToken,
@@ -12,7 +13,6 @@ import {
   startApi,
   stop,
 } from './support/cluster.js';
-import { syntheticSqliteStore } from './support/synthetic-store.js';
 
 const MESSAGES = 100_000;
 

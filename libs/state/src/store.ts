@@ -113,7 +113,7 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
   const uow = new UnitOfWork(db, dialect, clock, logger);
   const sqlDialectPort = sqlDialect(dialect);
   const between = (lastChunkMs: number) => yieldBetweenChunks(dialect, lastChunkMs);
-  const messages = new MessageService(db, uow, clock, sqlDialectPort);
+  const messages = new MessageService(db, uow, clock, sqlDialectPort, reads);
   const hooks = new HookRegistry(logger, options.observerTimeoutMs);
   const receipts = new ReceiptService(db, uow, clock, dialect, wakeups);
   const deletionEngine = new DeletionEngine(dialect, clock, ids, hooks, wakeups);

@@ -130,7 +130,16 @@ export class SessionsController {
     response.status(200).type('application/x-ndjson');
     response.setHeader('Content-Disposition', `attachment; filename="${id}.jsonl"`);
     if (!first.done) response.write(`${JSON.stringify(first.value)}\n`);
-    for await (const line of lines) response.write(`${JSON.stringify(line)}\n`);
+    for await (const line of lines) {
+      if (response.destroyed) break;
+      // A slow reader holds the export back (pages are read as it drains), not the server's memory.
+      if (!response.write(`${JSON.stringify(line)}\n`)) {
+        await new Promise((resolve) => {
+          response.once('drain', resolve);
+          response.once('close', resolve);
+        });
+      }
+    }
     response.end();
   }
 

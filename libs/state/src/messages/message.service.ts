@@ -40,6 +40,8 @@ export class MessageService {
     private readonly uow: UnitOfWork,
     private readonly clock: Clock,
     dialect: SqlDialect,
+    /** Where bulk reads (export pages) run: the read pool on SQLite. */
+    private readonly reads: Db = db,
   ) {
     this.sessions = new SessionRepository(dialect);
   }
@@ -176,12 +178,22 @@ export class MessageService {
     };
   }
 
-  async list(ctx: OperationContext, sessionId: string, query: ListMessagesQuery): Promise<MessagePage> {
+  /**
+   * A keyset page of a session's messages. `bulk` (an export walking every page) reads on the read
+   * pool: each page is then a real hop off the event loop, with a deadline.
+   */
+  async list(
+    ctx: OperationContext,
+    sessionId: string,
+    query: ListMessagesQuery,
+    options: { bulk?: boolean } = {},
+  ): Promise<MessagePage> {
+    const db = options.bulk ? this.reads : this.db;
     try {
-      const session = await this.sessions.findById(this.db, sessionId);
+      const session = await this.sessions.findById(db, sessionId);
       if (!session || !canAccessProfile(ctx.principal, session.profile)) throw new NotFoundError('session');
       const afterId = query.cursor ? Number(decodeCursor(query.cursor, ['number'])[0]) : query.after;
-      const rows = await this.messages.list(this.db, {
+      const rows = await this.messages.list(db, {
         sessionId,
         includeCompacted: query.includeCompacted,
         includeHidden: query.includeHidden,

@@ -340,14 +340,12 @@ export class SessionService {
     yield { type: 'session', session: toSession(row, this.clock.now()) };
     let cursor: string | undefined;
     do {
-      const page = await this.messages.list(ctx, id, {
-        cursor,
-        limit: 1000,
-        includeCompacted: true,
-        includeHidden: true,
-        includeInactive: true,
-        order: 'oldest',
-      });
+      const page = await this.messages.list(
+        ctx,
+        id,
+        { cursor, limit: 1000, includeCompacted: true, includeHidden: true, includeInactive: true, order: 'oldest' },
+        { bulk: true },
+      );
       for (const message of page.items) yield { type: 'message', message };
       cursor = page.nextCursor ?? undefined;
     } while (cursor);

@@ -1,6 +1,18 @@
-import { openStore, silentLogger } from '@statehouse/state';
 import Database from 'better-sqlite3';
-import { seeded } from './cluster.js';
+import { silentLogger } from '../shared/logger.js';
+import { openStore } from '../store.js';
+
+/** mulberry32: a small seeded PRNG, so a synthetic store is the same on every run. */
+function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
 
 const WORDS = [
   'deploy',
@@ -26,7 +38,14 @@ const WORDS = [
  * file (multi-row inserts, search triggers on) after the store's own migrations made it: a large
  * store in seconds, consistent with what the API would have written.
  */
-export async function syntheticSqliteStore(path: string, messages: number, perSession = 500, seed = 7): Promise<void> {
+export async function syntheticSqliteStore(
+  path: string,
+  messages: number,
+  perSession = 500,
+  options: { seed?: number; profile?: string; endedAt?: number } = {},
+): Promise<void> {
+  const seed = options.seed ?? 7;
+  const profile = options.profile ?? 'bulk';
   const store = await openStore({ url: `file:${path}`, logger: silentLogger });
   await store.close();
   const random = seeded(seed);
@@ -34,12 +53,12 @@ export async function syntheticSqliteStore(path: string, messages: number, perSe
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = OFF');
   try {
-    const now = Date.UTC(2026, 10, 1);
+    const now = options.endedAt !== undefined ? options.endedAt - 86_400_000 : Date.UTC(2026, 10, 1);
     const sessions = Math.ceil(messages / perSession);
-    db.prepare(`insert into profiles (name, created_at) values ('bulk', ?) on conflict do nothing`).run(now);
+    db.prepare(`insert into profiles (name, created_at) values (?, ?) on conflict do nothing`).run(profile, now);
     const insertSession = db.prepare(
-      `insert into sessions (id, profile, source, created_source, started_at, last_activity_at, message_count)
-       values (?, 'bulk', 'cli', 'cli', ?, ?, ?)`,
+      `insert into sessions (id, profile, source, created_source, started_at, last_activity_at, message_count, ended_at, end_reason)
+       values (?, ?, 'cli', 'cli', ?, ?, ?, ?, ?)`,
     );
     const BATCH = 100;
     const row = `(?, ?, ?, ?, 'visible', 1)`;
@@ -52,9 +71,10 @@ export async function syntheticSqliteStore(path: string, messages: number, perSe
     );
     const load = db.transaction((first: number, last: number) => {
       for (let s = first; s < last; s++) {
-        const id = `bulk-${String(s).padStart(6, '0')}`;
+        const id = `${profile}-${String(s).padStart(6, '0')}`;
         const count = Math.min(perSession, messages - s * perSession);
-        insertSession.run(id, now + s, now + s, count);
+        const ended = options.endedAt ?? null;
+        insertSession.run(id, profile, now + s, now + s, count, ended, ended === null ? null : 'cli_close');
         for (let from = 0; from < count; from += BATCH) {
           const values: unknown[] = [];
           for (let i = 0; i < BATCH; i++) {

@@ -1,0 +1,517 @@
+import { join } from 'node:path';
+import { syntheticSqliteStore } from '@statehouse/state/testing';
+import type { BenchConfig } from './lib/config.js';
+import { type ApiServer, buildApi, createToken, startApi } from './lib/http.js';
+import { fmtCount, fmtMs, log, type Report } from './lib/report.js';
+import { createPgDatabase, scratchDir } from './lib/stores.js';
+import { percentile } from './lib/timing.js';
+
+/**
+ * Several API processes on one database (figures 11–13): how fast a deletion committed by one
+ * replica reaches a receipt watcher on another, whether /healthz stalls while one process runs a
+ * long background job on a SQLite file, and appends/s through several replicas.
+ */
+
+const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
+const p = (values: number[], q: number) => percentile(sorted(values), q);
+const max = (values: number[]) => values.reduce((a, b) => Math.max(a, b), 0);
+
+interface Call {
+  status: number;
+  // biome-ignore lint/suspicious/noExplicitAny: JSON bodies of several shapes.
+  body: any;
+}
+
+function caller(token: string) {
+  return async (base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const response = await fetch(`${base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : undefined } as Call;
+  };
+}
+
+const urlOf = (server: ApiServer) => `http://127.0.0.1:${server.port}`;
+
+async function startReplicas(root: string, databaseUrl: string, count: number, env: Record<string, string> = {}) {
+  const first = await startApi(root, databaseUrl, [], env);
+  const rest = await Promise.all(Array.from({ length: count - 1 }, () => startApi(root, databaseUrl, [], env)));
+  return [first, ...rest];
+}
+
+/** Server-sent events with their arrival time. */
+async function* sse(response: Response): AsyncGenerator<{ event: string; data: string; at: number }> {
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    const at = performance.now();
+    buffer += decoder.decode(value, { stream: true });
+    let index = buffer.indexOf('\n\n');
+    while (index >= 0) {
+      const block = buffer.slice(0, index);
+      buffer = buffer.slice(index + 2);
+      yield { event: /^event: (.*)$/m.exec(block)?.[1] ?? '', data: /^data: (.*)$/m.exec(block)?.[1] ?? '', at };
+      index = buffer.indexOf('\n\n');
+    }
+  }
+}
+
+/** Figure 11: a replica deletes; watchers on the others time each receipt's arrival. */
+async function watchDelayOn(
+  dialect: string,
+  root: string,
+  databaseUrl: string,
+  replicas: number,
+  deletes: number,
+): Promise<{ fromRequest: number[]; fromAnswer: number[] }> {
+  const servers = await startReplicas(root, databaseUrl, replicas);
+  const token = createToken(root, databaseUrl);
+  const call = caller(token);
+  const [writer, ...watched] = servers.map(urlOf);
+  try {
+    const start = (await call(writer, 'GET', '/v1/deletion-receipts?after=0&limit=1')).body.highWater as number;
+    const watchers = watched.map((base) => {
+      const abort = new AbortController();
+      const arrivals = new Map<string, number>();
+      let ready: () => void = () => undefined;
+      const bookmarked = new Promise<void>((resolve) => {
+        ready = resolve;
+      });
+      const done = (async () => {
+        const response = await fetch(`${base}/v1/deletion-receipts/watch?after=${start}`, {
+          headers: { authorization: `Bearer ${token}` },
+          signal: abort.signal,
+        });
+        try {
+          for await (const { event, data, at } of sse(response)) {
+            if (event === 'bookmark') ready();
+            if (event === 'receipt') arrivals.set(JSON.parse(data).operationId, at);
+          }
+        } catch {
+          // aborted
+        }
+      })();
+      return { abort, arrivals, bookmarked, done };
+    });
+    await Promise.all(watchers.map((watcher) => watcher.bookmarked));
+    const requested = new Map<string, number>();
+    const answered = new Map<string, number>();
+    for (let i = 0; i < deletes; i++) {
+      const id = `watched-${dialect.replace(/[^A-Za-z0-9]+/g, '-')}-${i}`;
+      const created = await call(writer, 'POST', '/v1/sessions', {
+        id,
+        profile: 'bench',
+        source: 'cli',
+        messages: [{ role: 'user', content: id }],
+      });
+      const sent = performance.now();
+      const deleted = await call(writer, 'DELETE', `/v1/sessions/${id}`, undefined, {
+        'If-Match': `"${created.body.revision}"`,
+        'X-Expected-Generation': String(created.body.generation),
+      });
+      if (deleted.status !== 200) {
+        throw new Error(
+          `delete answered ${deleted.status}: ${JSON.stringify(deleted.body)} (create: ${created.status})`,
+        );
+      }
+      requested.set(deleted.body.receipt.operationId, sent);
+      answered.set(deleted.body.receipt.operationId, performance.now());
+      await new Promise((resolve) => setTimeout(resolve, 20 + ((i * 37) % 60)));
+    }
+    const deadline = Date.now() + 5000;
+    while (Date.now() < deadline && watchers.some((watcher) => watcher.arrivals.size < deletes)) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    for (const watcher of watchers) watcher.abort.abort();
+    await Promise.all(watchers.map((watcher) => watcher.done));
+    const fromRequest: number[] = [];
+    const fromAnswer: number[] = [];
+    for (const watcher of watchers) {
+      if (watcher.arrivals.size < deletes)
+        throw new Error(`a watcher saw ${watcher.arrivals.size} of ${deletes} receipts`);
+      for (const [operationId, at] of watcher.arrivals) {
+        fromRequest.push(at - requested.get(operationId)!);
+        fromAnswer.push(Math.max(0, at - answered.get(operationId)!));
+      }
+    }
+    return { fromRequest, fromAnswer };
+  } finally {
+    await Promise.all(servers.map((server) => server.stop()));
+  }
+}
+
+export async function watchDelay(report: Report, config: BenchConfig, root: string): Promise<void> {
+  report.section(
+    'Cross-replica receipt watch',
+    'One API process deletes sessions one at a time (random 20–80 ms apart); SSE receipt watchers on the other processes time each receipt. “From the request” counts from the moment the deleting DELETE was sent (an upper bound: it includes that request’s own latency); “from the answer” from when its response arrived.',
+  );
+  buildApi(root);
+  const row = report.table('Delay until a watcher on another process sees a committed deletion', [
+    'topology',
+    'wake-up mechanism',
+    'receipts watched',
+    'from the request p50',
+    'p99',
+    'max',
+    'from the answer p50',
+    'p99',
+  ]);
+  const runs: {
+    label: string;
+    mechanism: string;
+    url: () => Promise<{ url: string; drop(): Promise<void> }>;
+    n: number;
+  }[] = [
+    {
+      label: '2 processes, one SQLite file',
+      mechanism: '`PRAGMA data_version` probe every 10 ms',
+      url: async () => ({ url: `file:${join(scratchDir(), 'watch.db')}`, drop: async () => undefined }),
+      n: 2,
+    },
+  ];
+  if (config.pgUrl) {
+    runs.push({
+      label: '3 replicas, one PostgreSQL database',
+      mechanism: 'LISTEN/NOTIFY',
+      url: async () => {
+        const database = await createPgDatabase(config.pgUrl!, 'watch');
+        return { url: database.url, drop: () => database.drop() };
+      },
+      n: 3,
+    });
+  }
+  for (const run of runs) {
+    const database = await run.url();
+    try {
+      const { fromRequest, fromAnswer } = await watchDelayOn(
+        run.label,
+        root,
+        database.url,
+        run.n,
+        config.topology.watchedDeletes,
+      );
+      row([
+        run.label,
+        run.mechanism,
+        fmtCount(fromRequest.length),
+        fmtMs(p(fromRequest, 50)),
+        fmtMs(p(fromRequest, 99)),
+        fmtMs(max(fromRequest)),
+        fmtMs(p(fromAnswer, 50)),
+        fmtMs(p(fromAnswer, 99)),
+      ]);
+      const p99 = p(fromRequest, 99);
+      report.target({
+        figure: `11. cross-replica watch delay p99 (from the deleting request), ${run.label}`,
+        ours: `${fmtMs(p(fromRequest, 50))} p50, ${fmtMs(p99)} p99`,
+        ceiling: '—',
+        ratio: '—',
+        target: '≤ 100 ms p99',
+        met: p99 <= 100,
+      });
+    } finally {
+      await database.drop();
+    }
+  }
+}
+
+/** Back-to-back GETs (10 ms apart) with their latencies, until stopped. */
+function probe(base: string, path: string) {
+  const latencies: number[] = [];
+  let failures = 0;
+  let running = true;
+  const done = (async () => {
+    while (running) {
+      const started = performance.now();
+      try {
+        const response = await fetch(`${base}${path}`);
+        await response.arrayBuffer();
+        if (response.status !== 200) failures++;
+      } catch {
+        failures++;
+      }
+      latencies.push(performance.now() - started);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  })();
+  return {
+    latencies,
+    failures: () => failures,
+    stop: async () => {
+      running = false;
+      await done;
+    },
+  };
+}
+
+interface BackgroundJob {
+  label: string;
+  /** Prepares the file (before the processes start). */
+  prepare(path: string): Promise<void>;
+  env: Record<string, string>;
+  /** Starts the job in the first process; resolves when it has finished. */
+  run(call: ReturnType<typeof caller>, first: string, second: string): Promise<string>;
+}
+
+/** Figure 12: /healthz and /readyz of both processes on a SQLite file while one runs a long job. */
+export async function healthDuringJobs(report: Report, config: BenchConfig, root: string): Promise<void> {
+  const { rebuildMessages, retentionSessions, retentionMessagesPerSession } = config.topology;
+  report.section(
+    'Health of processes sharing a SQLite file during long background work',
+    'Two API processes on one SQLite file. One runs a long job; both answer `GET /healthz` and `GET /readyz` back to back (10 ms apart) the whole time while the second process appends a message every 20 ms. Every long job runs in chunks of ≈ 25 ms of write lock with a pause between chunks (docs/operations.md).',
+  );
+  buildApi(root);
+  const jobs: BackgroundJob[] = [
+    {
+      label: `search index rebuild of ${fmtCount(rebuildMessages)} messages`,
+      prepare: (path) => syntheticSqliteStore(path, rebuildMessages),
+      env: {},
+      async run(call, first, second) {
+        const started = performance.now();
+        await call(first, 'POST', '/v1/search/index/rebuild');
+        for (;;) {
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          const status = (await call(second, 'GET', '/v1/search/index')).body;
+          if (status.status !== 'rebuilding') {
+            if (status.status !== 'ready') throw new Error(`rebuild ended ${status.status}`);
+            return `${fmtMs(performance.now() - started)} (${fmtCount(Math.round(rebuildMessages / ((performance.now() - started) / 1000)))} messages/s)`;
+          }
+        }
+      },
+    },
+    {
+      label: `scheduled retention pass over ${fmtCount(retentionSessions)} expired sessions (${fmtCount(retentionSessions * retentionMessagesPerSession)} messages)`,
+      prepare: async (path) => {
+        await syntheticSqliteStore(path, retentionSessions * retentionMessagesPerSession, retentionMessagesPerSession, {
+          profile: 'aging',
+          endedAt: Date.UTC(2025, 0, 1),
+        });
+      },
+      env: { STATEHOUSE_JOB_TICK_SECONDS: '0.25' },
+      async run(call, first) {
+        const started = performance.now();
+        await call(first, 'PUT', '/v1/retention/policies/aging', { retentionDays: 30 });
+        // The policy applies at the next interval (the processes' retention interval is 3 s here).
+        for (;;) {
+          await new Promise((resolve) => setTimeout(resolve, 250));
+          const runs = (await call(first, 'GET', '/v1/ops/jobs?job=retention&limit=50')).body.items as {
+            status: string;
+            summary: { deleted?: number } | null;
+            startedAt: string;
+            finishedAt: string | null;
+          }[];
+          const pass = runs.find((run) => run.status === 'done' && Number(run.summary?.deleted ?? 0) > 0);
+          if (pass) {
+            const ms = Date.parse(pass.finishedAt!) - Date.parse(pass.startedAt);
+            return `${fmtMs(ms)} for ${fmtCount(pass.summary!.deleted!)} sessions`;
+          }
+          if (performance.now() - started > 600_000) throw new Error('no retention pass within 10 minutes');
+        }
+      },
+    },
+  ];
+  const row = report.table('Latency of /healthz and /readyz during the job', [
+    'job',
+    'job took',
+    'process',
+    'probes',
+    '/healthz p50',
+    '/healthz p99',
+    '/healthz max',
+    '/readyz max',
+    'failed probes',
+    'appends (non-2xx)',
+  ]);
+  for (const job of jobs) {
+    const path = join(scratchDir(), `health-${jobs.indexOf(job)}.db`);
+    log(`preparing ${job.label}…`);
+    await job.prepare(path);
+    const databaseUrl = `file:${path}`;
+    const env = { STATEHOUSE_RETENTION_INTERVAL_SECONDS: '3', ...job.env };
+    const servers = await startReplicas(root, databaseUrl, 2, env);
+    const call = caller(createToken(root, databaseUrl));
+    const [first, second] = servers.map(urlOf);
+    try {
+      await call(second, 'POST', '/v1/sessions', { id: 'writer', profile: 'bench', source: 'cli' });
+      const probes = [first, second].map((base) => ({
+        health: probe(base, '/healthz'),
+        ready: probe(base, '/readyz'),
+      }));
+      const writes: number[] = [];
+      let writing = true;
+      const writer = (async () => {
+        for (let i = 0; writing; i++) {
+          writes.push(
+            (
+              await call(second, 'POST', '/v1/sessions/writer/messages', {
+                messages: [{ role: 'user', content: `w${i}` }],
+              })
+            ).status,
+          );
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      })();
+      const took = await job.run(call, first, second);
+      writing = false;
+      await writer;
+      for (const pair of probes) await Promise.all([pair.health.stop(), pair.ready.stop()]);
+      const failedWrites = writes.filter((status) => status !== 201).length;
+      let worst = 0;
+      probes.forEach((pair, index) => {
+        const health = pair.health.latencies;
+        worst = Math.max(worst, max(health), max(pair.ready.latencies));
+        row([
+          job.label,
+          took,
+          index === 0 ? 'running the job' : 'the other (writing)',
+          fmtCount(health.length),
+          fmtMs(p(health, 50)),
+          fmtMs(p(health, 99)),
+          fmtMs(max(health)),
+          fmtMs(max(pair.ready.latencies)),
+          String(pair.health.failures() + pair.ready.failures()),
+          index === 0 ? '—' : `${fmtCount(writes.length)} (${failedWrites})`,
+        ]);
+      });
+      report.target({
+        figure: `12. /healthz and /readyz max latency of both processes on one SQLite file during a ${job.label}`,
+        ours: fmtMs(worst),
+        ceiling: '—',
+        ratio: '—',
+        target: '≤ 100 ms; 0 failed appends',
+        met: worst <= 100 && failedWrites === 0,
+      });
+    } finally {
+      await Promise.all(servers.map((server) => server.stop()));
+    }
+  }
+}
+
+/** Figure 13: appends/s through N processes on one database (load round-robin over them). */
+export async function replicaAppends(report: Report, config: BenchConfig, root: string): Promise<void> {
+  const { appendSeconds, appendConnections } = config.topology;
+  report.section(
+    'Appends through several processes',
+    `Single-message appends (\`POST /v1/sessions/:id/messages\`) from ${appendConnections} keep-alive connections, spread round-robin over the processes and over 50 sessions, for ${appendSeconds} s after a 1 s warm-up; then every acknowledged message is counted in the store (lost and duplicated must be 0). The load generator shares the machine's 2 cores with the servers (and PostgreSQL).`,
+  );
+  buildApi(root);
+  const row = report.table('Append throughput by topology', [
+    'topology',
+    'appends/s',
+    'latency p50',
+    'p99',
+    '5xx',
+    'lost',
+    'duplicated',
+  ]);
+  const topologies: { label: string; processes: number; url: () => Promise<{ url: string; drop(): Promise<void> }> }[] =
+    [
+      {
+        label: '1 process, SQLite',
+        processes: 1,
+        url: async () => ({ url: `file:${join(scratchDir(), 'appends-1.db')}`, drop: async () => undefined }),
+      },
+      {
+        label: '2 processes, one SQLite file',
+        processes: 2,
+        url: async () => ({ url: `file:${join(scratchDir(), 'appends-2.db')}`, drop: async () => undefined }),
+      },
+    ];
+  if (config.pgUrl) {
+    for (const n of [1, 3]) {
+      topologies.push({
+        label: n === 1 ? '1 replica, PostgreSQL' : '3 replicas, one PostgreSQL database',
+        processes: n,
+        url: async () => {
+          const database = await createPgDatabase(config.pgUrl!, `appends${n}`);
+          return { url: database.url, drop: () => database.drop() };
+        },
+      });
+    }
+  }
+  for (const topology of topologies) {
+    const database = await topology.url();
+    const servers = await startReplicas(root, database.url, topology.processes);
+    try {
+      const call = caller(createToken(root, database.url));
+      const bases = servers.map(urlOf);
+      const sessions = Array.from({ length: 50 }, (_, i) => `append-${i}`);
+      for (const id of sessions) await call(bases[0], 'POST', '/v1/sessions', { id, profile: 'bench', source: 'cli' });
+      const acknowledged: string[] = [];
+      const latencies: number[] = [];
+      let serverErrors = 0;
+      let measuring = false;
+      let running = true;
+      let next = 0;
+      const workers = Array.from({ length: appendConnections }, async (_, w) => {
+        while (running) {
+          const i = next++;
+          const content = `a${i}`;
+          const started = performance.now();
+          const reply = await call(
+            bases[i % bases.length],
+            'POST',
+            `/v1/sessions/${sessions[(i + w) % sessions.length]}/messages`,
+            {
+              messages: [{ role: 'user', content }],
+            },
+          ).catch(() => ({ status: 0, body: null }));
+          if (reply.status === 201) acknowledged.push(content);
+          else if (reply.status >= 500 || reply.status === 0) serverErrors++;
+          if (measuring) latencies.push(performance.now() - started);
+        }
+      });
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const before = acknowledged.length;
+      measuring = true;
+      const started = performance.now();
+      await new Promise((resolve) => setTimeout(resolve, appendSeconds * 1000));
+      const rate = (acknowledged.length - before) / ((performance.now() - started) / 1000);
+      running = false;
+      await Promise.all(workers);
+      const stored: string[] = [];
+      for (const id of sessions) {
+        for (let after: string | null = ''; after !== null; ) {
+          const page = await call(
+            bases[0],
+            'GET',
+            `/v1/sessions/${id}/messages?limit=1000&order=oldest${after ? `&cursor=${after}` : ''}`,
+          );
+          stored.push(...page.body.items.map((message: { content: string }) => message.content));
+          after = page.body.nextCursor;
+        }
+      }
+      const storedSet = new Set(stored);
+      const lost = acknowledged.filter((content) => !storedSet.has(content)).length;
+      const duplicated = stored.length - storedSet.size;
+      row([
+        topology.label,
+        `${fmtCount(Math.round(rate))}/s`,
+        fmtMs(p(latencies, 50)),
+        fmtMs(p(latencies, 99)),
+        String(serverErrors),
+        String(lost),
+        String(duplicated),
+      ]);
+      if (topology.processes > 1) {
+        report.target({
+          figure: `13. appends through ${topology.label}: lost / duplicated / 5xx`,
+          ours: `${fmtCount(Math.round(rate))} appends/s; ${lost} / ${duplicated} / ${serverErrors}`,
+          ceiling: '—',
+          ratio: '—',
+          target: '0 lost, duplicated or 5xx',
+          met: lost === 0 && duplicated === 0 && serverErrors === 0,
+        });
+      }
+    } finally {
+      await Promise.all(servers.map((server) => server.stop()));
+      await database.drop();
+    }
+  }
+}
