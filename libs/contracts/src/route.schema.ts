@@ -150,6 +150,8 @@ export const DeleteProfileResponseSchema = z.object({
     messages: z.number().int(),
   }),
   receipt: z.object({ sequence: z.number().int(), operationId: z.string() }).nullable(),
+  /** Every receipt written: a large profile's sessions go in chunks, each with its own receipt. */
+  receipts: z.array(z.object({ sequence: z.number().int(), operationId: z.string() })),
 });
 export type DeleteProfileResponse = z.infer<typeof DeleteProfileResponseSchema>;
 

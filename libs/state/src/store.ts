@@ -165,7 +165,9 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
     lineage,
     routes,
     handoff: new HandoffService(uow, clock, sqlDialectPort),
-    profileAdmin: new ProfileAdminService(uow, clock, deletionEngine, sqlDialectPort, () => auth.forgetPrincipals()),
+    profileAdmin: new ProfileAdminService(uow, clock, deletionEngine, sqlDialectPort, reads, between, () =>
+      auth.forgetPrincipals(),
+    ),
     turns: new TurnService(uow, clock, ids, sqlDialectPort),
     search: new SearchService(reads, dialect === 'sqlite' ? new SqliteSearch() : new PostgresSearch(), logger, () =>
       searchIndex.rebuilding(),

@@ -122,6 +122,22 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect((await t.store.sessions.get(admin, pinned!)).pinned).toBe(true);
     });
 
+    it('deleting a large profile with its sessions goes in chunks, each with a profile_delete receipt', async () => {
+      const ids = await seed('prof', 8, 500, 'departing');
+      const result = await t.store.profileAdmin.delete(admin, 'departing', { deleteSessions: true, dryRun: false });
+      expect(result).toMatchObject({ profileRemoved: true, counts: { sessions: 8, messages: 4000 } });
+      expect(result.receipts.length).toBeGreaterThan(1);
+      expect(result.receipt).toEqual(result.receipts[0]);
+      for (const ref of result.receipts) {
+        expect((await t.store.receipts.get(admin, ref.operationId)).origin).toBe('profile_delete');
+      }
+      await expectReceiptsMatch(
+        ids,
+        result.receipts.map((receipt) => receipt.operationId),
+      );
+      expect((await t.store.profiles.list(admin)).map((profile) => profile.name)).not.toContain('departing');
+    });
+
     it('compressing a huge session archives its transcript in chunks after commit, resumable after a crash', async () => {
       const total = COMPACTION_CHUNK * 2 + 321;
       await t.store.sessions.create(admin, { id: 'huge', profile: 'chunk', source: 'cli' });

@@ -14,7 +14,7 @@ import type {
   RetentionPruneRequest,
 } from '@statehouse/contracts';
 import type { Db, Dialect, Executor, SessionRow } from '../db/database.js';
-import { ChunkSizer, yieldBetweenChunks } from '../jobs/chunks.js';
+import { yieldBetweenChunks } from '../jobs/chunks.js';
 import { LineageRepository } from '../lineage/lineage.repository.js';
 import { isBusy, SessionRepository } from '../sessions/session.repository.js';
 import {
@@ -31,16 +31,9 @@ import { toDomainError } from '../shared/store-errors.js';
 import type { Tx, UnitOfWork } from '../shared/unit-of-work.js';
 import type { DeletionEngine, DeletionPlan } from './deletion.engine.js';
 import { DeletionCandidatesRepository } from './deletion-candidates.repository.js';
+import { INITIAL_CHUNK_MESSAGES, runInChunks, type SelectionGroup, selectionGroups } from './deletion-chunks.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-/**
- * Messages a deletion chunk starts with (SQLite removes one in ≈15 µs with both search indexes, so
- * ≈30 ms); later chunks are sized from measured time. A request under this size stays one
- * transaction.
- */
-const INITIAL_CHUNK_MESSAGES = 2000;
-const MIN_CHUNK_MESSAGES = 200;
-const MAX_CHUNK_MESSAGES = 50_000;
 /** Sessions a maintenance pass considers at most; a scheduler simply runs again. */
 export const MAINTENANCE_BATCH = 1000;
 export const GHOST_AGE_MS = DAY_MS;
@@ -104,7 +97,7 @@ export class DeletionService {
   async bulkDelete(ctx: OperationContext, request: BulkDeleteRequest): Promise<BulkDeleteResponse> {
     const seen = new Set<string>();
     const wanted = request.items.filter((item) => !seen.has(item.id) && seen.add(item.id));
-    let groups: { ids: string[]; messages: number }[];
+    let groups: SelectionGroup[];
     try {
       groups = selectionGroups(
         await this.engine.plan(
@@ -374,33 +367,12 @@ export class DeletionService {
     return { dryRun, candidates, deletedIds, receipt: receipts[0] ?? null, receipts };
   }
 
-  /**
-   * Runs `work` over groups of selected ids, as many groups per chunk as fit the message budget
-   * (a group is never split: a session goes with its whole delegate tree and chain), yielding
-   * between chunks.
-   */
-  private async inChunks(
-    groups: { ids: string[]; messages: number }[],
+  private inChunks(
+    groups: SelectionGroup[],
     between: ((lastChunkMs: number) => Promise<void>) | undefined,
-    work: (ids: string[]) => Promise<number>,
+    work: (ids: string[]) => Promise<unknown>,
   ): Promise<void> {
-    const sizer = new ChunkSizer(INITIAL_CHUNK_MESSAGES, MIN_CHUNK_MESSAGES, MAX_CHUNK_MESSAGES);
-    let index = 0;
-    while (index < groups.length) {
-      const chunk: string[] = [];
-      let messages = 0;
-      while (index < groups.length && (chunk.length === 0 || messages + groups[index].messages <= sizer.size)) {
-        chunk.push(...groups[index].ids);
-        messages += groups[index].messages;
-        index++;
-      }
-      const started = performance.now();
-      await work(chunk);
-      const elapsed = performance.now() - started;
-      // Sized by rows touched: a session row weighs like a few messages.
-      sizer.record(elapsed, messages + chunk.length * 4);
-      if (index < groups.length) await (between ?? ((ms) => yieldBetweenChunks(this.dialect, ms)))(elapsed);
-    }
+    return runInChunks(groups, between ?? ((ms) => yieldBetweenChunks(this.dialect, ms)), work);
   }
 
   private async assertDiscardable(db: Executor, row: SessionRow): Promise<void> {
@@ -420,21 +392,6 @@ export class DeletionService {
       actor: ctx.principal,
     };
   }
-}
-
-/**
- * The plan's members grouped by the selected session they go with, in selection order, with the
- * messages each group removes: the units a chunked deletion never splits.
- */
-function selectionGroups(plan: DeletionPlan): { ids: string[]; messages: number }[] {
-  const groups = new Map<string, { ids: string[]; messages: number }>();
-  for (const member of plan.members.values()) {
-    const group = groups.get(member.selectedId) ?? { ids: [], messages: 0 };
-    if (member.role === 'selected' || member.row.id === member.selectedId) group.ids.push(member.row.id);
-    group.messages += Number(member.row.message_count);
-    groups.set(member.selectedId, group);
-  }
-  return [...groups.values()].filter((group) => group.ids.length > 0);
 }
 
 /** The server authors the origin from how the caller came in — no wire field can choose it. */

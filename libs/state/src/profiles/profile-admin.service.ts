@@ -7,8 +7,9 @@ import type {
 } from '@statehouse/contracts';
 import { ApiTokenRepository } from '../auth/api-token.repository.js';
 import { UserRepository } from '../auth/user.repository.js';
-import type { Executor } from '../db/database.js';
+import type { Db, Executor } from '../db/database.js';
 import type { DeletionEngine } from '../deletion/deletion.engine.js';
+import { INITIAL_CHUNK_MESSAGES, runInChunks, selectionGroups } from '../deletion/deletion-chunks.js';
 import { ConversationGenerationRepository } from '../generations/conversation-generation.repository.js';
 import { MessageRepository } from '../messages/message.repository.js';
 import { RetentionPolicyRepository } from '../retention/retention-policy.repository.js';
@@ -24,6 +25,13 @@ import type { Tx, UnitOfWork } from '../shared/unit-of-work.js';
 import { ProfileRepository } from './profile.repository.js';
 
 const keyPrefix = (profile: string) => `agent:${profile}:`;
+
+const PROFILE_DELETE = (ctx: OperationContext) => ({
+  origin: 'profile_delete' as const,
+  reason: 'profile_delete' as const,
+  intent: 'maintenance' as const,
+  actor: ctx.principal,
+});
 
 /**
  * Administrative profile changes (SPEC §6): rename and delete in one transaction each, and the
@@ -44,6 +52,10 @@ export class ProfileAdminService {
     private readonly clock: Clock,
     private readonly engine: DeletionEngine,
     dialect: SqlDialect,
+    /** Where the selection of a large profile delete is read (the read pool on SQLite). */
+    private readonly reads: Db,
+    /** Between two chunks of a large profile delete. */
+    private readonly between: (lastChunkMs: number) => Promise<void>,
     /** Token and user profile sets changed: cached principals must be verified afresh. */
     private readonly onPrincipalsChanged: () => void = () => undefined,
   ) {
@@ -138,7 +150,8 @@ export class ProfileAdminService {
    */
   async delete(ctx: OperationContext, name: string, query: DeleteProfileQuery): Promise<DeleteProfileResponse> {
     assertAdmin(ctx.principal);
-    return this.uow.run(ctx, async (tx) => {
+    const chunked = query.deleteSessions && !query.dryRun ? await this.deleteSessionsInChunks(ctx, name) : null;
+    const result = await this.uow.run(chunked ? { ...ctx, idempotency: undefined } : ctx, async (tx) => {
       if (!(await this.profiles.exists(tx.db, name))) throw new NotFoundError('profile');
       const rows = await this.sessions.listInProfile(tx.db, name);
       const plan = query.deleteSessions ? await this.engine.plan(tx.db, rows, false) : undefined;
@@ -155,18 +168,24 @@ export class ProfileAdminService {
       if (query.dryRun) {
         counts.tokens = await this.countProfileSets(tx.db, this.tokens, name);
         counts.users = await this.countProfileSets(tx.db, this.users, name);
-        return { dryRun: true, profileRemoved: query.deleteSessions || rows.length === 0, counts, receipt: null };
+        return {
+          dryRun: true,
+          profileRemoved: query.deleteSessions || rows.length === 0,
+          counts,
+          receipt: null,
+          receipts: [],
+        };
       }
-      let receipt: DeleteProfileResponse['receipt'] = null;
+      const receipts: DeleteProfileResponse['receipts'] = [...(chunked?.receipts ?? [])];
+      if (chunked) {
+        counts.sessions += chunked.sessions;
+        counts.messages += chunked.messages;
+      }
       if (plan && plan.members.size > 0) {
-        const outcome = await this.engine.execute(tx, plan, {
-          origin: 'profile_delete',
-          reason: 'profile_delete',
-          intent: 'maintenance',
-          actor: ctx.principal,
-        });
-        receipt = outcome.receipts[0] ?? null;
+        const outcome = await this.engine.execute(tx, plan, PROFILE_DELETE(ctx));
+        receipts.push(...outcome.receipts);
       }
+      const receipt = receipts[0] ?? null;
       await this.routes.deleteForProfile(tx.db, name);
       counts.retentionPolicies = await this.policies.clear(tx.db, name);
       counts.tokens = await this.rewriteProfileSets(tx.db, this.tokens, (set) => set.filter((entry) => entry !== name));
@@ -174,8 +193,49 @@ export class ProfileAdminService {
       tx.afterCommit(this.onPrincipalsChanged);
       const profileRemoved = (await this.sessions.countInProfile(tx.db, name)) === 0;
       if (profileRemoved) await this.profiles.delete(tx.db, name);
-      return { dryRun: false, profileRemoved, counts, receipt };
+      return { dryRun: false, profileRemoved, counts, receipt, receipts };
     });
+    return result;
+  }
+
+  /**
+   * A profile with many messages: its sessions go first, in chunks (each a transaction with its
+   * own `profile_delete` receipt); the caller's transaction then removes what is left and the
+   * profile's identity. A busy session stops everything before anything is deleted. Small
+   * profiles (null) stay one transaction.
+   */
+  private async deleteSessionsInChunks(
+    ctx: OperationContext,
+    name: string,
+  ): Promise<{ receipts: DeleteProfileResponse['receipts']; sessions: number; messages: number } | null> {
+    const plan = await this.engine.plan(this.reads, await this.sessions.listInProfile(this.reads, name), false);
+    const busy = this.engine.busyMembers(plan);
+    if (busy.length > 0) throw new SessionBusyError(`session ${busy[0].row.id} has a live turn; nothing was deleted`);
+    const groups = selectionGroups(plan);
+    if (groups.reduce((sum, group) => sum + group.messages, 0) <= INITIAL_CHUNK_MESSAGES) return null;
+    const result = { receipts: [] as DeleteProfileResponse['receipts'], sessions: 0, messages: 0 };
+    await runInChunks(groups, this.between, (ids) =>
+      this.uow.run({ ...ctx, idempotency: undefined }, async (tx) => {
+        const rows = (await this.sessions.listByIds(tx.db, ids)).filter((row) => row.profile === name);
+        let chunk = await this.engine.plan(tx.db, rows, false);
+        // Busy since the check: those sessions stay for the final transaction to refuse.
+        const busyNow = new Set(this.engine.busyMembers(chunk).map((member) => member.selectedId));
+        if (busyNow.size > 0) {
+          chunk = await this.engine.plan(
+            tx.db,
+            rows.filter((row) => !busyNow.has(row.id)),
+            false,
+          );
+        }
+        result.sessions += chunk.members.size;
+        result.messages += [...chunk.members.values()].reduce(
+          (sum, member) => sum + Number(member.row.message_count),
+          0,
+        );
+        result.receipts.push(...(await this.engine.execute(tx, chunk, PROFILE_DELETE(ctx))).receipts);
+      }),
+    );
+    return result;
   }
 
   /**
