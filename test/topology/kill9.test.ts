@@ -8,11 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminToken, assertBuilt, client, type Reply, seeded, startApi, stop } from './support/cluster.js';
 
 const TRIALS = 10;
+
 const system = { principal: SYSTEM_PRINCIPAL, channel: 'system' as const };
 
 /**
- * An API process on a SQLite file killed with SIGKILL at a random moment of a write load, ten
- * times for appends and ten times for deletions (seeded, so a failure replays). After the trials:
+ * An API process on a SQLite file killed with SIGKILL at a random moment of a write load — appends
+ * and deletions (single and bulk) at once — in ten trials (seeded, so a failure replays): ten kills
+ * during appends and ten during deletions. After the trials:
  * every acknowledged write is present exactly once, receipts and deletions match both ways, the
  * receipt chain verifies, the search indexes hold no orphan postings, and SQLite's own
  * integrity_check passes.
@@ -30,9 +32,16 @@ describe('kill -9 during appends and deletes on SQLite', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  /** Runs `load` against a fresh API process until it is killed after a random 150–650 ms. */
-  async function trial(load: (base: string, stopped: () => boolean) => Promise<void>): Promise<void> {
+  /**
+   * A fresh API process: `setup` runs to completion, then `load` runs until the process is killed
+   * after a random 150–650 ms.
+   */
+  async function trial(
+    setup: (base: string) => Promise<void>,
+    load: (base: string, stopped: () => boolean) => Promise<void>,
+  ): Promise<void> {
     const api = await startApi('api', databaseUrl);
+    await setup(api.url);
     let killed = false;
     const running = load(api.url, () => killed);
     await new Promise((resolve) => setTimeout(resolve, 150 + random() * 500));
@@ -78,53 +87,63 @@ describe('kill -9 during appends and deletes on SQLite', () => {
     });
   }
 
-  it(`appends killed at random (${TRIALS} trials): every acknowledged append present exactly once`, async () => {
-    const acknowledged = new Map<string, string>();
-    const serverErrors: Reply[] = [];
-    for (let t = 0; t < TRIALS; t++) {
-      const session = `append-trial-${t}`;
-      await trial(async (base, stopped) => {
-        expect((await call(base, 'POST', '/v1/sessions', { id: session, profile: 'k9', source: 'cli' })).status).toBe(
-          201,
-        );
-        let next = 0;
-        await Promise.all(
-          Array.from({ length: 6 }, async () => {
-            while (!stopped()) {
-              const content = `t${t}-m${next++}`;
-              const reply = await call(base, 'POST', `/v1/sessions/${session}/messages`, {
-                messages: [{ role: 'user', content: `${content} kill nine` }],
-              }).catch(() => null);
-              if (reply?.status === 201) acknowledged.set(content, session);
-              else if (reply && reply.status >= 500) serverErrors.push(reply);
-            }
-          }),
-        );
-      });
-    }
-    expect(serverErrors).toEqual([]);
-    expect(acknowledged.size).toBeGreaterThan(TRIALS);
-    await withStore(async (store) => {
-      for (let t = 0; t < TRIALS; t++) {
-        const page = await store.messages.list(system, `append-trial-${t}`, {
-          limit: 1000,
-          order: 'oldest',
-          includeCompacted: true,
-          includeHidden: true,
-          includeInactive: true,
-        });
-        const contents = page.items.map((message) => String(message.content).replace(' kill nine', ''));
-        expect(contents.length).toBe(new Set(contents).size);
-        for (const [content, session] of acknowledged) {
-          if (session === `append-trial-${t}`) expect(contents).toContain(content);
-        }
-      }
-    });
-    await expectIntact();
-  }, 60_000);
+  const acknowledgedAppends = new Map<string, string>();
+  const acknowledgedDeletes = new Map<string, string[]>();
+  const pool: string[] = [];
+  const serverErrors: Reply[] = [];
 
-  it(`deletes killed at random (${TRIALS} trials): receipts ⇔ deletions, chain intact, no orphan postings`, async () => {
-    const pool: string[] = [];
+  /** Appends through 4 connections until the kill. */
+  async function appendLoad(base: string, session: string, t: number, stopped: () => boolean) {
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        while (!stopped()) {
+          const content = `t${t}-m${next++}`;
+          const reply = await call(base, 'POST', `/v1/sessions/${session}/messages`, {
+            messages: [{ role: 'user', content: `${content} kill nine` }],
+          }).catch(() => null);
+          if (reply?.status === 201) acknowledgedAppends.set(content, session);
+          else if (reply && reply.status >= 500) serverErrors.push(reply);
+        }
+      }),
+    );
+  }
+
+  /** Single deletes on two lanes and one bulk delete, until the kill. */
+  async function deleteLoad(base: string, ids: string[], stopped: () => boolean) {
+    const singles = ids.slice(0, 30);
+    const bulk = ids.slice(30);
+    const deleteOne = async (id: string) => {
+      const session = await call(base, 'GET', `/v1/sessions/${id}`).catch(() => null);
+      if (session?.status !== 200) return;
+      const reply = await call(base, 'DELETE', `/v1/sessions/${id}`, undefined, {
+        'If-Match': `"${session.body.revision}"`,
+        'X-Expected-Generation': String(session.body.generation),
+      }).catch(() => null);
+      if (reply?.status === 200) acknowledgedDeletes.set(reply.body.receipt.operationId, reply.body.deletedIds);
+      else if (reply && reply.status >= 500) serverErrors.push(reply);
+    };
+    const bulkDelete = async () => {
+      const items = [];
+      for (const id of bulk) {
+        const session = await call(base, 'GET', `/v1/sessions/${id}`).catch(() => null);
+        if (session?.status === 200)
+          items.push({ id, revision: session.body.revision, generation: session.body.generation });
+      }
+      const reply = await call(base, 'POST', '/v1/sessions/bulk-delete', { items }).catch(() => null);
+      if (reply?.status === 200) {
+        for (const receipt of reply.body.receipts) acknowledgedDeletes.set(receipt.operationId, []);
+      } else if (reply && reply.status >= 500) serverErrors.push(reply);
+    };
+    await Promise.all([
+      bulkDelete(),
+      ...[0, 1].map(async (lane) => {
+        for (let i = lane; i < singles.length && !stopped(); i += 2) await deleteOne(singles[i]);
+      }),
+    ]);
+  }
+
+  it(`${TRIALS} trials killed at random during appends and deletes: every acknowledged append present exactly once`, async () => {
     await withStore(async (store) => {
       for (let t = 0; t < TRIALS; t++) {
         for (let s = 0; s < 40; s++) {
@@ -142,46 +161,47 @@ describe('kill -9 during appends and deletes on SQLite', () => {
         }
       }
     });
-    const acknowledged = new Map<string, string[]>();
-    const serverErrors: Reply[] = [];
     for (let t = 0; t < TRIALS; t++) {
-      const ids = pool.filter((id) => id.startsWith(`del-${t}-`));
-      await trial(async (base, stopped) => {
-        const singles = ids.slice(0, 30);
-        const bulk = ids.slice(30);
-        const deleteOne = async (id: string) => {
-          if (stopped()) return;
-          const session = await call(base, 'GET', `/v1/sessions/${id}`).catch(() => null);
-          if (session?.status !== 200) return;
-          const reply = await call(base, 'DELETE', `/v1/sessions/${id}`, undefined, {
-            'If-Match': `"${session.body.revision}"`,
-            'X-Expected-Generation': String(session.body.generation),
-          }).catch(() => null);
-          if (reply?.status === 200) acknowledged.set(reply.body.receipt.operationId, reply.body.deletedIds);
-          else if (reply && reply.status >= 500) serverErrors.push(reply);
-        };
-        const bulkDelete = async () => {
-          const items = [];
-          for (const id of bulk) {
-            const session = await call(base, 'GET', `/v1/sessions/${id}`).catch(() => null);
-            if (session?.status === 200)
-              items.push({ id, revision: session.body.revision, generation: session.body.generation });
-          }
-          const reply = await call(base, 'POST', '/v1/sessions/bulk-delete', { items }).catch(() => null);
-          if (reply?.status === 200 && reply.body.receipt) {
-            acknowledged.set(reply.body.receipt.operationId, reply.body.deletedIds);
-          } else if (reply && reply.status >= 500) serverErrors.push(reply);
-        };
-        await Promise.all([
-          bulkDelete(),
-          ...[0, 1, 2].map(async (lane) => {
-            for (let i = lane; i < singles.length && !stopped(); i += 3) await deleteOne(singles[i]);
-          }),
-        ]);
-      });
+      const session = `append-trial-${t}`;
+      await trial(
+        async (base) => {
+          expect((await call(base, 'POST', '/v1/sessions', { id: session, profile: 'k9', source: 'cli' })).status).toBe(
+            201,
+          );
+        },
+        (base, stopped) =>
+          Promise.all([
+            appendLoad(base, session, t, stopped),
+            deleteLoad(
+              base,
+              pool.filter((id) => id.startsWith(`del-${t}-`)),
+              stopped,
+            ),
+          ]).then(() => undefined),
+      );
     }
     expect(serverErrors).toEqual([]);
-    expect(acknowledged.size).toBeGreaterThan(TRIALS);
+    expect(acknowledgedAppends.size).toBeGreaterThan(TRIALS);
+    await withStore(async (store) => {
+      for (let t = 0; t < TRIALS; t++) {
+        const page = await store.messages.list(system, `append-trial-${t}`, {
+          limit: 1000,
+          order: 'oldest',
+          includeCompacted: true,
+          includeHidden: true,
+          includeInactive: true,
+        });
+        const contents = page.items.map((message) => String(message.content).replace(' kill nine', ''));
+        expect(contents.length).toBe(new Set(contents).size);
+        for (const [content, session] of acknowledgedAppends) {
+          if (session === `append-trial-${t}`) expect(contents).toContain(content);
+        }
+      }
+    });
+  }, 60_000);
+
+  it('after the kills: receipts ⇔ deletions, chain intact, no orphan postings, integrity_check ok', async () => {
+    expect(acknowledgedDeletes.size).toBeGreaterThan(TRIALS);
     await withStore(async (store) => {
       const receipts: DeletionReceipt[] = [];
       for (let after = 0; ; ) {
@@ -198,6 +218,9 @@ describe('kill -9 during appends and deletes on SQLite', () => {
           named.set(identity.id, receipt.operationId);
         }
       }
+      // Every acknowledged deletion has its receipt.
+      const operations = new Set(receipts.map((receipt) => receipt.operationId));
+      for (const operationId of acknowledgedDeletes.keys()) expect(operations.has(operationId)).toBe(true);
       const remaining = new Set(
         (await store.db.selectFrom('sessions').select('id').where('profile', '=', 'k9').execute()).map((row) => row.id),
       );
@@ -205,7 +228,7 @@ describe('kill -9 during appends and deletes on SQLite', () => {
         // Receipts ⇔ deletions: gone exactly when a receipt names it.
         expect(remaining.has(id)).toBe(!named.has(id));
       }
-      for (const [operationId, deletedIds] of acknowledged) {
+      for (const [operationId, deletedIds] of acknowledgedDeletes) {
         for (const id of deletedIds) expect(named.get(id)).toBe(operationId);
       }
     });

@@ -33,6 +33,8 @@ try {
   process.exit(1);
 }
 logger.log(`store: ${store.dialect} at ${store.location}`);
+// The read pool's threads start beside the rest of start-up, not on the first heavy request.
+void store.warmUp();
 
 const admin = await store.auth.ensureInitialAdmin(config.adminPassword);
 if (admin) {

@@ -88,6 +88,8 @@ export interface StateStore {
   readonly deletionEngine: DeletionEngine;
   /** Answers when the store can serve a query (readiness). */
   ping(): Promise<void>;
+  /** Starts the read pool's threads now rather than on the first heavy read (whose deadline would pay for it). */
+  warmUp(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -190,6 +192,10 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
       // SQLite: on the read connection, which never queues behind this process's writes.
       if (connection.sqlite?.reader) connection.sqlite.reader.prepare('select 1').get();
       else await sql`select 1`.execute(db);
+    },
+    async warmUp() {
+      const threads = connection.sqlite?.readPool ? (options.readWorkers ?? 2) : 0;
+      await Promise.all(Array.from({ length: threads }, () => sql`select 1`.execute(reads))).catch(() => undefined);
     },
     async close() {
       await jobs.stop();

@@ -165,7 +165,8 @@ class SqliteDriver implements Driver {
 
   async executeOutsideTransaction<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
     const parameters = compiledQuery.parameters as unknown[];
-    if (this.#reader) {
+    // PRAGMAs read or set the state of a connection: they mean the writer (the store's own one).
+    if (this.#reader && !/^\s*pragma\b/i.test(compiledQuery.sql)) {
       let statement: BetterSqlite3.Statement | undefined;
       try {
         statement = this.#reader.prepare(compiledQuery.sql);
