@@ -22,6 +22,7 @@ import {
   type LoginRequest,
   type MessagePage,
   MessagePageSchema,
+  PROBLEM_CODE_BY_STATUS,
   PROBLEM_CODES,
   type Principal,
   PrincipalSchema,
@@ -229,19 +230,6 @@ function retryAfterSeconds(response: Response): number | null {
   return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - Date.now()) / 1000));
 }
 
-const CODE_BY_STATUS: Record<number, ProblemCode> = {
-  400: 'validation_failed',
-  401: 'unauthenticated',
-  403: 'forbidden',
-  404: 'not_found',
-  409: 'conflict',
-  412: 'revision_conflict',
-  413: 'payload_too_large',
-  428: 'precondition_required',
-  429: 'rate_limited',
-  503: 'store_unavailable',
-};
-
 /** Parses the problem document; a non-conforming error body (a proxy's HTML page) becomes one. */
 async function readProblem(response: Response): Promise<Problem> {
   const text = await response.text().catch(() => '');
@@ -251,7 +239,7 @@ async function readProblem(response: Response): Promise<Problem> {
   } catch {
     // not JSON: fall through
   }
-  const code = CODE_BY_STATUS[response.status] ?? 'internal_error';
+  const code = PROBLEM_CODE_BY_STATUS[response.status] ?? 'internal_error';
   return {
     type: 'about:blank',
     title: response.statusText || 'Request failed',

@@ -1,4 +1,3 @@
-import { END_REASONS } from '@statehouse/contracts';
 import { describe, expect, it } from 'vitest';
 import {
   isAutomaticReason,
@@ -8,6 +7,7 @@ import {
   isResetReason,
   reopenVerdict,
 } from './end-reasons.js';
+import { END_REASONS } from './lineage.schema.js';
 
 describe('end reasons', () => {
   it('puts every reason in exactly one reopen class', () => {
