@@ -1,8 +1,8 @@
 import type { Metadata, Viewport } from 'next';
 import type { ReactNode } from 'react';
-import '../styles/tokens.css';
-import '../components/ui/ui.css';
-import '../styles/app.css';
+import '@/styles/tokens.css';
+import '@/app/ui/common/ui.css';
+import '@/styles/app.css';
 
 export const metadata: Metadata = {
   title: { default: 'Statehouse', template: '%s · Statehouse' },

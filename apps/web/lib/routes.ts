@@ -1,6 +1,6 @@
 import 'server-only';
 import type { Route } from '@statehouse/contracts';
-import { listRoutes } from './api';
+import { listRoutes } from '@/lib/api';
 
 /**
  * How many routes a profile has, by paging the keyset listing (there is no count endpoint). Bounded:

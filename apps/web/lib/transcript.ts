@@ -1,6 +1,6 @@
 import 'server-only';
 import type { Message } from '@statehouse/contracts';
-import { listMessages } from './api';
+import { listMessages } from '@/lib/api';
 import { firstParam, type RawSearchParams, sessionHref } from './paths';
 
 export const TRANSCRIPT_PAGE_SIZE = 50;

@@ -1,7 +1,7 @@
 'use client';
 
 import { useActionState } from 'react';
-import { Alert, ButtonLink, LiveRegion, SubmitButton } from '../../../components/ui';
+import { Alert, ButtonLink, LiveRegion, SubmitButton } from '@/app/ui/common';
 import { type DeleteActionState, deleteConversationsAction } from './actions';
 
 export interface ConfirmItem {

@@ -2,9 +2,9 @@
 
 import { BulkDeleteRequestSchema } from '@statehouse/contracts';
 import { redirect } from 'next/navigation';
-import { ApiProblemError, ApiUnreachableError, bulkDeleteSessions, deleteSession } from '../../../lib/api';
-import { deletionDoneHref } from '../../../lib/deletion';
-import { safeNextPath } from '../../../lib/paths';
+import { ApiProblemError, ApiUnreachableError, bulkDeleteSessions, deleteSession } from '@/lib/api';
+import { deletionDoneHref } from '@/lib/deletion';
+import { safeNextPath } from '@/lib/paths';
 
 export type DeleteActionState =
   | { status: 'idle' }

@@ -15,8 +15,8 @@ import {
   deleteProfile,
   putRetentionPolicy,
   renameProfile,
-} from '../../../lib/api';
-import { deletedHref, renamedHref } from '../../../lib/profile-results';
+} from '@/lib/api';
+import { deletedHref, renamedHref } from '@/lib/profile-results';
 
 export type ProfileActionState =
   | { status: 'idle' }

@@ -1,15 +1,15 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { ApiErrorAlert } from '../../../components/ApiErrorAlert';
-import { ReceiptSummary } from '../../../components/deletion/ReceiptSummary';
-import { CreateProfileForm } from '../../../components/profiles/ProfileForms';
-import { Timestamp } from '../../../components/Timestamp';
-import { Alert, Badge, Card, EmptyState } from '../../../components/ui';
-import { getMe, getReceipt, listProfiles, listRetentionPolicies } from '../../../lib/api';
-import { attempt } from '../../../lib/attempt';
-import { formatNumber, plural } from '../../../lib/format';
-import { hrefWith, profileHref, type RawSearchParams } from '../../../lib/paths';
-import { parseDeleted } from '../../../lib/profile-results';
+import { Alert, Badge, Card, EmptyState } from '@/app/ui/common';
+import { ApiErrorAlert } from '@/app/ui/common/ApiErrorAlert';
+import { Timestamp } from '@/app/ui/common/Timestamp';
+import { ReceiptSummary } from '@/app/ui/deletion/ReceiptSummary';
+import { CreateProfileForm } from '@/app/ui/profiles/ProfileForms';
+import { getMe, getReceipt, listProfiles, listRetentionPolicies } from '@/lib/api';
+import { attempt } from '@/lib/attempt';
+import { formatNumber, plural } from '@/lib/format';
+import { hrefWith, profileHref, type RawSearchParams } from '@/lib/paths';
+import { parseDeleted } from '@/lib/profile-results';
 
 export const metadata: Metadata = { title: 'Profiles' };
 

@@ -2,7 +2,7 @@
 
 import { ReclaimRequestSchema } from '@statehouse/contracts';
 import { refresh } from 'next/cache';
-import { ApiProblemError, ApiUnreachableError, reclaimReceipts } from '../../../lib/api';
+import { ApiProblemError, ApiUnreachableError, reclaimReceipts } from '@/lib/api';
 
 export type ReclaimActionState =
   | { status: 'idle' }

@@ -7,9 +7,6 @@ import {
 } from '@statehouse/contracts';
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { ApiErrorAlert } from '../../../components/ApiErrorAlert';
-import { ReceiptsLive } from '../../../components/receipts/ReceiptsLive';
-import { Timestamp } from '../../../components/Timestamp';
 import {
   Alert,
   Badge,
@@ -22,7 +19,10 @@ import {
   Select,
   SubmitButton,
   Table,
-} from '../../../components/ui';
+} from '@/app/ui/common';
+import { ApiErrorAlert } from '@/app/ui/common/ApiErrorAlert';
+import { Timestamp } from '@/app/ui/common/Timestamp';
+import { ReceiptsLive } from '@/app/ui/receipts/ReceiptsLive';
 import {
   ApiProblemError,
   getMe,
@@ -30,17 +30,17 @@ import {
   listReceipts,
   receiptMarks,
   verifyReceiptChain,
-} from '../../../lib/api';
-import { type Attempt, attempt } from '../../../lib/attempt';
-import { formatNumber, humanize, plural } from '../../../lib/format';
-import { firstParam, hrefWith, type RawSearchParams } from '../../../lib/paths';
+} from '@/lib/api';
+import { type Attempt, attempt } from '@/lib/attempt';
+import { formatNumber, humanize, plural } from '@/lib/format';
+import { firstParam, hrefWith, type RawSearchParams } from '@/lib/paths';
 import {
   parseReceiptListState,
   RECEIPT_PAGE_SIZE,
   type ReceiptListRaw,
   receiptHref,
   receiptListHref,
-} from '../../../lib/receipt-list-state';
+} from '@/lib/receipt-list-state';
 
 export const metadata: Metadata = { title: 'Deletion receipts' };
 

@@ -1,14 +1,14 @@
 import { ListRoutesQuerySchema, type Route } from '@statehouse/contracts';
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { ApiErrorAlert } from '../../../components/ApiErrorAlert';
-import { Timestamp } from '../../../components/Timestamp';
-import { Alert, Badge, ButtonLink, Card, EmptyState, List, ListItem, Pagination } from '../../../components/ui';
-import { listRoutes } from '../../../lib/api';
-import { attempt } from '../../../lib/attempt';
-import { plural } from '../../../lib/format';
-import { firstParam, hrefWith, type RawSearchParams, sessionHref } from '../../../lib/paths';
-import { sessionStatus } from '../../../lib/session-display';
+import { Alert, Badge, ButtonLink, Card, EmptyState, List, ListItem, Pagination } from '@/app/ui/common';
+import { ApiErrorAlert } from '@/app/ui/common/ApiErrorAlert';
+import { Timestamp } from '@/app/ui/common/Timestamp';
+import { listRoutes } from '@/lib/api';
+import { attempt } from '@/lib/attempt';
+import { plural } from '@/lib/format';
+import { firstParam, hrefWith, type RawSearchParams, sessionHref } from '@/lib/paths';
+import { sessionStatus } from '@/lib/session-display';
 
 export const metadata: Metadata = { title: 'Routes' };
 

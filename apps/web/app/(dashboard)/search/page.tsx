@@ -7,9 +7,6 @@ import {
 } from '@statehouse/contracts';
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { ApiErrorAlert } from '../../../components/ApiErrorAlert';
-import { Snippet } from '../../../components/search/Snippet';
-import { Timestamp } from '../../../components/Timestamp';
 import {
   Alert,
   Badge,
@@ -24,12 +21,15 @@ import {
   Pagination,
   Select,
   SubmitButton,
-} from '../../../components/ui';
-import { searchMessages } from '../../../lib/api';
-import { attempt } from '../../../lib/attempt';
-import { humanize, plural } from '../../../lib/format';
-import { firstParam, hrefWith, messageAnchor, type RawSearchParams, sessionHref } from '../../../lib/paths';
-import { KNOWN_SOURCES } from '../../../lib/session-display';
+} from '@/app/ui/common';
+import { ApiErrorAlert } from '@/app/ui/common/ApiErrorAlert';
+import { Timestamp } from '@/app/ui/common/Timestamp';
+import { Snippet } from '@/app/ui/search/Snippet';
+import { searchMessages } from '@/lib/api';
+import { attempt } from '@/lib/attempt';
+import { humanize, plural } from '@/lib/format';
+import { firstParam, hrefWith, messageAnchor, type RawSearchParams, sessionHref } from '@/lib/paths';
+import { KNOWN_SOURCES } from '@/lib/session-display';
 
 export const metadata: Metadata = { title: 'Search' };
 

@@ -1,14 +1,14 @@
 import type { Metadata } from 'next';
-import { ApiErrorAlert } from '../../../components/ApiErrorAlert';
-import { SelectionControls } from '../../../components/sessions/SelectionControls';
-import { SessionFilters } from '../../../components/sessions/SessionFilters';
-import { SessionRow } from '../../../components/sessions/SessionRow';
-import { Alert, ButtonLink, Card, EmptyState, List, Pagination } from '../../../components/ui';
-import { listSessions } from '../../../lib/api';
-import { attempt } from '../../../lib/attempt';
-import { plural } from '../../../lib/format';
-import type { RawSearchParams } from '../../../lib/paths';
-import { parseSessionListState, sessionListHref } from '../../../lib/session-list-state';
+import { Alert, ButtonLink, Card, EmptyState, List, Pagination } from '@/app/ui/common';
+import { ApiErrorAlert } from '@/app/ui/common/ApiErrorAlert';
+import { SelectionControls } from '@/app/ui/sessions/SelectionControls';
+import { SessionFilters } from '@/app/ui/sessions/SessionFilters';
+import { SessionRow } from '@/app/ui/sessions/SessionRow';
+import { listSessions } from '@/lib/api';
+import { attempt } from '@/lib/attempt';
+import { plural } from '@/lib/format';
+import type { RawSearchParams } from '@/lib/paths';
+import { parseSessionListState, sessionListHref } from '@/lib/session-list-state';
 
 export const metadata: Metadata = { title: 'Sessions' };
 

@@ -1,13 +1,13 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { ApiErrorAlert } from '../../../../components/ApiErrorAlert';
-import { ReceiptSummary } from '../../../../components/deletion/ReceiptSummary';
-import { Alert, Badge, ButtonLink, Card } from '../../../../components/ui';
-import { getReceipt } from '../../../../lib/api';
-import { attempt } from '../../../../lib/attempt';
-import { backFrom, idsFrom, parseSkipped, SKIP_REASON_LABELS } from '../../../../lib/deletion';
-import { humanize, plural } from '../../../../lib/format';
-import { firstParam, type RawSearchParams } from '../../../../lib/paths';
+import { Alert, Badge, ButtonLink, Card } from '@/app/ui/common';
+import { ApiErrorAlert } from '@/app/ui/common/ApiErrorAlert';
+import { ReceiptSummary } from '@/app/ui/deletion/ReceiptSummary';
+import { getReceipt } from '@/lib/api';
+import { attempt } from '@/lib/attempt';
+import { backFrom, idsFrom, parseSkipped, SKIP_REASON_LABELS } from '@/lib/deletion';
+import { humanize, plural } from '@/lib/format';
+import { firstParam, type RawSearchParams } from '@/lib/paths';
 
 export const metadata: Metadata = { title: 'Deleted' };
 

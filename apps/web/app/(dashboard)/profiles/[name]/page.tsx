@@ -2,16 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { type DeleteProfileResponse, ProfileNameSchema } from '@statehouse/contracts';
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { ApiErrorAlert } from '../../../../components/ApiErrorAlert';
-import { DeleteProfileForm, RenameConfirmForm, RetentionForm } from '../../../../components/profiles/ProfileForms';
-import { Timestamp } from '../../../../components/Timestamp';
-import { Alert, ButtonLink, Card, EmptyState, Field, Input, SubmitButton, Table } from '../../../../components/ui';
-import { deleteProfile, getMe, listProfiles, listRetentionPolicies } from '../../../../lib/api';
-import { type Attempt, attempt } from '../../../../lib/attempt';
-import { formatNumber, plural } from '../../../../lib/format';
-import { firstParam, hrefWith, profileHref, type RawSearchParams } from '../../../../lib/paths';
-import { parseRenamed, RENAME_COUNT_KEYS, RENAME_COUNT_LABELS } from '../../../../lib/profile-results';
-import { countRoutes } from '../../../../lib/routes';
+import { Alert, ButtonLink, Card, EmptyState, Field, Input, SubmitButton, Table } from '@/app/ui/common';
+import { ApiErrorAlert } from '@/app/ui/common/ApiErrorAlert';
+import { Timestamp } from '@/app/ui/common/Timestamp';
+import { DeleteProfileForm, RenameConfirmForm, RetentionForm } from '@/app/ui/profiles/ProfileForms';
+import { deleteProfile, getMe, listProfiles, listRetentionPolicies } from '@/lib/api';
+import { type Attempt, attempt } from '@/lib/attempt';
+import { formatNumber, plural } from '@/lib/format';
+import { firstParam, hrefWith, profileHref, type RawSearchParams } from '@/lib/paths';
+import { parseRenamed, RENAME_COUNT_KEYS, RENAME_COUNT_LABELS } from '@/lib/profile-results';
+import { countRoutes } from '@/lib/routes';
 
 interface ProfilePageProps {
   params: Promise<{ name: string }>;

@@ -1,23 +1,15 @@
 import { IDENTITY_ROLES } from '@statehouse/contracts';
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { ApiErrorAlert } from '../../../../components/ApiErrorAlert';
-import { RoleBadge } from '../../../../components/deletion/RoleBadge';
-import { EdgeChip } from '../../../../components/lineage/EdgeChip';
-import { Timestamp } from '../../../../components/Timestamp';
-import {
-  Badge,
-  ButtonLink,
-  Card,
-  type DescriptionItem,
-  DescriptionList,
-  EmptyState,
-  Table,
-} from '../../../../components/ui';
-import { ApiProblemError, getReceipt } from '../../../../lib/api';
-import { attempt } from '../../../../lib/attempt';
-import { formatNumber, humanize } from '../../../../lib/format';
-import { receiptListHref } from '../../../../lib/receipt-list-state';
+import { Badge, ButtonLink, Card, type DescriptionItem, DescriptionList, EmptyState, Table } from '@/app/ui/common';
+import { ApiErrorAlert } from '@/app/ui/common/ApiErrorAlert';
+import { Timestamp } from '@/app/ui/common/Timestamp';
+import { RoleBadge } from '@/app/ui/deletion/RoleBadge';
+import { EdgeChip } from '@/app/ui/lineage/EdgeChip';
+import { ApiProblemError, getReceipt } from '@/lib/api';
+import { attempt } from '@/lib/attempt';
+import { formatNumber, humanize } from '@/lib/format';
+import { receiptListHref } from '@/lib/receipt-list-state';
 
 interface ReceiptPageProps {
   params: Promise<{ operationId: string }>;

@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { ReclaimRequestSchema } from '@statehouse/contracts';
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { ApiErrorAlert } from '../../../../components/ApiErrorAlert';
-import { ReclaimConfirmForm } from '../../../../components/receipts/ReclaimConfirmForm';
-import { Alert, ButtonLink, Card, type DescriptionItem, DescriptionList } from '../../../../components/ui';
-import { listReceiptConsumers, receiptMarks } from '../../../../lib/api';
-import { attempt } from '../../../../lib/attempt';
-import { formatNumber } from '../../../../lib/format';
-import { firstParam, type RawSearchParams } from '../../../../lib/paths';
+import { Alert, ButtonLink, Card, type DescriptionItem, DescriptionList } from '@/app/ui/common';
+import { ApiErrorAlert } from '@/app/ui/common/ApiErrorAlert';
+import { ReclaimConfirmForm } from '@/app/ui/receipts/ReclaimConfirmForm';
+import { listReceiptConsumers, receiptMarks } from '@/lib/api';
+import { attempt } from '@/lib/attempt';
+import { formatNumber } from '@/lib/format';
+import { firstParam, type RawSearchParams } from '@/lib/paths';
 
 export const metadata: Metadata = { title: 'Reclaim receipts' };
 

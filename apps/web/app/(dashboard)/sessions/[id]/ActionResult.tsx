@@ -1,4 +1,4 @@
-import { Alert } from '../../../../components/ui';
+import { Alert } from '@/app/ui/common';
 
 export type ActionOutcome =
   | { status: 'idle' }

@@ -1,7 +1,7 @@
 'use client';
 
 import { useActionState } from 'react';
-import { Field, LiveRegion, Select, SubmitButton } from '../../../../components/ui';
+import { Field, LiveRegion, Select, SubmitButton } from '@/app/ui/common';
 import { ActionResult } from './ActionResult';
 import { type LifecycleActionState, lifecycleAction } from './actions';
 

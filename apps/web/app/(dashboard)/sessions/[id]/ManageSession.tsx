@@ -1,7 +1,7 @@
 'use client';
 
 import { useActionState } from 'react';
-import { Field, Input, LiveRegion, SubmitButton } from '../../../../components/ui';
+import { Field, Input, LiveRegion, SubmitButton } from '@/app/ui/common';
 import { ActionResult } from './ActionResult';
 import { type SessionActionState, updateSessionAction } from './actions';
 

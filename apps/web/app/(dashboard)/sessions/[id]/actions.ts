@@ -7,8 +7,8 @@ import {
   UpdateSessionRequestSchema,
 } from '@statehouse/contracts';
 import { refresh } from 'next/cache';
-import { ApiProblemError, ApiUnreachableError, endSession, reopenSession, updateSession } from '../../../../lib/api';
-import { humanize } from '../../../../lib/format';
+import { ApiProblemError, ApiUnreachableError, endSession, reopenSession, updateSession } from '@/lib/api';
+import { humanize } from '@/lib/format';
 
 // Not exported: a 'use server' module may export async functions only.
 const SESSION_INTENTS = ['rename', 'archive', 'unarchive', 'pin', 'unpin'] as const;

@@ -2,22 +2,22 @@ import { IdSchema, type LineageResponse, type Session } from '@statehouse/contra
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
-import { ApiErrorAlert } from '../../../../components/ApiErrorAlert';
-import { LineageTree } from '../../../../components/lineage/LineageTree';
-import { BusyBadge, BusyNotice } from '../../../../components/sessions/BusyNotice';
-import { RoutingCard } from '../../../../components/sessions/RoutingCard';
-import { SessionMetadata } from '../../../../components/sessions/SessionMetadata';
-import { Timestamp } from '../../../../components/Timestamp';
-import { MessageItem } from '../../../../components/transcript/MessageItem';
-import { Badge, ButtonLink, Card, EmptyState, Pagination } from '../../../../components/ui';
-import { ApiProblemError, getLineage, getSession, listRoutes } from '../../../../lib/api';
-import { type Attempt, attempt } from '../../../../lib/attempt';
-import { type ConversationSegment, loadConversation, SEGMENT_MESSAGE_LIMIT } from '../../../../lib/conversation';
-import { DEFAULT_END_REASON, END_REASON_GROUPS, finalEndNote, reopenable } from '../../../../lib/end-reasons';
-import { humanize, plural } from '../../../../lib/format';
-import { edgeCounts } from '../../../../lib/lineage';
-import { hrefWith, type RawSearchParams, sessionHref } from '../../../../lib/paths';
-import { sessionHeading, sessionStatus } from '../../../../lib/session-display';
+import { Badge, ButtonLink, Card, EmptyState, Pagination } from '@/app/ui/common';
+import { ApiErrorAlert } from '@/app/ui/common/ApiErrorAlert';
+import { Timestamp } from '@/app/ui/common/Timestamp';
+import { LineageTree } from '@/app/ui/lineage/LineageTree';
+import { BusyBadge, BusyNotice } from '@/app/ui/sessions/BusyNotice';
+import { RoutingCard } from '@/app/ui/sessions/RoutingCard';
+import { SessionMetadata } from '@/app/ui/sessions/SessionMetadata';
+import { MessageItem } from '@/app/ui/transcript/MessageItem';
+import { ApiProblemError, getLineage, getSession, listRoutes } from '@/lib/api';
+import { type Attempt, attempt } from '@/lib/attempt';
+import { type ConversationSegment, loadConversation, SEGMENT_MESSAGE_LIMIT } from '@/lib/conversation';
+import { DEFAULT_END_REASON, END_REASON_GROUPS, finalEndNote, reopenable } from '@/lib/end-reasons';
+import { humanize, plural } from '@/lib/format';
+import { edgeCounts } from '@/lib/lineage';
+import { hrefWith, type RawSearchParams, sessionHref } from '@/lib/paths';
+import { sessionHeading, sessionStatus } from '@/lib/session-display';
 import {
   conversationToggleHref,
   hiddenToggleHref,
@@ -26,7 +26,7 @@ import {
   type TranscriptPage,
   type TranscriptView,
   transcriptHrefs,
-} from '../../../../lib/transcript';
+} from '@/lib/transcript';
 import { LifecycleForm } from './LifecycleForm';
 import { ManageSession } from './ManageSession';
 

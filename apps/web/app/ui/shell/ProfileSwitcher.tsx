@@ -3,9 +3,9 @@
 import type { ProfileSummary } from '@statehouse/contracts';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { useId, useTransition } from 'react';
-import { PRIMARY_NAV, PROFILE_SWITCH_KEEPS } from '../../lib/navigation';
-import { hrefWith } from '../../lib/paths';
-import { Select } from '../ui';
+import { Select } from '@/app/ui/common';
+import { PRIMARY_NAV, PROFILE_SWITCH_KEEPS } from '@/lib/navigation';
+import { hrefWith } from '@/lib/paths';
 
 const NO_SELECTION = '__none__';
 

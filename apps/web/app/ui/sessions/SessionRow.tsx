@@ -1,10 +1,10 @@
 import type { SessionListItem } from '@statehouse/contracts';
 import Link from 'next/link';
-import { plural } from '../../lib/format';
-import { sessionHref } from '../../lib/paths';
-import { lineageHint, sessionHeading, sessionStatus } from '../../lib/session-display';
-import { Timestamp } from '../Timestamp';
-import { Badge, cx, ListItem } from '../ui';
+import { Badge, cx, ListItem } from '@/app/ui/common';
+import { Timestamp } from '@/app/ui/common/Timestamp';
+import { plural } from '@/lib/format';
+import { sessionHref } from '@/lib/paths';
+import { lineageHint, sessionHeading, sessionStatus } from '@/lib/session-display';
 import { BusyBadge } from './BusyNotice';
 
 interface SessionRowProps {

@@ -2,7 +2,7 @@
 
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
-import { isActive, navFor } from '../../lib/navigation';
+import { isActive, navFor } from '@/lib/navigation';
 
 /** Client only for `usePathname`: the active section is marked with aria-current. */
 export function NavLinks({ role }: { role: 'admin' | 'member' }) {

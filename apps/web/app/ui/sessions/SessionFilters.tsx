@@ -1,6 +1,6 @@
-import { KNOWN_SOURCES } from '../../lib/session-display';
-import { type SessionListRaw, sessionListHref } from '../../lib/session-list-state';
-import { ButtonLink, Checkbox, Field, Input, Select, SubmitButton } from '../ui';
+import { ButtonLink, Checkbox, Field, Input, Select, SubmitButton } from '@/app/ui/common';
+import { KNOWN_SOURCES } from '@/lib/session-display';
+import { type SessionListRaw, sessionListHref } from '@/lib/session-list-state';
 
 /**
  * A plain GET form: applying filters is a navigation, so the URL holds the whole list state, the

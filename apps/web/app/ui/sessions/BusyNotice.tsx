@@ -1,6 +1,6 @@
 import type { TurnLease } from '@statehouse/contracts';
-import { formatDateTime, formatTime } from '../../lib/format';
-import { Alert, Badge } from '../ui';
+import { Alert, Badge } from '@/app/ui/common';
+import { formatDateTime, formatTime } from '@/lib/format';
 
 /** A live turn lease: who holds it and until when (SPEC §4, Turns). */
 export function BusyNotice({ turn }: { turn: TurnLease }) {

@@ -1,4 +1,4 @@
-import { formatDateTime, formatRelative } from '../lib/format';
+import { formatDateTime, formatRelative } from '@/lib/format';
 
 /** A machine-readable time; relative by default with the absolute UTC time as its tooltip. */
 export function Timestamp({

@@ -1,9 +1,9 @@
 import type { Message, MessageRole } from '@statehouse/contracts';
 import Link from 'next/link';
-import { formatDateTime, formatNumber, formatTime, humanize } from '../../lib/format';
-import { textPreview, toolCallsOf, toParts } from '../../lib/message-content';
-import { messageAnchor, sessionHref } from '../../lib/paths';
-import { Badge, cx } from '../ui';
+import { Badge, cx } from '@/app/ui/common';
+import { formatDateTime, formatNumber, formatTime, humanize } from '@/lib/format';
+import { textPreview, toolCallsOf, toParts } from '@/lib/message-content';
+import { messageAnchor, sessionHref } from '@/lib/paths';
 import { MessageContentView, ToolCallFold } from './MessageContentView';
 
 const ROLE_LABELS: Record<MessageRole, string> = {

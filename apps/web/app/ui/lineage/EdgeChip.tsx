@@ -1,6 +1,6 @@
 import type { LineageKind } from '@statehouse/contracts';
-import { EDGE_LABELS } from '../../lib/lineage';
-import { cx } from '../ui';
+import { cx } from '@/app/ui/common';
+import { EDGE_LABELS } from '@/lib/lineage';
 
 /** An edge kind as text in its colour; the colour is never the only signal. */
 export function EdgeChip({ kind, className }: { kind: LineageKind; className?: string }) {

@@ -1,6 +1,6 @@
 import type { ReceiptIdentity } from '@statehouse/contracts';
-import { ROLE_LABELS } from '../../lib/deletion';
-import { Badge } from '../ui';
+import { Badge } from '@/app/ui/common';
+import { ROLE_LABELS } from '@/lib/deletion';
 
 /** Why a session was (or will be) deleted: selected, chain member or delegate cascade. */
 export function RoleBadge({ role }: { role: ReceiptIdentity['role'] }) {

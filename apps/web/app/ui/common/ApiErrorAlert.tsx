@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
-import { ApiProblemError } from '../lib/api';
-import type { ApiFailure } from '../lib/attempt';
-import { Alert } from './ui';
+import { Alert } from '@/app/ui/common';
+import { ApiProblemError } from '@/lib/api';
+import type { ApiFailure } from '@/lib/attempt';
 
 /** The error state of a page section: what failed, in the API's words, with a way forward. */
 export function ApiErrorAlert({ error, title, actions }: { error: ApiFailure; title?: string; actions?: ReactNode }) {

@@ -7,8 +7,8 @@ import {
   type ProfileActionState,
   renameProfileAction,
   retentionAction,
-} from '../../app/(dashboard)/profiles/actions';
-import { Alert, ButtonLink, Field, hintId, Input, LiveRegion, SubmitButton } from '../ui';
+} from '@/app/(dashboard)/profiles/actions';
+import { Alert, ButtonLink, Field, hintId, Input, LiveRegion, SubmitButton } from '@/app/ui/common';
 
 const IDLE: ProfileActionState = { status: 'idle' };
 

@@ -1,4 +1,4 @@
-import type { ContentPart, ToolCallView } from '../../lib/message-content';
+import type { ContentPart, ToolCallView } from '@/lib/message-content';
 
 export function ToolCallFold({ call }: { call: ToolCallView }) {
   return (

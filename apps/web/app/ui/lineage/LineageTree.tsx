@@ -1,6 +1,7 @@
 import { LINEAGE_KINDS, type LineageResponse } from '@statehouse/contracts';
 import Link from 'next/link';
-import { humanize, plural } from '../../lib/format';
+import { Badge, cx } from '@/app/ui/common';
+import { humanize, plural } from '@/lib/format';
 import {
   buildLineage,
   EDGE_LABELS,
@@ -8,9 +9,8 @@ import {
   type LineageSpineItem,
   nodeLabel,
   relationText,
-} from '../../lib/lineage';
-import { sessionHref } from '../../lib/paths';
-import { Badge, cx } from '../ui';
+} from '@/lib/lineage';
+import { sessionHref } from '@/lib/paths';
 import { EdgeChip } from './EdgeChip';
 
 interface LineageTreeProps {

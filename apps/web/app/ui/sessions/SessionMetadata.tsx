@@ -1,10 +1,10 @@
 import type { Session } from '@statehouse/contracts';
 import Link from 'next/link';
-import { formatCost, formatNumber, humanize } from '../../lib/format';
-import { sessionHref } from '../../lib/paths';
-import { sessionStatus } from '../../lib/session-display';
-import { Timestamp } from '../Timestamp';
-import { Badge, Card, type DescriptionItem, DescriptionList, Table } from '../ui';
+import { Badge, Card, type DescriptionItem, DescriptionList, Table } from '@/app/ui/common';
+import { Timestamp } from '@/app/ui/common/Timestamp';
+import { formatCost, formatNumber, humanize } from '@/lib/format';
+import { sessionHref } from '@/lib/paths';
+import { sessionStatus } from '@/lib/session-display';
 
 function Section({ title, children }: { title: string; children: React.ReactNode }) {
   return (

@@ -1,10 +1,10 @@
 import type { Route, Session } from '@statehouse/contracts';
 import Link from 'next/link';
-import type { Attempt } from '../../lib/attempt';
-import { hrefWith } from '../../lib/paths';
-import { ApiErrorAlert } from '../ApiErrorAlert';
-import { Timestamp } from '../Timestamp';
-import { Badge, type BadgeTone, Card, type DescriptionItem, DescriptionList } from '../ui';
+import { Badge, type BadgeTone, Card, type DescriptionItem, DescriptionList } from '@/app/ui/common';
+import { ApiErrorAlert } from '@/app/ui/common/ApiErrorAlert';
+import { Timestamp } from '@/app/ui/common/Timestamp';
+import type { Attempt } from '@/lib/attempt';
+import { hrefWith } from '@/lib/paths';
 
 const HANDOFF_TONES: Record<NonNullable<Session['handoffState']>, BadgeTone> = {
   pending: 'info',

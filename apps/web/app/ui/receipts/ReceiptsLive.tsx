@@ -3,7 +3,7 @@
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useEffect, useState, useTransition } from 'react';
-import { cx } from '../ui';
+import { cx } from '@/app/ui/common';
 
 interface ReceiptsLiveProps {
   /** The dashboard's proxy of the watch stream, from the high-water mark this page was rendered at. */

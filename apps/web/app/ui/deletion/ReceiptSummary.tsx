@@ -1,8 +1,8 @@
 import { type DeletionReceipt, IDENTITY_ROLES } from '@statehouse/contracts';
-import { formatNumber, humanize } from '../../lib/format';
-import { receiptHref } from '../../lib/receipt-list-state';
-import { Timestamp } from '../Timestamp';
-import { ButtonLink, Card, type DescriptionItem, DescriptionList } from '../ui';
+import { ButtonLink, Card, type DescriptionItem, DescriptionList } from '@/app/ui/common';
+import { Timestamp } from '@/app/ui/common/Timestamp';
+import { formatNumber, humanize } from '@/lib/format';
+import { receiptHref } from '@/lib/receipt-list-state';
 import { RoleBadge } from './RoleBadge';
 
 /** A receipt at a glance: its place in the chain, operation id, counts and who was removed by role. */

@@ -1,7 +1,7 @@
 'use client';
 
 import { useCallback, useEffect, useId, useState } from 'react';
-import { SubmitButton } from '../ui';
+import { SubmitButton } from '@/app/ui/common';
 
 interface SelectionControlsProps {
   /** The form the row checkboxes belong to (their `form` attribute). */
