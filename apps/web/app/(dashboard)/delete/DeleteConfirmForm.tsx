@@ -2,7 +2,7 @@
 
 import { useActionState } from 'react';
 import { Alert, ButtonLink, LiveRegion, SubmitButton } from '@/app/ui/common';
-import { type DeleteActionState, deleteConversationsAction } from './actions';
+import { type DeleteActionState, deleteConversationsAction } from '@/lib/actions/deletion';
 
 export interface ConfirmItem {
   id: string;

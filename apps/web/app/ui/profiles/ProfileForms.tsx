@@ -1,14 +1,14 @@
 'use client';
 
 import { type ReactNode, useActionState } from 'react';
+import { Alert, ButtonLink, Field, hintId, Input, LiveRegion, SubmitButton } from '@/app/ui/common';
 import {
   createProfileAction,
   deleteProfileAction,
   type ProfileActionState,
   renameProfileAction,
   retentionAction,
-} from '@/app/(dashboard)/profiles/actions';
-import { Alert, ButtonLink, Field, hintId, Input, LiveRegion, SubmitButton } from '@/app/ui/common';
+} from '@/lib/actions/profiles';
 
 const IDLE: ProfileActionState = { status: 'idle' };
 

@@ -1,8 +1,8 @@
 'use client';
 
 import { useActionState } from 'react';
-import { type ReclaimActionState, reclaimAction } from '@/app/(dashboard)/receipts/actions';
 import { Alert, ButtonLink, LiveRegion, SubmitButton } from '@/app/ui/common';
+import { type ReclaimActionState, reclaimAction } from '@/lib/actions/receipts';
 
 interface ReclaimConfirmFormProps {
   throughSequence: number;

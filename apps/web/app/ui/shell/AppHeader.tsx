@@ -1,8 +1,8 @@
 import type { Principal, ProfileSummary } from '@statehouse/contracts';
 import Link from 'next/link';
 import { Suspense } from 'react';
-import { logoutAction } from '@/app/(dashboard)/actions';
 import { Button } from '@/app/ui/common';
+import { logoutAction } from '@/lib/actions/auth';
 import { BrandMark } from './BrandMark';
 import { NavLinks } from './NavLinks';
 import { ProfileSwitcher } from './ProfileSwitcher';

@@ -2,8 +2,8 @@
 
 import { useActionState } from 'react';
 import { Field, LiveRegion, Select, SubmitButton } from '@/app/ui/common';
+import { type LifecycleActionState, lifecycleAction } from '@/lib/actions/sessions';
 import { ActionResult } from './ActionResult';
-import { type LifecycleActionState, lifecycleAction } from './actions';
 
 export interface ReasonGroup {
   label: string;
