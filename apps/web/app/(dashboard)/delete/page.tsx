@@ -4,6 +4,7 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { Alert, Badge, ButtonLink, Card, EmptyState } from '@/app/ui/common';
 import { ApiErrorAlert } from '@/app/ui/common/ApiErrorAlert';
+import { type ConfirmItem, DeleteConfirmForm } from '@/app/ui/deletion/DeleteConfirmForm';
 import { RoleBadge } from '@/app/ui/deletion/RoleBadge';
 import { EdgeChip } from '@/app/ui/lineage/EdgeChip';
 import { getSession, previewDeletion } from '@/lib/api';
@@ -12,7 +13,6 @@ import { mapLimit } from '@/lib/concurrency';
 import { backFrom, idsFrom, previewHref, ROLE_LABELS } from '@/lib/deletion';
 import { formatNumber, plural } from '@/lib/format';
 import { type RawSearchParams, sessionHref } from '@/lib/paths';
-import { type ConfirmItem, DeleteConfirmForm } from './DeleteConfirmForm';
 
 export const metadata: Metadata = { title: 'Delete sessions' };
 

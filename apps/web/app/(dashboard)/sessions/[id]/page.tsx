@@ -7,6 +7,8 @@ import { ApiErrorAlert } from '@/app/ui/common/ApiErrorAlert';
 import { Timestamp } from '@/app/ui/common/Timestamp';
 import { LineageTree } from '@/app/ui/lineage/LineageTree';
 import { BusyBadge, BusyNotice } from '@/app/ui/sessions/BusyNotice';
+import { LifecycleForm } from '@/app/ui/sessions/LifecycleForm';
+import { ManageSession } from '@/app/ui/sessions/ManageSession';
 import { RoutingCard } from '@/app/ui/sessions/RoutingCard';
 import { SessionMetadata } from '@/app/ui/sessions/SessionMetadata';
 import { MessageItem } from '@/app/ui/transcript/MessageItem';
@@ -27,8 +29,6 @@ import {
   type TranscriptView,
   transcriptHrefs,
 } from '@/lib/transcript';
-import { LifecycleForm } from './LifecycleForm';
-import { ManageSession } from './ManageSession';
 
 interface SessionPageProps {
   params: Promise<{ id: string }>;

@@ -2,8 +2,8 @@
 
 import { useActionState } from 'react';
 import { Field, LiveRegion, Select, SubmitButton } from '@/app/ui/common';
+import { ActionResult } from '@/app/ui/common/ActionResult';
 import { type LifecycleActionState, lifecycleAction } from '@/lib/actions/sessions';
-import { ActionResult } from './ActionResult';
 
 export interface ReasonGroup {
   label: string;

@@ -2,8 +2,8 @@
 
 import { useActionState } from 'react';
 import { Field, Input, LiveRegion, SubmitButton } from '@/app/ui/common';
+import { ActionResult } from '@/app/ui/common/ActionResult';
 import { type SessionActionState, updateSessionAction } from '@/lib/actions/sessions';
-import { ActionResult } from './ActionResult';
 
 interface ManageSessionProps {
   sessionId: string;
