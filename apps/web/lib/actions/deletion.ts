@@ -5,6 +5,7 @@ import { redirect } from 'next/navigation';
 import { ApiProblemError, ApiUnreachableError, bulkDeleteSessions, deleteSession } from '@/lib/api';
 import { deletionDoneHref } from '@/lib/deletion';
 import { safeNextPath } from '@/lib/paths';
+import { idempotencyKeyFrom } from './outcome';
 
 export type DeleteActionState =
   | { status: 'idle' }
@@ -13,10 +14,8 @@ export type DeleteActionState =
       title: string;
       message: string;
       /** The sessions changed after the preview: the page offers to preview again. */
-      stale?: boolean;
+      conflict?: boolean;
     };
-
-const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{8,255}$/;
 
 /**
  * Deletes what the preview showed, as whole conversations (`includeCompressionChain`, SPEC §3 "No
@@ -36,8 +35,7 @@ export async function deleteConversationsAction(
     includeCompressionChain: true,
   });
   const back = safeNextPath(String(formData.get('back') ?? ''), '/sessions');
-  const key = String(formData.get('idempotencyKey') ?? '');
-  const idempotencyKey = IDEMPOTENCY_KEY.test(key) ? key : undefined;
+  const idempotencyKey = idempotencyKeyFrom(formData);
   if (!request.success || ids.length !== revisions.length || ids.length !== generations.length) {
     return { status: 'error', title: 'Nothing was deleted', message: 'The form was incomplete. Preview again.' };
   }
@@ -96,7 +94,7 @@ function explain(error: unknown, single: { id: string; revision: number; generat
         message: `${subject} was at revision ${single?.revision ?? '?'} when you previewed it${
           problem.currentRevision !== undefined ? ` and is now at revision ${problem.currentRevision}` : ''
         } (412). Nothing was deleted. Preview again to see what would go now.`,
-        stale: true,
+        conflict: true,
       };
     case 'stale_generation':
       return {
@@ -105,14 +103,14 @@ function explain(error: unknown, single: { id: string; revision: number; generat
         message: `${subject} was at generation ${single?.generation ?? '?'}${
           problem.currentGeneration !== undefined ? `; it is now at ${problem.currentGeneration}` : ''
         } (409 stale_generation). Nothing was deleted. Preview again.`,
-        stale: true,
+        conflict: true,
       };
     case 'not_found':
       return {
         status: 'error' as const,
         title: 'Already gone',
         message: `${subject} no longer exists (or is outside your profiles). Preview again.`,
-        stale: true,
+        conflict: true,
       };
     default:
       return { status: 'error' as const, title: `Nothing was deleted: ${problem.title}`, message: problem.detail };

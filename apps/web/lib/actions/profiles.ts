@@ -17,17 +17,12 @@ import {
   renameProfile,
 } from '@/lib/api';
 import { deletedHref, renamedHref } from '@/lib/profile-results';
+import { idempotencyKeyFrom } from './outcome';
 
 export type ProfileActionState =
   | { status: 'idle' }
   | { status: 'success'; message: string }
   | { status: 'error'; title: string; message: string; field?: string; submitted?: string };
-
-const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{8,255}$/;
-const keyFrom = (formData: FormData) => {
-  const key = String(formData.get('idempotencyKey') ?? '');
-  return IDEMPOTENCY_KEY.test(key) ? key : undefined;
-};
 
 function failure(error: unknown, nothing: string, extra: Partial<ProfileActionState> = {}): ProfileActionState {
   if (error instanceof ApiUnreachableError) return { status: 'error', title: nothing, message: error.message };
@@ -89,7 +84,7 @@ export async function renameProfileAction(
   }
   let target: string;
   try {
-    const result = await renameProfile(name.data, body.data, keyFrom(formData));
+    const result = await renameProfile(name.data, body.data, idempotencyKeyFrom(formData));
     target = renamedHref(result.name || body.data.newName, name.data, result.counts);
   } catch (error) {
     if (error instanceof ApiProblemError && error.code === 'profile_collision') {
@@ -122,7 +117,7 @@ export async function deleteProfileAction(
   const deleteSessions = formData.get('deleteSessions') === 'true';
   let target: string;
   try {
-    const result = await deleteProfile(name.data, { deleteSessions, dryRun: false }, keyFrom(formData));
+    const result = await deleteProfile(name.data, { deleteSessions, dryRun: false }, idempotencyKeyFrom(formData));
     target = deletedHref(name.data, result);
   } catch (error) {
     return failure(error, 'Not deleted');

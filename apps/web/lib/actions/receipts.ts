@@ -3,13 +3,12 @@
 import { ReclaimRequestSchema } from '@statehouse/contracts';
 import { refresh } from 'next/cache';
 import { ApiProblemError, ApiUnreachableError, reclaimReceipts } from '@/lib/api';
+import { idempotencyKeyFrom } from './outcome';
 
 export type ReclaimActionState =
   | { status: 'idle' }
   | { status: 'success'; reclaimed: number; floor: number; limitedBy: string | null; requested: number }
   | { status: 'error'; title: string; message: string };
-
-const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{8,255}$/;
 
 /** Reclaims receipts through a sequence (admin). `safe` stops at the lowest acknowledged consumer cursor. */
 export async function reclaimAction(_previous: ReclaimActionState, formData: FormData): Promise<ReclaimActionState> {
@@ -24,9 +23,8 @@ export async function reclaimAction(_previous: ReclaimActionState, formData: For
       message: body.error.issues.map((issue) => issue.message).join('; '),
     };
   }
-  const key = String(formData.get('idempotencyKey') ?? '');
   try {
-    const result = await reclaimReceipts(body.data, IDEMPOTENCY_KEY.test(key) ? key : undefined);
+    const result = await reclaimReceipts(body.data, idempotencyKeyFrom(formData));
     refresh();
     return { status: 'success', ...result, requested: body.data.throughSequence };
   } catch (error) {

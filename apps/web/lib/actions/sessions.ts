@@ -9,6 +9,7 @@ import {
 import { refresh } from 'next/cache';
 import { ApiProblemError, ApiUnreachableError, endSession, reopenSession, updateSession } from '@/lib/api';
 import { humanize } from '@/lib/format';
+import type { ActionOutcome } from './outcome';
 
 // Not exported: a 'use server' module may export async functions only.
 const SESSION_INTENTS = ['rename', 'archive', 'unarchive', 'pin', 'unpin'] as const;
@@ -120,10 +121,7 @@ export async function updateSessionAction(
   }
 }
 
-export type LifecycleActionState =
-  | { status: 'idle' }
-  | { status: 'success'; message: string }
-  | { status: 'error'; title: string; message: string; conflict?: boolean };
+export type LifecycleActionState = ActionOutcome;
 
 /**
  * End (with a reason) and reopen, with `If-Match` from the rendered revision. The API applies the

@@ -1,11 +1,14 @@
 import type { ReactNode } from 'react';
-import { Alert } from '@/app/ui/common';
-import { ApiProblemError } from '@/lib/api';
 import type { ApiFailure } from '@/lib/attempt';
+import { Alert } from './Alert';
 
-/** The error state of a page section: what failed, in the API's words, with a way forward. */
+/**
+ * The error state of a page section: what failed, in the API's words, with a way forward. Knows the
+ * failure only by type (no runtime import of the server-only client), so it may sit in the shared
+ * primitives that client components import too.
+ */
 export function ApiErrorAlert({ error, title, actions }: { error: ApiFailure; title?: string; actions?: ReactNode }) {
-  if (error instanceof ApiProblemError) {
+  if ('problem' in error) {
     const retry = error.retryAfterSeconds ? ` Retry in ${error.retryAfterSeconds} s.` : '';
     return (
       <Alert tone="danger" role="alert" title={title ?? error.problem.title} actions={actions}>

@@ -1,10 +1,15 @@
 export { Alert, type AlertTone, LiveRegion } from './Alert';
+export { ApiErrorAlert } from './ApiErrorAlert';
 export { Badge, type BadgeTone } from './Badge';
 export { Button, ButtonLink, buttonClass } from './Button';
 export { Card } from './Card';
 export { cx } from './cx';
 export { EmptyState } from './EmptyState';
 export { Checkbox, Field, hintId, Input, Select } from './Field';
+export { Breadcrumbs, type Crumb, PageHeader } from './PageHeader';
 export { Pagination } from './Pagination';
+export { ResultAlert } from './ResultAlert';
+export { Stat, StatStrip } from './Stat';
 export { SubmitButton } from './SubmitButton';
 export { type DescriptionItem, DescriptionList, List, ListItem, Table } from './Table';
+export { Timestamp } from './Timestamp';

@@ -1,7 +1,7 @@
 'use client';
 
 import { useActionState } from 'react';
-import { Alert, ButtonLink, LiveRegion, SubmitButton } from '@/app/ui/common';
+import { ButtonLink, LiveRegion, ResultAlert, SubmitButton } from '@/app/ui/common';
 import { type DeleteActionState, deleteConversationsAction } from '@/lib/actions/deletion';
 
 export interface ConfirmItem {
@@ -45,22 +45,7 @@ export function DeleteConfirmForm({
       <input type="hidden" name="back" value={back} />
       <input type="hidden" name="idempotencyKey" value={idempotencyKey} />
       <LiveRegion>
-        {state.status === 'error' ? (
-          <Alert
-            tone={state.stale ? 'warning' : 'danger'}
-            className="action-result"
-            title={state.title}
-            actions={
-              state.stale ? (
-                <a href={previewHref} className="btn btn--secondary btn--sm">
-                  Preview again
-                </a>
-              ) : null
-            }
-          >
-            <p>{state.message}</p>
-          </Alert>
-        ) : null}
+        <ResultAlert state={state} recover={{ href: previewHref, label: 'Preview again' }} />
       </LiveRegion>
       <div className="confirm-form__buttons">
         <ButtonLink href={back} variant="ghost">

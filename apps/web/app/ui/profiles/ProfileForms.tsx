@@ -1,7 +1,7 @@
 'use client';
 
 import { type ReactNode, useActionState } from 'react';
-import { Alert, ButtonLink, Field, hintId, Input, LiveRegion, SubmitButton } from '@/app/ui/common';
+import { ButtonLink, Field, hintId, Input, LiveRegion, ResultAlert, SubmitButton } from '@/app/ui/common';
 import {
   createProfileAction,
   deleteProfileAction,
@@ -12,16 +12,10 @@ import {
 
 const IDLE: ProfileActionState = { status: 'idle' };
 
-function Result({ state, id }: { state: ProfileActionState; id?: string }) {
+function Result({ state }: { state: ProfileActionState }) {
   return (
-    <LiveRegion className="manage-form__result" id={id}>
-      {state.status === 'success' ? (
-        <Alert tone="success" className="action-result" title={state.message} />
-      ) : state.status === 'error' ? (
-        <Alert tone="danger" className="action-result" title={state.title}>
-          <p>{state.message}</p>
-        </Alert>
-      ) : null}
+    <LiveRegion className="manage-form__result">
+      <ResultAlert state={state} />
     </LiveRegion>
   );
 }

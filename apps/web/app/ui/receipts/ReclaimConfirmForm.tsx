@@ -1,7 +1,7 @@
 'use client';
 
 import { useActionState } from 'react';
-import { Alert, ButtonLink, LiveRegion, SubmitButton } from '@/app/ui/common';
+import { Alert, ButtonLink, LiveRegion, ResultAlert, SubmitButton } from '@/app/ui/common';
 import { type ReclaimActionState, reclaimAction } from '@/lib/actions/receipts';
 
 interface ReclaimConfirmFormProps {
@@ -37,11 +37,9 @@ export function ReclaimConfirmForm({ throughSequence, mode, idempotencyKey }: Re
                 : ''}
             </p>
           </Alert>
-        ) : state.status === 'error' ? (
-          <Alert tone="danger" className="action-result" title={state.title}>
-            <p>{state.message}</p>
-          </Alert>
-        ) : null}
+        ) : (
+          <ResultAlert state={state} />
+        )}
       </LiveRegion>
       {state.status === 'success' ? null : (
         <div className="confirm-form__buttons">

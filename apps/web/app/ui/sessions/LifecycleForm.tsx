@@ -1,8 +1,7 @@
 'use client';
 
 import { useActionState } from 'react';
-import { Field, LiveRegion, Select, SubmitButton } from '@/app/ui/common';
-import { ActionResult } from '@/app/ui/common/ActionResult';
+import { Field, LiveRegion, ResultAlert, Select, SubmitButton } from '@/app/ui/common';
 import { type LifecycleActionState, lifecycleAction } from '@/lib/actions/sessions';
 
 export interface ReasonGroup {
@@ -71,7 +70,7 @@ export function LifecycleForm({
         </div>
       )}
       <LiveRegion className="manage-form__result">
-        <ActionResult state={state} reloadHref={reloadHref} />
+        <ResultAlert state={state} recover={{ href: reloadHref, label: 'Reload' }} />
       </LiveRegion>
     </form>
   );

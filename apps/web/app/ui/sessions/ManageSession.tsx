@@ -1,8 +1,7 @@
 'use client';
 
 import { useActionState } from 'react';
-import { Field, Input, LiveRegion, SubmitButton } from '@/app/ui/common';
-import { ActionResult } from '@/app/ui/common/ActionResult';
+import { Field, Input, LiveRegion, ResultAlert, SubmitButton } from '@/app/ui/common';
 import { type SessionActionState, updateSessionAction } from '@/lib/actions/sessions';
 
 interface ManageSessionProps {
@@ -70,7 +69,7 @@ export function ManageSession({ sessionId, revision, title, archived, pinned, re
         Changes apply to revision {revision}. Pin and archive cover the whole compression chain.
       </p>
       <LiveRegion className="manage-form__result" id={RESULT_ID}>
-        <ActionResult state={state} reloadHref={reloadHref} />
+        <ResultAlert state={state} recover={{ href: reloadHref, label: 'Reload' }} />
       </LiveRegion>
     </form>
   );
