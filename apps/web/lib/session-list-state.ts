@@ -1,5 +1,6 @@
 import { type ListSessionsQuery, ListSessionsQuerySchema } from '@statehouse/contracts';
-import { firstParam, hrefWith, type RawSearchParams } from './paths';
+import { parseQueryState, type QueryState } from './params';
+import { hrefWith, type RawSearchParams } from './paths';
 
 /** Everything the sessions list shows is in its URL: these keys, validated by the API's own schema. */
 export const SESSION_LIST_KEYS = [
@@ -15,24 +16,10 @@ export const SESSION_LIST_KEYS = [
 ] as const;
 export type SessionListKey = (typeof SESSION_LIST_KEYS)[number];
 export type SessionListRaw = Partial<Record<SessionListKey, string>>;
-
-export type SessionListState =
-  | { ok: true; raw: SessionListRaw; query: ListSessionsQuery }
-  | { ok: false; raw: SessionListRaw; issues: string[] };
+export type SessionListState = QueryState<SessionListKey, ListSessionsQuery>;
 
 export function parseSessionListState(searchParams: RawSearchParams): SessionListState {
-  const raw: SessionListRaw = {};
-  for (const key of SESSION_LIST_KEYS) {
-    const value = firstParam(searchParams[key])?.trim();
-    if (value) raw[key] = value;
-  }
-  const parsed = ListSessionsQuerySchema.safeParse(raw);
-  if (parsed.success) return { ok: true, raw, query: parsed.data };
-  return {
-    ok: false,
-    raw,
-    issues: parsed.error.issues.map((issue) => `${issue.path.join('.') || 'query'}: ${issue.message}`),
-  };
+  return parseQueryState(searchParams, SESSION_LIST_KEYS, ListSessionsQuerySchema);
 }
 
 /** The list URL with some keys changed; `null` removes a key. */

@@ -137,3 +137,8 @@ export function conversationToggleHref(sessionId: string, view: TranscriptView, 
     includeHidden: view.includeHidden || null,
   });
 }
+
+/** This very view again (same slice, toggles and anchor): where "Reload" and "Back" return to. */
+export function currentViewHref(sessionId: string, view: TranscriptView): string {
+  return hiddenToggleHref(sessionId, view, view.includeHidden);
+}
