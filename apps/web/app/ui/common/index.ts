@@ -8,6 +8,7 @@ export { EmptyState } from './EmptyState';
 export { Checkbox, Field, hintId, Input, Select } from './Field';
 export { Breadcrumbs, type Crumb, PageHeader } from './PageHeader';
 export { Pagination } from './Pagination';
+export { QueryIssuesAlert } from './QueryIssuesAlert';
 export { ResultAlert } from './ResultAlert';
 export { Stat, StatStrip } from './Stat';
 export { SubmitButton } from './SubmitButton';
