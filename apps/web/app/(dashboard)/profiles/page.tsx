@@ -1,8 +1,6 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { Alert, Badge, Card, EmptyState } from '@/app/ui/common';
-import { ApiErrorAlert } from '@/app/ui/common/ApiErrorAlert';
-import { Timestamp } from '@/app/ui/common/Timestamp';
+import { Alert, ApiErrorAlert, Badge, Card, EmptyState, Timestamp } from '@/app/ui/common';
 import { ReceiptSummary } from '@/app/ui/deletion/ReceiptSummary';
 import { CreateProfileForm } from '@/app/ui/profiles/ProfileForms';
 import { getMe, getReceipt, listProfiles, listRetentionPolicies } from '@/lib/api';

@@ -1,8 +1,14 @@
 import type { Route, Session } from '@statehouse/contracts';
 import Link from 'next/link';
-import { Badge, type BadgeTone, Card, type DescriptionItem, DescriptionList } from '@/app/ui/common';
-import { ApiErrorAlert } from '@/app/ui/common/ApiErrorAlert';
-import { Timestamp } from '@/app/ui/common/Timestamp';
+import {
+  ApiErrorAlert,
+  Badge,
+  type BadgeTone,
+  Card,
+  type DescriptionItem,
+  DescriptionList,
+  Timestamp,
+} from '@/app/ui/common';
 import type { Attempt } from '@/lib/attempt';
 import { hrefWith } from '@/lib/paths';
 

@@ -1,7 +1,6 @@
 import type { Session } from '@statehouse/contracts';
 import Link from 'next/link';
-import { Badge, Card, type DescriptionItem, DescriptionList, Table } from '@/app/ui/common';
-import { Timestamp } from '@/app/ui/common/Timestamp';
+import { Badge, Card, type DescriptionItem, DescriptionList, Table, Timestamp } from '@/app/ui/common';
 import { formatCost, formatNumber, humanize } from '@/lib/format';
 import { sessionHref } from '@/lib/paths';
 import { sessionStatus } from '@/lib/session-display';

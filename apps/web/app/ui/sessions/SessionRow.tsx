@@ -1,7 +1,6 @@
 import type { SessionListItem } from '@statehouse/contracts';
 import Link from 'next/link';
-import { Badge, cx, ListItem } from '@/app/ui/common';
-import { Timestamp } from '@/app/ui/common/Timestamp';
+import { Badge, cx, ListItem, Timestamp } from '@/app/ui/common';
 import { plural } from '@/lib/format';
 import { sessionHref } from '@/lib/paths';
 import { lineageHint, sessionHeading, sessionStatus } from '@/lib/session-display';

@@ -2,9 +2,18 @@ import { randomUUID } from 'node:crypto';
 import { type DeleteProfileResponse, ProfileNameSchema } from '@statehouse/contracts';
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { Alert, ButtonLink, Card, EmptyState, Field, Input, SubmitButton, Table } from '@/app/ui/common';
-import { ApiErrorAlert } from '@/app/ui/common/ApiErrorAlert';
-import { Timestamp } from '@/app/ui/common/Timestamp';
+import {
+  Alert,
+  ApiErrorAlert,
+  ButtonLink,
+  Card,
+  EmptyState,
+  Field,
+  Input,
+  SubmitButton,
+  Table,
+  Timestamp,
+} from '@/app/ui/common';
 import { DeleteProfileForm, RenameConfirmForm, RetentionForm } from '@/app/ui/profiles/ProfileForms';
 import { deleteProfile, getMe, listProfiles, listRetentionPolicies } from '@/lib/api';
 import { type Attempt, attempt } from '@/lib/attempt';

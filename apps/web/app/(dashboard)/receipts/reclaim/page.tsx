@@ -1,9 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { ReclaimRequestSchema } from '@statehouse/contracts';
 import type { Metadata } from 'next';
-import Link from 'next/link';
-import { Alert, ButtonLink, Card, type DescriptionItem, DescriptionList } from '@/app/ui/common';
-import { ApiErrorAlert } from '@/app/ui/common/ApiErrorAlert';
+import {
+  Alert,
+  ApiErrorAlert,
+  ButtonLink,
+  Card,
+  type DescriptionItem,
+  DescriptionList,
+  PageHeader,
+} from '@/app/ui/common';
 import { ReclaimConfirmForm } from '@/app/ui/receipts/ReclaimConfirmForm';
 import { listReceiptConsumers, receiptMarks } from '@/lib/api';
 import { attempt } from '@/lib/attempt';
@@ -22,22 +28,11 @@ export default async function ReclaimPage({ searchParams }: { searchParams: Prom
   const [marks, consumers] = await Promise.all([attempt(receiptMarks), attempt(listReceiptConsumers)]);
 
   const header = (
-    <div>
-      <nav aria-label="Breadcrumb">
-        <ol className="breadcrumbs">
-          <li>
-            <Link href="/receipts">Receipts</Link>
-          </li>
-          <li aria-current="page">Reclaim</li>
-        </ol>
-      </nav>
-      <div className="page-header">
-        <div>
-          <h1 className="page-header__title">Reclaim receipts</h1>
-          <p className="page-header__description">Permanently delete old receipts to bound the feed’s size.</p>
-        </div>
-      </div>
-    </div>
+    <PageHeader
+      breadcrumbs={[{ href: '/receipts', label: 'Receipts' }, { label: 'Reclaim' }]}
+      title="Reclaim receipts"
+      description="Permanently delete old receipts to bound the feed’s size."
+    />
   );
   if (!request.success || !Number.isInteger(request.data.throughSequence)) {
     return (
@@ -54,7 +49,14 @@ export default async function ReclaimPage({ searchParams }: { searchParams: Prom
       </>
     );
   }
-  if (!marks.ok) return [header, <ApiErrorAlert key="error" error={marks.error} />];
+  if (!marks.ok) {
+    return (
+      <>
+        {header}
+        <ApiErrorAlert error={marks.error} />
+      </>
+    );
+  }
 
   const { throughSequence, mode } = request.data;
   const { floor, highWater } = marks.value;
