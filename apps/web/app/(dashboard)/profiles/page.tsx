@@ -1,13 +1,13 @@
 import type { Metadata } from 'next';
 import { ApiErrorAlert, Card, EmptyState, PageHeader } from '@/app/ui/common';
 import { ReceiptSummary } from '@/app/ui/deletion/ReceiptSummary';
-import { ProfileCard } from '@/app/ui/profiles/ProfileCard';
 import { ProfileDeletedAlert } from '@/app/ui/profiles/ProfileDeletedAlert';
 import { CreateProfileForm } from '@/app/ui/profiles/ProfileForms';
+import { ProfileGrid } from '@/app/ui/profiles/ProfileGrid';
 import { getMe, getReceipt, listProfiles, listRetentionPolicies } from '@/lib/api';
 import { attempt } from '@/lib/attempt';
 import type { RawSearchParams } from '@/lib/paths';
-import { parseDeleted, retentionDaysOf } from '@/lib/profile-results';
+import { parseDeleted } from '@/lib/profile-results';
 
 export const metadata: Metadata = { title: 'Profiles' };
 
@@ -51,16 +51,7 @@ export default async function ProfilesPage({ searchParams }: { searchParams: Pro
           />
         </Card>
       ) : (
-        <ul className="profile-grid" aria-label="Profiles">
-          {profiles.value.map((profile) => (
-            <ProfileCard
-              key={profile.name}
-              profile={profile}
-              retentionDays={policies.ok ? retentionDaysOf(policies.value, profile.name) : undefined}
-              admin={admin}
-            />
-          ))}
-        </ul>
+        <ProfileGrid profiles={profiles.value} policies={policies} admin={admin} />
       )}
     </>
   );

@@ -1,12 +1,10 @@
 import type { Metadata } from 'next';
 import { Card, PageHeader, QueryIssuesAlert, Stat, StatStrip } from '@/app/ui/common';
-import { ConsumersCard } from '@/app/ui/receipts/ConsumersCard';
 import { ReceiptFilters } from '@/app/ui/receipts/ReceiptFilters';
+import { ReceiptsAdmin } from '@/app/ui/receipts/ReceiptsAdmin';
 import { ReceiptsLive } from '@/app/ui/receipts/ReceiptsLive';
-import { ReclaimCard } from '@/app/ui/receipts/ReclaimCard';
 import { ReplayError } from '@/app/ui/receipts/ReplayError';
 import { ReplayTable } from '@/app/ui/receipts/ReplayTable';
-import { VerifyCard } from '@/app/ui/receipts/VerifyCard';
 import { getMe, listReceiptConsumers, listReceipts, receiptMarks, verifyReceiptChain } from '@/lib/api';
 import { attempt } from '@/lib/attempt';
 import { formatNumber } from '@/lib/format';
@@ -99,15 +97,7 @@ export default async function ReceiptsPage({ searchParams }: { searchParams: Pro
         <ReplayTable page={page.value} raw={raw} filtered={filtered} after={state.query.after} />
       ) : null}
 
-      {admin ? (
-        <div className="admin-grid">
-          <ConsumersCard consumers={consumers} highWater={marks?.highWater ?? null} />
-          <div className="admin-grid__column">
-            <VerifyCard raw={raw} verification={verification} />
-            <ReclaimCard floor={marks?.floor ?? null} highWater={marks?.highWater ?? null} />
-          </div>
-        </div>
-      ) : null}
+      {admin ? <ReceiptsAdmin raw={raw} consumers={consumers} verification={verification} marks={marks} /> : null}
     </>
   );
 }

@@ -1,11 +1,9 @@
 import { ProfileNameSchema } from '@statehouse/contracts';
 import type { Metadata } from 'next';
 import { Alert, ApiErrorAlert, ButtonLink, PageHeader, Stat, StatStrip, Timestamp } from '@/app/ui/common';
-import { DeleteProfileCard } from '@/app/ui/profiles/DeleteProfileCard';
+import { ProfileAdmin } from '@/app/ui/profiles/ProfileAdmin';
 import { ProfileNotFound } from '@/app/ui/profiles/ProfileNotFound';
-import { RenameCard } from '@/app/ui/profiles/RenameCard';
 import { RenamedAlert } from '@/app/ui/profiles/RenamedAlert';
-import { RetentionCard } from '@/app/ui/profiles/RetentionCard';
 import { deleteProfile, getMe, listProfiles, listRetentionPolicies } from '@/lib/api';
 import { attempt } from '@/lib/attempt';
 import { formatNumber } from '@/lib/format';
@@ -90,17 +88,15 @@ export default async function ProfilePage({ params, searchParams }: ProfilePageP
       </StatStrip>
 
       {admin && keepRun && deleteRun ? (
-        <div className="profile-admin">
-          <RetentionCard name={name} policies={policies} />
-          <RenameCard
-            name={name}
-            proposed={proposed}
-            sessions={profile.sessionCount}
-            routes={routes}
-            exists={(candidate) => profiles.value.some((entry) => entry.name === candidate)}
-          />
-          <DeleteProfileCard name={name} keepRun={keepRun} deleteRun={deleteRun} />
-        </div>
+        <ProfileAdmin
+          profile={profile}
+          profiles={profiles.value}
+          policies={policies}
+          routes={routes}
+          proposed={proposed}
+          keepRun={keepRun}
+          deleteRun={deleteRun}
+        />
       ) : (
         <Alert tone="info" title="Read only">
           <p>Renaming, deleting and retention are for administrators.</p>

@@ -10,8 +10,7 @@ import {
   StatStrip,
   Timestamp,
 } from '@/app/ui/common';
-import { IdentitiesCard } from '@/app/ui/receipts/IdentitiesCard';
-import { ReceiptFacts } from '@/app/ui/receipts/ReceiptFacts';
+import { ReceiptDetail } from '@/app/ui/receipts/ReceiptDetail';
 import { ApiProblemError, getReceipt } from '@/lib/api';
 import { attempt } from '@/lib/attempt';
 import { humanize } from '@/lib/format';
@@ -81,10 +80,7 @@ export default async function ReceiptDetailPage({ params }: ReceiptPageProps) {
         <Stat label="routes removed" value={receipt.counts.routes} />
       </StatStrip>
 
-      <div className="receipt-layout">
-        <IdentitiesCard receipt={receipt} />
-        <ReceiptFacts receipt={receipt} />
-      </div>
+      <ReceiptDetail receipt={receipt} />
     </>
   );
 }

@@ -8,6 +8,7 @@ import { BusyNotice } from '@/app/ui/sessions/BusyNotice';
 import { ManageCard } from '@/app/ui/sessions/ManageCard';
 import { RoutingCard } from '@/app/ui/sessions/RoutingCard';
 import { SessionHeader, sessionBreadcrumbs } from '@/app/ui/sessions/SessionHeader';
+import { SessionLayout } from '@/app/ui/sessions/SessionLayout';
 import { SessionMetadata } from '@/app/ui/sessions/SessionMetadata';
 import { TranscriptCard } from '@/app/ui/transcript/TranscriptCard';
 import { ApiProblemError, getLineage, getSession, listRoutes } from '@/lib/api';
@@ -56,7 +57,6 @@ export default async function SessionPage({ params, searchParams }: SessionPageP
 
   const session = sessionResult.value;
   const lineage = lineageResult.ok ? lineageResult.value : null;
-  const currentHref = currentViewHref(sessionId, view);
 
   return (
     <>
@@ -66,8 +66,8 @@ export default async function SessionPage({ params, searchParams }: SessionPageP
         <ContinuedNotice lineage={lineage} />
       ) : null}
 
-      <div className="session-layout">
-        <div className="session-layout__transcript">
+      <SessionLayout
+        transcript={
           <TranscriptCard
             session={session}
             view={view}
@@ -75,18 +75,16 @@ export default async function SessionPage({ params, searchParams }: SessionPageP
             transcript={transcriptResult}
             conversation={conversation}
           />
-        </div>
-        <div className="session-layout__lineage">
-          <LineageCard lineage={lineageResult} currentId={session.id} />
-        </div>
-        <div className="session-layout__manage">
-          <ManageCard session={session} lineage={lineage} reloadHref={currentHref} />
-        </div>
-        <aside className="session-layout__details" aria-label="Session details">
-          <RoutingCard session={session} routes={routesResult} />
-          <SessionMetadata session={session} />
-        </aside>
-      </div>
+        }
+        lineage={<LineageCard lineage={lineageResult} currentId={session.id} />}
+        manage={<ManageCard session={session} lineage={lineage} reloadHref={currentViewHref(sessionId, view)} />}
+        details={
+          <>
+            <RoutingCard session={session} routes={routesResult} />
+            <SessionMetadata session={session} />
+          </>
+        }
+      />
     </>
   );
 }

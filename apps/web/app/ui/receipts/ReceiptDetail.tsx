@@ -2,9 +2,20 @@ import type { DeletionReceipt } from '@statehouse/contracts';
 import Link from 'next/link';
 import { Badge, Card, type DescriptionItem, DescriptionList, Timestamp } from '@/app/ui/common';
 import { humanize } from '@/lib/format';
+import { IdentitiesCard } from './IdentitiesCard';
+
+/** A receipt's body: who was removed (wide) beside the operation and its hash-chain links. */
+export function ReceiptDetail({ receipt }: { receipt: DeletionReceipt }) {
+  return (
+    <div className="receipt-layout">
+      <IdentitiesCard receipt={receipt} />
+      <ReceiptFacts receipt={receipt} />
+    </div>
+  );
+}
 
 /** The operation behind a receipt (when, which path, why, by whom) and its links in the hash chain. */
-export function ReceiptFacts({ receipt }: { receipt: DeletionReceipt }) {
+function ReceiptFacts({ receipt }: { receipt: DeletionReceipt }) {
   const overview: DescriptionItem[] = [
     { term: 'Sequence', detail: <span data-testid="receipt-sequence">#{receipt.sequence}</span> },
     { term: 'Operation id', detail: <code data-testid="receipt-operation-id">{receipt.operationId}</code> },
