@@ -6,6 +6,7 @@ import { ROLE_LABELS } from '@/lib/deletion';
 import { plural } from '@/lib/format';
 import { sessionHref } from '@/lib/paths';
 import { RoleBadge } from './RoleBadge';
+import './deletion.css';
 
 type PreviewSession = DeletePreview['sessions'][number];
 

@@ -3,6 +3,7 @@ import { ButtonLink, Card, type DescriptionItem, DescriptionList, Stat, StatStri
 import { humanize } from '@/lib/format';
 import { receiptHref } from '@/lib/receipt-list-state';
 import { RoleCounts } from './RoleCounts';
+import './deletion.css';
 
 /** A receipt at a glance: its place in the chain, operation id, counts and who was removed by role. */
 export function ReceiptSummary({ receipt }: { receipt: DeletionReceipt }) {

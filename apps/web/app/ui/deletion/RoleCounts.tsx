@@ -1,5 +1,6 @@
 import { IDENTITY_ROLES, type ReceiptIdentity } from '@statehouse/contracts';
 import { RoleBadge } from './RoleBadge';
+import './deletion.css';
 
 /** How many removed sessions had each role ("2 selected · 3 chain member"), roles without any left out. */
 export function RoleCounts({ identities }: { identities: Pick<ReceiptIdentity, 'role'>[] }) {

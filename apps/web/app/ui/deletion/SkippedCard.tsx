@@ -1,6 +1,7 @@
 import { Badge, Card } from '@/app/ui/common';
 import { SKIP_REASON_LABELS } from '@/lib/deletion';
 import { humanize } from '@/lib/format';
+import './deletion.css';
 
 /** Sessions a bulk delete left alone, each with the reason (busy, changed after the preview, …). */
 export function SkippedCard({ skipped }: { skipped: { id: string; reason: string }[] }) {

@@ -3,6 +3,7 @@ import Link from 'next/link';
 import { Badge, Card } from '@/app/ui/common';
 import { EdgeChip } from '@/app/ui/lineage/EdgeChip';
 import { sessionHref } from '@/lib/paths';
+import './deletion.css';
 
 /** What the delete leaves: children that become roots of their own, and ids that were not found. */
 export function StaysCard({ preview }: { preview: DeletePreview }) {

@@ -1,6 +1,7 @@
 import type { LineageResponse } from '@statehouse/contracts';
 import Link from 'next/link';
 import { sessionHref } from '@/lib/paths';
+import './lineage.css';
 
 /** A compressed segment that is not the tip: say where the conversation went on. */
 export function ContinuedNotice({ lineage }: { lineage: LineageResponse }) {

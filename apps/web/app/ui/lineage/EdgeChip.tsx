@@ -1,6 +1,7 @@
 import type { LineageKind } from '@statehouse/contracts';
 import { cx } from '@/app/ui/common';
 import { EDGE_LABELS } from '@/lib/lineage';
+import './lineage.css';
 
 /** An edge kind as text in its colour; the colour is never the only signal. */
 export function EdgeChip({ kind, className }: { kind: LineageKind; className?: string }) {

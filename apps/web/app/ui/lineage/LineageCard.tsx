@@ -4,6 +4,7 @@ import type { Attempt } from '@/lib/attempt';
 import { plural } from '@/lib/format';
 import { edgeCounts } from '@/lib/lineage';
 import { LineageTree } from './LineageTree';
+import './lineage.css';
 
 /** The lineage of the session the page shows: counts per edge kind, then the tree. */
 export function LineageCard({ lineage, currentId }: { lineage: Attempt<LineageResponse>; currentId: string }) {

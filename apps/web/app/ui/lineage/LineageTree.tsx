@@ -12,6 +12,7 @@ import {
 } from '@/lib/lineage';
 import { sessionHref } from '@/lib/paths';
 import { EdgeChip } from './EdgeChip';
+import './lineage.css';
 
 interface LineageTreeProps {
   lineage: LineageResponse;

@@ -4,6 +4,7 @@ import { ApiErrorAlert, Card } from '@/app/ui/common';
 import type { Attempt } from '@/lib/attempt';
 import { plural } from '@/lib/format';
 import { DeleteProfileForm } from './ProfileForms';
+import './profiles.css';
 
 /** Delete, with both choices priced by a dry run: keep the profile's sessions, or delete them too. */
 export function DeleteProfileCard({

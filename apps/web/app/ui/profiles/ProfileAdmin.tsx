@@ -4,6 +4,7 @@ import type { RouteCount } from '@/lib/routes';
 import { DeleteProfileCard } from './DeleteProfileCard';
 import { RenameCard } from './RenameCard';
 import { RetentionCard } from './RetentionCard';
+import './profiles.css';
 
 interface ProfileAdminProps {
   profile: ProfileSummary;

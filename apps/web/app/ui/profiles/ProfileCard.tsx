@@ -3,6 +3,7 @@ import Link from 'next/link';
 import { Badge, Timestamp } from '@/app/ui/common';
 import { formatNumber } from '@/lib/format';
 import { hrefWith, profileHref } from '@/lib/paths';
+import './profiles.css';
 
 interface ProfileCardProps {
   profile: ProfileSummary;

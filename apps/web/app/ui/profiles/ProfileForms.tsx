@@ -9,6 +9,7 @@ import {
   renameProfileAction,
   retentionAction,
 } from '@/lib/actions/profiles';
+import './profiles.css';
 
 const IDLE: ProfileActionState = { status: 'idle' };
 

@@ -2,6 +2,7 @@ import type { ProfileSummary, RetentionPolicy } from '@statehouse/contracts';
 import type { Attempt } from '@/lib/attempt';
 import { retentionDaysOf } from '@/lib/profile-results';
 import { ProfileCard } from './ProfileCard';
+import './profiles.css';
 
 /** Every visible profile as a card; retention badges only when the policies loaded. */
 export function ProfileGrid({

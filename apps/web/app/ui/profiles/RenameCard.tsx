@@ -6,6 +6,7 @@ import { plural } from '@/lib/format';
 import { profileHref } from '@/lib/paths';
 import type { RouteCount } from '@/lib/routes';
 import { RenameConfirmForm } from './ProfileForms';
+import './profiles.css';
 
 interface RenameCardProps {
   name: string;

@@ -2,6 +2,7 @@ import type { RenameCounts } from '@statehouse/contracts';
 import { Alert } from '@/app/ui/common';
 import { formatNumber } from '@/lib/format';
 import { RENAME_COUNT_KEYS, RENAME_COUNT_LABELS } from '@/lib/profile-results';
+import './profiles.css';
 
 /** The outcome of a rename (from the URL it redirected to): what moved, counted. */
 export function RenamedAlert({ from, to, counts }: { from: string; to: string; counts: RenameCounts }) {

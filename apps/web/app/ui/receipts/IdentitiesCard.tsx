@@ -3,6 +3,7 @@ import { Card, Table } from '@/app/ui/common';
 import { RoleBadge } from '@/app/ui/deletion/RoleBadge';
 import { RoleCounts } from '@/app/ui/deletion/RoleCounts';
 import { EdgeChip } from '@/app/ui/lineage/EdgeChip';
+import './receipts.css';
 
 const none = (key: string) => (
   <span key={key} className="text-subtle">

@@ -3,6 +3,7 @@ import Link from 'next/link';
 import { Badge, Card, type DescriptionItem, DescriptionList, Timestamp } from '@/app/ui/common';
 import { humanize } from '@/lib/format';
 import { IdentitiesCard } from './IdentitiesCard';
+import './receipts.css';
 
 /** A receipt's body: who was removed (wide) beside the operation and its hash-chain links. */
 export function ReceiptDetail({ receipt }: { receipt: DeletionReceipt }) {

@@ -3,6 +3,7 @@ import { ButtonLink, Field, Input, Select, SubmitButton } from '@/app/ui/common'
 import { humanize } from '@/lib/format';
 import { hrefWith } from '@/lib/paths';
 import type { ReceiptListRaw } from '@/lib/receipt-list-state';
+import './receipts.css';
 
 /** A plain GET form over the replay: intent, origin and the `after` cursor; the profile is kept. */
 export function ReceiptFilters({ raw }: { raw: ReceiptListRaw }) {

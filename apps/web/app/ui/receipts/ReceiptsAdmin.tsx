@@ -4,6 +4,7 @@ import type { ReceiptListRaw } from '@/lib/receipt-list-state';
 import { ConsumersCard } from './ConsumersCard';
 import { ReclaimCard } from './ReclaimCard';
 import { VerifyCard } from './VerifyCard';
+import './receipts.css';
 
 interface ReceiptsAdminProps {
   raw: ReceiptListRaw;

@@ -4,6 +4,7 @@ import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useEffect, useState, useTransition } from 'react';
 import { cx } from '@/app/ui/common';
+import './receipts.css';
 
 interface ReceiptsLiveProps {
   /** The dashboard's proxy of the watch stream, from the high-water mark this page was rendered at. */

@@ -1,4 +1,5 @@
 import { Card, Field, Input, Select, SubmitButton } from '@/app/ui/common';
+import './receipts.css';
 
 /** Asks for a reclamation; the review page (a GET) shows what it would do before anything runs. */
 export function ReclaimCard({ floor, highWater }: { floor: number | null; highWater: number | null }) {

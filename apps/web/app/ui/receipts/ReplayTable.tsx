@@ -3,6 +3,7 @@ import Link from 'next/link';
 import { Badge, ButtonLink, Card, EmptyState, Pagination, Table, Timestamp } from '@/app/ui/common';
 import { formatNumber, humanize, plural } from '@/lib/format';
 import { RECEIPT_PAGE_SIZE, type ReceiptListRaw, receiptHref, receiptListHref } from '@/lib/receipt-list-state';
+import './receipts.css';
 
 /** One page of the replay (sequence order, keyset by `after`), with the floor and high-water mark. */
 export function ReplayTable({

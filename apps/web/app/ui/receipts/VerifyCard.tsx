@@ -3,6 +3,7 @@ import { Alert, ApiErrorAlert, Card, SubmitButton } from '@/app/ui/common';
 import type { Attempt } from '@/lib/attempt';
 import { plural } from '@/lib/format';
 import type { ReceiptListRaw } from '@/lib/receipt-list-state';
+import './receipts.css';
 
 /** Verifies the hash chain on request (`?verify=1`, a GET: the page's filters are kept). */
 export function VerifyCard({

@@ -3,6 +3,7 @@ import { Badge, Card, EmptyState, List, Pagination } from '@/app/ui/common';
 import { plural } from '@/lib/format';
 import { type RouteListRaw, routeListHref } from '@/lib/route-list-state';
 import { RouteRow } from './RouteRow';
+import './routes.css';
 
 /** One page of the routing index, keyset paged by profile and key. */
 export function RouteResults({ page, raw }: { page: RoutePage; raw: RouteListRaw }) {

@@ -3,6 +3,7 @@ import Link from 'next/link';
 import { Badge, ListItem, Timestamp } from '@/app/ui/common';
 import { sessionHref } from '@/lib/paths';
 import { sessionStatus } from '@/lib/session-display';
+import './routes.css';
 
 /** The profile part of a key is shown apart, so a rename's effect (agent:old: → agent:new:) is visible. */
 function KeyText({ route }: { route: Route }) {

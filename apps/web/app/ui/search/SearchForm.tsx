@@ -3,6 +3,7 @@ import { Field, Input, Select, SubmitButton } from '@/app/ui/common';
 import { humanize } from '@/lib/format';
 import type { SearchRaw } from '@/lib/search-state';
 import { KNOWN_SOURCES } from '@/lib/session-display';
+import './search.css';
 
 const MODE_LABELS: Record<(typeof SEARCH_MODES)[number], string> = {
   auto: 'Automatic',

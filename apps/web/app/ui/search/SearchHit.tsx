@@ -4,6 +4,7 @@ import { Badge, type BadgeTone, ListItem, Timestamp } from '@/app/ui/common';
 import { humanize } from '@/lib/format';
 import { messageAnchor, sessionHref } from '@/lib/paths';
 import { Snippet } from './Snippet';
+import './search.css';
 
 /** The transcript's role colours, so a hit looks like the message it links to. */
 const ROLE_TONES: Record<MessageRole, BadgeTone> = {
@@ -36,7 +37,7 @@ export function SearchHit({ hit, showProfile }: { hit: SearchResponse['items'][n
         <code>#{hit.messageId}</code>
         <Timestamp iso={hit.timestamp} />
         {hit.tipSessionId !== hit.sessionId ? (
-          <span className="session-row__lineage">
+          <span className="lineage-hint">
             <span aria-hidden="true">↳</span> continues in {hit.tipSessionId}
           </span>
         ) : null}

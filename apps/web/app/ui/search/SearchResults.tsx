@@ -3,6 +3,7 @@ import { Alert, Badge, ButtonLink, Card, EmptyState, List, Pagination } from '@/
 import { plural } from '@/lib/format';
 import { type SearchRaw, searchHref } from '@/lib/search-state';
 import { SearchHit } from './SearchHit';
+import './search.css';
 
 /** One page of hits, with the index that answered and a warning while search is degraded. */
 export function SearchResults({

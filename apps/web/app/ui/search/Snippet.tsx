@@ -1,4 +1,5 @@
 import { SNIPPET_MATCH_END, SNIPPET_MATCH_START } from '@statehouse/contracts';
+import './search.css';
 
 /**
  * Splits an API snippet into text and matches. The API wraps matches in \u0002 … \u0003 (control

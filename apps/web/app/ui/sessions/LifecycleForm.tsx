@@ -3,6 +3,7 @@
 import { useActionState } from 'react';
 import { Field, LiveRegion, ResultAlert, Select, SubmitButton } from '@/app/ui/common';
 import { type LifecycleActionState, lifecycleAction } from '@/lib/actions/sessions';
+import './sessions.css';
 
 export interface ReasonGroup {
   label: string;

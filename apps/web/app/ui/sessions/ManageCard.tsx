@@ -4,6 +4,7 @@ import { DEFAULT_END_REASON, END_REASON_GROUPS, finalEndNote, reopenable } from 
 import { hrefWith } from '@/lib/paths';
 import { LifecycleForm } from './LifecycleForm';
 import { ManageSession } from './ManageSession';
+import './sessions.css';
 
 /** Rename, pin and archive; end or reopen; delete. `reloadHref` is this page, same view. */
 export function ManageCard({

@@ -3,6 +3,7 @@
 import { useActionState } from 'react';
 import { Field, Input, LiveRegion, ResultAlert, SubmitButton } from '@/app/ui/common';
 import { type SessionActionState, updateSessionAction } from '@/lib/actions/sessions';
+import './sessions.css';
 
 interface ManageSessionProps {
   sessionId: string;

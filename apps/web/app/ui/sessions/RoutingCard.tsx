@@ -11,6 +11,7 @@ import {
 } from '@/app/ui/common';
 import type { Attempt } from '@/lib/attempt';
 import { hrefWith } from '@/lib/paths';
+import './sessions.css';
 
 const HANDOFF_TONES: Record<NonNullable<Session['handoffState']>, BadgeTone> = {
   pending: 'info',

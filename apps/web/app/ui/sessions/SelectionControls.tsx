@@ -2,6 +2,7 @@
 
 import { useCallback, useEffect, useId, useState } from 'react';
 import { SubmitButton } from '@/app/ui/common';
+import './sessions.css';
 
 interface SelectionControlsProps {
   /** The form the row checkboxes belong to (their `form` attribute). */

@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import './sessions.css';
 
 interface SessionLayoutProps {
   transcript: ReactNode;

@@ -4,6 +4,7 @@ import { Badge, Card, type DescriptionItem, DescriptionList, Table, Timestamp } 
 import { formatCost, formatNumber, humanize } from '@/lib/format';
 import { sessionHref } from '@/lib/paths';
 import { sessionStatus } from '@/lib/session-display';
+import './sessions.css';
 
 function Section({ title, children }: { title: string; children: React.ReactNode }) {
   return (

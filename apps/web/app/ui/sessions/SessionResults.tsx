@@ -4,6 +4,7 @@ import { plural } from '@/lib/format';
 import { type SessionListRaw, sessionListHref } from '@/lib/session-list-state';
 import { SelectionControls } from './SelectionControls';
 import { SessionRow } from './SessionRow';
+import './sessions.css';
 
 /** Row checkboxes belong to this GET form: submitting it opens the deletion preview (/delete?ids=…). */
 const SELECTION_FORM = 'session-selection';

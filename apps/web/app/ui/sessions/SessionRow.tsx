@@ -5,6 +5,7 @@ import { plural } from '@/lib/format';
 import { sessionHref } from '@/lib/paths';
 import { lineageHint, sessionHeading, sessionStatus } from '@/lib/session-display';
 import { BusyBadge } from './BusyNotice';
+import './sessions.css';
 
 interface SessionRowProps {
   item: SessionListItem;
@@ -52,7 +53,7 @@ export function SessionRow({ item, showProfile, selectionForm }: SessionRowProps
             {item.source}
           </Badge>
           {lineage ? (
-            <span className="session-row__lineage">
+            <span className="lineage-hint">
               <span aria-hidden="true">↳</span> {lineage}
             </span>
           ) : null}

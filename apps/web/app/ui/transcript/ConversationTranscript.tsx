@@ -5,6 +5,7 @@ import { humanize, plural } from '@/lib/format';
 import { sessionHref } from '@/lib/paths';
 import type { TranscriptView } from '@/lib/transcript';
 import { MessageItem } from './MessageItem';
+import './transcript.css';
 
 /** The whole compression chain, root → tip, as one transcript with a divider per segment. */
 export function ConversationTranscript({

@@ -1,4 +1,5 @@
 import type { ContentPart, ToolCallView } from '@/lib/message-content';
+import './transcript.css';
 
 export function ToolCallFold({ call }: { call: ToolCallView }) {
   return (

@@ -5,6 +5,7 @@ import { formatDateTime, formatNumber, formatTime, humanize } from '@/lib/format
 import { textPreview, toolCallsOf, toParts } from '@/lib/message-content';
 import { messageAnchor, sessionHref } from '@/lib/paths';
 import { MessageContentView, ToolCallFold } from './MessageContentView';
+import './transcript.css';
 
 const ROLE_LABELS: Record<MessageRole, string> = {
   user: 'User',

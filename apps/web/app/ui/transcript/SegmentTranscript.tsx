@@ -4,6 +4,7 @@ import { ApiErrorAlert, ButtonLink, EmptyState, Pagination } from '@/app/ui/comm
 import type { Attempt } from '@/lib/attempt';
 import { conversationToggleHref, type TranscriptPage, type TranscriptView, transcriptHrefs } from '@/lib/transcript';
 import { MessageItem } from './MessageItem';
+import './transcript.css';
 
 /** One segment's transcript, a page at a time (keyset by message id), with pagers above and below. */
 export function SegmentTranscript({

@@ -7,6 +7,7 @@ import type { TranscriptPage, TranscriptView } from '@/lib/transcript';
 import { ConversationTranscript } from './ConversationTranscript';
 import { SegmentTranscript } from './SegmentTranscript';
 import { TranscriptToggles } from './TranscriptToggles';
+import './transcript.css';
 
 interface TranscriptCardProps {
   session: Session;

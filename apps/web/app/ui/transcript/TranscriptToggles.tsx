@@ -1,5 +1,6 @@
 import Link from 'next/link';
 import { conversationToggleHref, hiddenToggleHref, type TranscriptView } from '@/lib/transcript';
+import './transcript.css';
 
 /** Scope (this segment or the whole chain) and hidden rows, as links: each is a URL of its own. */
 export function TranscriptToggles({
