@@ -6,6 +6,7 @@ export { Card } from './Card';
 export { cx } from './cx';
 export { EmptyState } from './EmptyState';
 export { Checkbox, Field, hintId, Input, Select } from './Field';
+export { FilterForm, HiddenFields } from './FilterForm';
 export { Breadcrumbs, type Crumb, PageHeader } from './PageHeader';
 export { Pagination } from './Pagination';
 export { QueryIssuesAlert } from './QueryIssuesAlert';

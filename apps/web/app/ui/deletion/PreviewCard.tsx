@@ -49,17 +49,17 @@ function PreviewRow({ entry }: { entry: PreviewSession }) {
         <Link href={sessionHref(entry.id)} className="preview-row__title">
           {title ?? <code>{entry.id}</code>}
         </Link>
-        <span className="preview-row__meta">
+        <span className="preview-row__meta meta-row">
           {title ? <code>{entry.id}</code> : null}
           <Badge>{entry.profile}</Badge>
           {entry.lineageKind && entry.parentSessionId ? (
-            <span className="preview-row__edge">
+            <span className="preview-row__edge meta-row">
               <EdgeChip kind={entry.lineageKind} /> of <code>{entry.parentSessionId}</code>
             </span>
           ) : null}
         </span>
       </div>
-      <div className="preview-row__side">
+      <div className="preview-row__side meta-row">
         <RoleBadge role={entry.role} />
         <span>{plural(entry.messageCount, 'message')}</span>
         {entry.busy ? (

@@ -14,7 +14,7 @@ export function SkippedCard({ skipped }: { skipped: { id: string; reason: string
             <div className="preview-row__main">
               <code className="preview-row__title">{skip.id}</code>
             </div>
-            <div className="preview-row__side">
+            <div className="preview-row__side meta-row">
               <Badge tone="warning">{SKIP_REASON_LABELS[skip.reason] ?? humanize(skip.reason)}</Badge>
             </div>
           </li>

@@ -23,7 +23,7 @@ export function StaysCard({ preview }: { preview: DeletePreview }) {
                     <code>{entry.id}</code>
                   </Link>
                 </div>
-                <div className="preview-row__side">
+                <div className="preview-row__side meta-row">
                   {entry.lineageKind ? <EdgeChip kind={entry.lineageKind} /> : null}
                   <Badge tone="success">orphaned, kept</Badge>
                 </div>

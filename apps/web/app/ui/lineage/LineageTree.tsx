@@ -116,7 +116,7 @@ function SpineItem({
         <div className="lineage-node__head">
           <Link
             href={sessionHref(node.id)}
-            className={cx('lineage-node__link', !node.title && 'lineage-node__link--id')}
+            className={cx('lineage-node__link', 'stretched-link', !node.title && 'lineage-node__link--id')}
             aria-current={current ? 'page' : undefined}
             data-node-id={node.id}
           >
@@ -127,7 +127,7 @@ function SpineItem({
           {isChainRoot ? <Badge>Root</Badge> : null}
           {isTip ? <Badge tone="info">Tip</Badge> : null}
         </div>
-        <div className="lineage-node__meta">
+        <div className="lineage-node__meta meta-row">
           {node.title ? <code className="lineage-node__id">{node.id}</code> : null}
           {node.endedAt ? (
             <Badge dot>Ended{node.endReason ? ` · ${humanize(node.endReason)}` : ''}</Badge>

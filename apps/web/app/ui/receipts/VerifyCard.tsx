@@ -1,5 +1,5 @@
 import type { VerifyResponse } from '@statehouse/contracts';
-import { Alert, ApiErrorAlert, Card, SubmitButton } from '@/app/ui/common';
+import { Alert, ApiErrorAlert, Card, HiddenFields, SubmitButton } from '@/app/ui/common';
 import type { Attempt } from '@/lib/attempt';
 import { plural } from '@/lib/format';
 import type { ReceiptListRaw } from '@/lib/receipt-list-state';
@@ -16,10 +16,7 @@ export function VerifyCard({
   return (
     <Card title="Chain verification" description="Recomputes every receipt's hash from its predecessor.">
       <form action="/receipts" method="get" className="inline-form">
-        {Object.entries(raw).map(([key, value]) => (
-          <input key={key} type="hidden" name={key} value={value} />
-        ))}
-        <input type="hidden" name="verify" value="1" />
+        <HiddenFields values={{ ...raw, verify: '1' }} />
         <SubmitButton variant="secondary" pendingLabel="Verifying…">
           Verify chain
         </SubmitButton>

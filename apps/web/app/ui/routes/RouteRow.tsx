@@ -65,7 +65,7 @@ export function RouteRow({ route, showProfile }: { route: Route; showProfile: bo
           <Badge tone="danger">missing</Badge>
         )}
       </div>
-      <div className="route-row__meta">
+      <div className="route-row__meta meta-row">
         {showProfile ? <Badge>{route.profile}</Badge> : null}
         {session ? <Badge tone="info">{session.source}</Badge> : null}
         <span>

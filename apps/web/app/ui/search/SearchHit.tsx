@@ -21,7 +21,7 @@ export function SearchHit({ hit, showProfile }: { hit: SearchResponse['items'][n
     <ListItem className="hit">
       <h2 className="hit__heading">
         <Link
-          className="hit__title"
+          className="hit__title stretched-link"
           href={sessionHref(hit.sessionId, { at: hit.messageId }, messageAnchor(hit.messageId))}
         >
           {hit.sessionTitle ?? hit.sessionId}
@@ -30,7 +30,7 @@ export function SearchHit({ hit, showProfile }: { hit: SearchResponse['items'][n
       <p className="hit__snippet">
         <Snippet text={hit.snippet} />
       </p>
-      <div className="hit__meta">
+      <div className="hit__meta meta-row">
         <Badge tone={ROLE_TONES[hit.role]}>{humanize(hit.role)}</Badge>
         {showProfile ? <Badge>{hit.profile}</Badge> : null}
         <Badge tone="info">{hit.source}</Badge>

@@ -35,7 +35,7 @@ export function SessionRow({ item, showProfile, selectionForm }: SessionRowProps
         <h2 className="session-row__heading">
           <Link
             href={sessionHref(item.id)}
-            className={cx('session-row__title', heading.untitled && 'session-row__title--untitled')}
+            className={cx('session-row__title', 'stretched-link', heading.untitled && 'session-row__title--untitled')}
           >
             {heading.text}
           </Link>
@@ -43,7 +43,7 @@ export function SessionRow({ item, showProfile, selectionForm }: SessionRowProps
           {item.archived ? <Badge tone="warning">Archived</Badge> : null}
         </h2>
         {item.title && item.preview ? <p className="session-row__preview">{item.preview}</p> : null}
-        <div className="session-row__meta">
+        <div className="session-row__meta meta-row">
           <span className="session-row__id">{item.id}</span>
           {showProfile ? <Badge>{item.profile}</Badge> : null}
           <Badge
