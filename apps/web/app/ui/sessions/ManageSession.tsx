@@ -47,24 +47,21 @@ export function ManageSession({ sessionId, revision, title, archived, pinned, re
         </SubmitButton>
       </div>
       <div className="manage-form__toggles">
-        <SubmitButton
-          name="intent"
-          value={pinned ? 'unpin' : 'pin'}
-          variant="secondary"
-          size="sm"
-          pendingLabel={pinned ? 'Unpinning…' : 'Pinning…'}
-        >
-          {pinned ? 'Unpin' : 'Pin'}
-        </SubmitButton>
-        <SubmitButton
-          name="intent"
-          value={archived ? 'unarchive' : 'archive'}
-          variant="secondary"
-          size="sm"
-          pendingLabel={archived ? 'Unarchiving…' : 'Archiving…'}
-        >
-          {archived ? 'Unarchive' : 'Archive'}
-        </SubmitButton>
+        {[
+          pinned ? ['unpin', 'Unpin', 'Unpinning…'] : ['pin', 'Pin', 'Pinning…'],
+          archived ? ['unarchive', 'Unarchive', 'Unarchiving…'] : ['archive', 'Archive', 'Archiving…'],
+        ].map(([intent, label, pendingLabel]) => (
+          <SubmitButton
+            key={intent}
+            name="intent"
+            value={intent}
+            variant="secondary"
+            size="sm"
+            pendingLabel={pendingLabel}
+          >
+            {label}
+          </SubmitButton>
+        ))}
       </div>
       <p className="manage-form__note">
         Changes apply to revision {revision}. Pin and archive cover the whole compression chain.

@@ -1,24 +1,20 @@
 import type { ContentPart, ToolCallView } from '@/lib/message-content';
+import { Fold } from './Fold';
 import './transcript.css';
 
 export function ToolCallFold({ call }: { call: ToolCallView }) {
   return (
-    <details className="fold">
-      <summary>
-        <span className="fold__summary-main">
+    <Fold
+      title={
+        <>
           Called <code>{call.name}</code>
-        </span>
-        {call.preview ? <span className="fold__summary-preview">{call.preview}</span> : null}
-      </summary>
-      <div className="fold__body">
-        {call.id ? (
-          <p className="fold__meta">
-            Call id <code>{call.id}</code>
-          </p>
-        ) : null}
-        <pre className="code-block">{call.arguments || '(no arguments)'}</pre>
-      </div>
-    </details>
+        </>
+      }
+      preview={call.preview}
+      callId={call.id}
+    >
+      <pre className="code-block">{call.arguments || '(no arguments)'}</pre>
+    </Fold>
   );
 }
 
@@ -46,15 +42,9 @@ export function MessageContentView({ parts }: { parts: ContentPart[] }) {
             return <ToolCallFold key={key} call={part.call} />;
           case 'tool-result':
             return (
-              <details key={key} className="fold">
-                <summary>
-                  <span className="fold__summary-main">Tool result</span>
-                  {part.toolCallId ? <span className="fold__summary-preview">{part.toolCallId}</span> : null}
-                </summary>
-                <div className="fold__body">
-                  <MessageContentView parts={part.parts} />
-                </div>
-              </details>
+              <Fold key={key} title="Tool result" preview={part.toolCallId}>
+                <MessageContentView parts={part.parts} />
+              </Fold>
             );
           case 'json':
             return (

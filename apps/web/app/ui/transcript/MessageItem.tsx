@@ -1,10 +1,12 @@
 import type { Message, MessageRole } from '@statehouse/contracts';
-import Link from 'next/link';
 import { Badge, cx } from '@/app/ui/common';
-import { formatDateTime, formatNumber, formatTime, humanize } from '@/lib/format';
+import { formatNumber, humanize } from '@/lib/format';
 import { textPreview, toolCallsOf, toParts } from '@/lib/message-content';
-import { messageAnchor, sessionHref } from '@/lib/paths';
+import { messageAnchor } from '@/lib/paths';
+import { COMPACTED_HINT, CompactionSummary } from './CompactionSummary';
+import { Fold } from './Fold';
 import { MessageContentView, ToolCallFold } from './MessageContentView';
+import { MessageStamp } from './MessageStamp';
 import './transcript.css';
 
 const ROLE_LABELS: Record<MessageRole, string> = {
@@ -23,8 +25,6 @@ interface MessageItemProps {
   /** Copied from the previous segment when it was compressed (whole-conversation view). */
   retained?: boolean;
 }
-
-const COMPACTED_HINT = 'Archived by compaction: the model no longer sees it, but it is kept, shown and searchable';
 
 /**
  * One transcript row, styled by role. Tool traffic is folded (it is long and rarely what a person
@@ -70,37 +70,26 @@ export function MessageItem({ message, highlighted, earlierSegmentId, retained }
           ) : null}
           {!message.active ? <Badge tone="danger">Rewound</Badge> : null}
           {highlighted ? <Badge tone="warning">Search hit</Badge> : null}
-          <span className="message__spacer" />
-          <time dateTime={message.timestamp} title={formatDateTime(message.timestamp)}>
-            {formatTime(message.timestamp)}
-          </time>
-          <a className="message__permalink" href={`#${anchor}`} aria-label={`Link to message ${message.id}`}>
-            #{message.id}
-          </a>
+          <MessageStamp message={message} />
         </header>
 
         {message.role === 'tool' ? (
-          <details className="fold">
-            <summary>
-              <span className="fold__summary-main">
+          <Fold
+            title={
+              <>
                 Result{message.toolName ? ' of ' : ''}
                 {message.toolName ? <code>{message.toolName}</code> : null}
-              </span>
-              <span className="fold__summary-preview">{textPreview(message) || 'empty'}</span>
-            </summary>
-            <div className="fold__body">
-              {message.toolCallId ? (
-                <p className="fold__meta">
-                  Call id <code>{message.toolCallId}</code>
-                </p>
-              ) : null}
-              {parts.length > 0 ? (
-                <MessageContentView parts={parts} />
-              ) : (
-                <p className="message__text--empty">No output</p>
-              )}
-            </div>
-          </details>
+              </>
+            }
+            preview={textPreview(message) || 'empty'}
+            callId={message.toolCallId}
+          >
+            {parts.length > 0 ? (
+              <MessageContentView parts={parts} />
+            ) : (
+              <p className="message__text--empty">No output</p>
+            )}
+          </Fold>
         ) : parts.length > 0 ? (
           <MessageContentView parts={parts} />
         ) : toolCalls.length === 0 ? (
@@ -116,14 +105,9 @@ export function MessageItem({ message, highlighted, earlierSegmentId, retained }
         ) : null}
 
         {message.reasoning ? (
-          <details className="fold">
-            <summary>
-              <span className="fold__summary-main">Reasoning</span>
-            </summary>
-            <div className="fold__body">
-              <p className="message__text">{message.reasoning}</p>
-            </div>
-          </details>
+          <Fold title="Reasoning">
+            <p className="message__text">{message.reasoning}</p>
+          </Fold>
         ) : null}
 
         {message.tokenCount !== null || message.finishReason ? (
@@ -131,63 +115,6 @@ export function MessageItem({ message, highlighted, earlierSegmentId, retained }
             {message.tokenCount !== null ? <span>{formatNumber(message.tokenCount)} tokens</span> : null}
             {message.finishReason ? <span>finish: {humanize(message.finishReason)}</span> : null}
           </footer>
-        ) : null}
-      </article>
-    </li>
-  );
-}
-
-/** A compaction boundary: everything before it was summarised into this message. */
-function CompactionSummary({
-  message,
-  highlighted,
-  earlierSegmentId,
-}: {
-  message: Message;
-  highlighted: boolean;
-  earlierSegmentId?: string | null;
-}) {
-  const anchor = messageAnchor(message.id);
-  const parts = toParts(message.content);
-  return (
-    <li>
-      <article
-        id={anchor}
-        className={cx('message', 'message--compaction', highlighted && 'message--highlighted')}
-        aria-labelledby={`${anchor}-role`}
-        aria-current={highlighted ? 'true' : undefined}
-        data-message-id={message.id}
-        data-display-kind="compaction_summary"
-      >
-        <header className="message__header">
-          <span className="message__role compaction__label" id={`${anchor}-role`}>
-            <span className="compaction__icon" aria-hidden="true">
-              ⇣
-            </span>
-            Compacted — summary of earlier conversation
-          </span>
-          {message.compacted ? <Badge title={COMPACTED_HINT}>Compacted</Badge> : null}
-          <span className="message__spacer" />
-          <time dateTime={message.timestamp} title={formatDateTime(message.timestamp)}>
-            {formatTime(message.timestamp)}
-          </time>
-          <a className="message__permalink" href={`#${anchor}`} aria-label={`Link to message ${message.id}`}>
-            #{message.id}
-          </a>
-        </header>
-        {parts.length > 0 ? (
-          <MessageContentView parts={parts} />
-        ) : (
-          <p className="message__text message__text--empty">Empty summary</p>
-        )}
-        {earlierSegmentId ? (
-          <p className="compaction__earlier">
-            The full earlier conversation is kept in{' '}
-            <Link href={sessionHref(earlierSegmentId)}>
-              <code>{earlierSegmentId}</code>
-            </Link>
-            .
-          </p>
         ) : null}
       </article>
     </li>
