@@ -1,4 +1,4 @@
-import { firstParam, type RawSearchParams } from './paths';
+import { firstParam, hrefWith, type RawSearchParams } from './paths';
 
 /**
  * Reading a page's URL. List pages keep their whole state there (filters, cursor, page size), read
@@ -54,4 +54,24 @@ export function parseQueryState<K extends string, Q>(
 
 export function issueText(issue: { path: PropertyKey[]; message: string }): string {
   return `${issue.path.map(String).join('.') || 'query'}: ${issue.message}`;
+}
+
+export interface ListState<K extends string, Q> {
+  /** The URL's state: its keys, validated by the API's schema. */
+  parse(searchParams: RawSearchParams): QueryState<K, Q>;
+  /** The list URL with some keys changed; `null` removes a key. */
+  href(raw: Partial<Record<K, string>>, changes?: Partial<Record<K, string | null>>): string;
+}
+
+/** The URL state of one list page: which keys it keeps, how they are checked, how its links are built. */
+export function listState<K extends string, Q>(
+  pathname: string,
+  keys: readonly K[],
+  schema: QuerySchema<Q>,
+  defaults: Partial<Record<K, string>> = {},
+): ListState<K, Q> {
+  return {
+    parse: (searchParams) => parseQueryState(searchParams, keys, schema, defaults),
+    href: (raw, changes = {}) => hrefWith(pathname, { ...raw, ...changes }),
+  };
 }

@@ -1,6 +1,5 @@
 import { type ListSessionsQuery, ListSessionsQuerySchema } from '@statehouse/contracts';
-import { parseQueryState, type QueryState } from './params';
-import { hrefWith, type RawSearchParams } from './paths';
+import { listState, type QueryState } from './params';
 
 /** Everything the sessions list shows is in its URL: these keys, validated by the API's own schema. */
 export const SESSION_LIST_KEYS = [
@@ -18,11 +17,6 @@ export type SessionListKey = (typeof SESSION_LIST_KEYS)[number];
 export type SessionListRaw = Partial<Record<SessionListKey, string>>;
 export type SessionListState = QueryState<SessionListKey, ListSessionsQuery>;
 
-export function parseSessionListState(searchParams: RawSearchParams): SessionListState {
-  return parseQueryState(searchParams, SESSION_LIST_KEYS, ListSessionsQuerySchema);
-}
-
-/** The list URL with some keys changed; `null` removes a key. */
-export function sessionListHref(raw: SessionListRaw, changes: Partial<Record<SessionListKey, string | null>> = {}) {
-  return hrefWith('/sessions', { ...raw, ...changes });
-}
+const sessionList = listState('/sessions', SESSION_LIST_KEYS, ListSessionsQuerySchema);
+export const parseSessionListState = sessionList.parse;
+export const sessionListHref = sessionList.href;

@@ -2,10 +2,11 @@
 
 import { BulkDeleteRequestSchema } from '@statehouse/contracts';
 import { redirect } from 'next/navigation';
-import { ApiProblemError, ApiUnreachableError, bulkDeleteSessions, deleteSession } from '@/lib/api';
+import { bulkDeleteSessions, deleteSession } from '@/lib/api';
 import { deletionDoneHref } from '@/lib/deletion';
 import { safeNextPath } from '@/lib/paths';
 import { idempotencyKeyFrom } from './outcome';
+import { refusalOf } from './refusal';
 
 export type DeleteActionState =
   | { status: 'idle' }
@@ -74,11 +75,8 @@ export async function deleteConversationsAction(
 }
 
 function explain(error: unknown, single: { id: string; revision: number; generation: number } | null) {
-  if (error instanceof ApiUnreachableError) {
-    return { status: 'error' as const, title: 'Nothing was deleted', message: error.message };
-  }
-  if (!(error instanceof ApiProblemError)) throw error;
-  const { problem } = error;
+  const { problem, message } = refusalOf(error);
+  if (!problem) return { status: 'error' as const, title: 'Nothing was deleted', message };
   const subject = single ? `“${single.id}”` : 'A selected session';
   switch (problem.code) {
     case 'session_busy':

@@ -8,16 +8,10 @@ import {
 } from '@statehouse/contracts';
 import { refresh } from 'next/cache';
 import { redirect } from 'next/navigation';
-import {
-  ApiProblemError,
-  ApiUnreachableError,
-  createProfile,
-  deleteProfile,
-  putRetentionPolicy,
-  renameProfile,
-} from '@/lib/api';
+import { createProfile, deleteProfile, putRetentionPolicy, renameProfile } from '@/lib/api';
 import { deletedHref, renamedHref } from '@/lib/profile-results';
 import { idempotencyKeyFrom } from './outcome';
+import { refusalOf } from './refusal';
 
 export type ProfileActionState =
   | { status: 'idle' }
@@ -25,9 +19,8 @@ export type ProfileActionState =
   | { status: 'error'; title: string; message: string; field?: string; submitted?: string };
 
 function failure(error: unknown, nothing: string, extra: Partial<ProfileActionState> = {}): ProfileActionState {
-  if (error instanceof ApiUnreachableError) return { status: 'error', title: nothing, message: error.message };
-  if (!(error instanceof ApiProblemError)) throw error;
-  const { problem } = error;
+  const { problem, message } = refusalOf(error);
+  if (!problem) return { status: 'error', title: nothing, message };
   if (problem.code === 'forbidden') {
     return { status: 'error', title: nothing, message: 'Only administrators can change profiles.' };
   }
@@ -87,11 +80,12 @@ export async function renameProfileAction(
     const result = await renameProfile(name.data, body.data, idempotencyKeyFrom(formData));
     target = renamedHref(result.name || body.data.newName, name.data, result.counts);
   } catch (error) {
-    if (error instanceof ApiProblemError && error.code === 'profile_collision') {
+    const { problem } = refusalOf(error);
+    if (problem?.code === 'profile_collision') {
       return {
         status: 'error',
         title: 'Refused: the new name collides (409 profile_collision)',
-        message: `${sentence(error.problem.detail)} Nothing was changed: choose another name.`,
+        message: `${sentence(problem.detail)} Nothing was changed: choose another name.`,
       };
     }
     return failure(error, 'Not renamed');

@@ -2,8 +2,9 @@
 
 import { ReclaimRequestSchema } from '@statehouse/contracts';
 import { refresh } from 'next/cache';
-import { ApiProblemError, ApiUnreachableError, reclaimReceipts } from '@/lib/api';
+import { reclaimReceipts } from '@/lib/api';
 import { idempotencyKeyFrom } from './outcome';
+import { refusalOf } from './refusal';
 
 export type ReclaimActionState =
   | { status: 'idle' }
@@ -28,10 +29,11 @@ export async function reclaimAction(_previous: ReclaimActionState, formData: For
     refresh();
     return { status: 'success', ...result, requested: body.data.throughSequence };
   } catch (error) {
-    if (error instanceof ApiUnreachableError) {
-      return { status: 'error', title: 'Nothing was reclaimed', message: error.message };
-    }
-    if (!(error instanceof ApiProblemError)) throw error;
-    return { status: 'error', title: `Nothing was reclaimed: ${error.problem.title}`, message: error.problem.detail };
+    const { problem, message } = refusalOf(error);
+    return {
+      status: 'error',
+      title: problem ? `Nothing was reclaimed: ${problem.title}` : 'Nothing was reclaimed',
+      message,
+    };
   }
 }

@@ -7,13 +7,27 @@ import {
   UpdateSessionRequestSchema,
 } from '@statehouse/contracts';
 import { refresh } from 'next/cache';
-import { ApiProblemError, ApiUnreachableError, endSession, reopenSession, updateSession } from '@/lib/api';
+import { endSession, reopenSession, updateSession } from '@/lib/api';
 import { humanize } from '@/lib/format';
 import type { ActionOutcome } from './outcome';
+import { refusalOf } from './refusal';
 
 // Not exported: a 'use server' module may export async functions only.
 const SESSION_INTENTS = ['rename', 'archive', 'unarchive', 'pin', 'unpin'] as const;
 type SessionIntent = (typeof SESSION_INTENTS)[number];
+
+const INCOMPLETE = {
+  status: 'error',
+  title: 'Nothing was changed',
+  message: 'The form was incomplete. Reload the page.',
+} as const;
+
+/** The session a form acts on and the revision the page was rendered with (sent as If-Match). */
+function formTarget(formData: FormData): { id: string; revision: number } | null {
+  const id = IdSchema.safeParse(formData.get('sessionId'));
+  const revision = Number(formData.get('revision'));
+  return id.success && Number.isInteger(revision) && revision >= 0 ? { id: id.data, revision } : null;
+}
 
 export type SessionActionState =
   | { status: 'idle' }
@@ -64,12 +78,10 @@ export async function updateSessionAction(
   _previous: SessionActionState,
   formData: FormData,
 ): Promise<SessionActionState> {
-  const id = IdSchema.safeParse(formData.get('sessionId'));
-  const revision = Number(formData.get('revision'));
+  const target = formTarget(formData);
   const intent = SESSION_INTENTS.find((candidate) => candidate === formData.get('intent'));
-  if (!id.success || !Number.isInteger(revision) || revision < 0 || !intent) {
-    return { status: 'error', title: 'Nothing was changed', message: 'The form was incomplete. Reload the page.' };
-  }
+  if (!target || !intent) return INCOMPLETE;
+  const { id, revision } = target;
   const submittedTitle = intent === 'rename' ? String(formData.get('title') ?? '') : undefined;
   const failed = (
     failure: Omit<Extract<SessionActionState, { status: 'error' }>, 'status' | 'submittedTitle'>,
@@ -83,16 +95,13 @@ export async function updateSessionAction(
   }
 
   try {
-    const updated = await updateSession(id.data, revision, request.data);
+    const updated = await updateSession(id, revision, request.data);
     refresh();
     const message = intent === 'rename' ? `Renamed to “${updated.title ?? ''}”.` : SUCCESS[intent];
     return { status: 'success', message, revision: updated.revision };
   } catch (error) {
-    if (error instanceof ApiUnreachableError) {
-      return failed({ title: 'Nothing was changed', message: error.message });
-    }
-    if (!(error instanceof ApiProblemError)) throw error;
-    const { problem } = error;
+    const { problem, message } = refusalOf(error);
+    if (!problem) return failed({ title: 'Nothing was changed', message });
     switch (problem.code) {
       case 'revision_conflict': {
         const current = problem.currentRevision ?? null;
@@ -131,31 +140,27 @@ export async function lifecycleAction(
   _previous: LifecycleActionState,
   formData: FormData,
 ): Promise<LifecycleActionState> {
-  const id = IdSchema.safeParse(formData.get('sessionId'));
-  const revision = Number(formData.get('revision'));
+  const target = formTarget(formData);
   const intent = formData.get('intent');
-  if (!id.success || !Number.isInteger(revision) || revision < 0 || (intent !== 'end' && intent !== 'reopen')) {
-    return { status: 'error', title: 'Nothing was changed', message: 'The form was incomplete. Reload the page.' };
-  }
+  if (!target || (intent !== 'end' && intent !== 'reopen')) return INCOMPLETE;
+  const { id, revision } = target;
   try {
     if (intent === 'end') {
       const body = EndSessionRequestSchema.safeParse({ reason: formData.get('reason') });
       if (!body.success) return { status: 'error', title: 'Nothing was changed', message: 'Choose an end reason.' };
-      const ended = await endSession(id.data, revision, body.data);
+      const ended = await endSession(id, revision, body.data);
       refresh();
       return {
         status: 'success',
         message: `Ended (${humanize(ended.endReason ?? body.data.reason)}).`,
       };
     }
-    await reopenSession(id.data, revision);
+    await reopenSession(id, revision);
     refresh();
     return { status: 'success', message: 'Reopened.' };
   } catch (error) {
-    if (error instanceof ApiUnreachableError)
-      return { status: 'error', title: 'Nothing was changed', message: error.message };
-    if (!(error instanceof ApiProblemError)) throw error;
-    const { problem } = error;
+    const { problem, message } = refusalOf(error);
+    if (!problem) return { status: 'error', title: 'Nothing was changed', message };
     switch (problem.code) {
       case 'revision_conflict':
         return {

@@ -11,6 +11,7 @@ export { Breadcrumbs, type Crumb, PageHeader } from './PageHeader';
 export { Pagination } from './Pagination';
 export { QueryIssuesAlert } from './QueryIssuesAlert';
 export { ResultAlert } from './ResultAlert';
+export { ResultsCard } from './ResultsCard';
 export { Stat, StatStrip } from './Stat';
 export { SubmitButton } from './SubmitButton';
 export { type DescriptionItem, DescriptionList, List, ListItem, Table } from './Table';

@@ -1,6 +1,6 @@
 import type { DeletionReceipt, ReceiptPage } from '@statehouse/contracts';
 import Link from 'next/link';
-import { Badge, ButtonLink, Card, EmptyState, Pagination, Table, Timestamp } from '@/app/ui/common';
+import { Badge, ButtonLink, EmptyState, Pagination, ResultsCard, Table, Timestamp } from '@/app/ui/common';
 import { formatNumber, humanize, plural } from '@/lib/format';
 import { RECEIPT_PAGE_SIZE, type ReceiptListRaw, receiptHref, receiptListHref } from '@/lib/receipt-list-state';
 import './receipts.css';
@@ -29,16 +29,33 @@ export function ReplayTable({
   const lastHref =
     !page.nextCursor && after >= latestAfter ? null : receiptListHref(raw, { after: String(latestAfter) });
   return (
-    <Card className="results-card" padded>
-      <div className="results-toolbar">
-        <span>
-          {page.items.length > 0 && first && last
-            ? `Receipts #${first.sequence}–#${last.sequence}`
-            : `No receipts after #${after}`}
-          {filtered ? ' (filtered)' : ''}
-        </span>
-        <span>{plural(page.items.length, 'receipt')} on this page</span>
-      </div>
+    <ResultsCard
+      toolbar={
+        <>
+          <span>
+            {page.items.length > 0 && first && last
+              ? `Receipts #${first.sequence}–#${last.sequence}`
+              : `No receipts after #${after}`}
+            {filtered ? ' (filtered)' : ''}
+          </span>
+          <span>{plural(page.items.length, 'receipt')} on this page</span>
+        </>
+      }
+      pager={
+        firstHref || nextHref || lastHref ? (
+          <Pagination
+            label="Receipt pages"
+            firstHref={firstHref}
+            nextHref={nextHref}
+            lastHref={lastHref}
+            firstLabel="From the start"
+            nextLabel="Next page →"
+            lastLabel="Latest"
+            status={`after #${after} · floor #${page.floor} · high-water #${page.highWater}`}
+          />
+        ) : null
+      }
+    >
       {page.items.length === 0 ? (
         <EmptyState
           title={after > 0 ? 'Nothing after this cursor yet' : 'No deletion receipts'}
@@ -59,21 +76,7 @@ export function ReplayTable({
           rows={page.items.map(receiptRow)}
         />
       )}
-      {firstHref || nextHref || lastHref ? (
-        <div className="results-footer">
-          <Pagination
-            label="Receipt pages"
-            firstHref={firstHref}
-            nextHref={nextHref}
-            lastHref={lastHref}
-            firstLabel="From the start"
-            nextLabel="Next page →"
-            lastLabel="Latest"
-            status={`after #${after} · floor #${page.floor} · high-water #${page.highWater}`}
-          />
-        </div>
-      ) : null}
-    </Card>
+    </ResultsCard>
   );
 }
 

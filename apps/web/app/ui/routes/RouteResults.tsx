@@ -1,5 +1,5 @@
 import type { RoutePage } from '@statehouse/contracts';
-import { Badge, Card, EmptyState, List, Pagination } from '@/app/ui/common';
+import { Badge, EmptyState, List, Pagination, ResultsCard } from '@/app/ui/common';
 import { plural } from '@/lib/format';
 import { type RouteListRaw, routeListHref } from '@/lib/route-list-state';
 import { RouteRow } from './RouteRow';
@@ -8,19 +8,31 @@ import './routes.css';
 /** One page of the routing index, keyset paged by profile and key. */
 export function RouteResults({ page, raw }: { page: RoutePage; raw: RouteListRaw }) {
   return (
-    <Card className="results-card" padded>
-      <div className="results-toolbar">
-        <span>
-          {plural(page.items.length, 'route')} on this page
-          {raw.cursor ? ' (continued)' : ''}
-        </span>
-        <span className="route-legend">
-          <Badge tone="success" dot>
-            active
-          </Badge>
-          <Badge tone="warning">suspended</Badge>
-        </span>
-      </div>
+    <ResultsCard
+      toolbar={
+        <>
+          <span>
+            {plural(page.items.length, 'route')} on this page
+            {raw.cursor ? ' (continued)' : ''}
+          </span>
+          <span className="route-legend">
+            <Badge tone="success" dot>
+              active
+            </Badge>
+            <Badge tone="warning">suspended</Badge>
+          </span>
+        </>
+      }
+      pager={
+        raw.cursor || page.nextCursor ? (
+          <Pagination
+            label="Route pages"
+            firstHref={raw.cursor ? routeListHref(raw, { cursor: null }) : null}
+            nextHref={page.nextCursor ? routeListHref(raw, { cursor: page.nextCursor }) : null}
+          />
+        ) : null
+      }
+    >
       {page.items.length === 0 ? (
         <EmptyState
           title="No routes"
@@ -33,15 +45,6 @@ export function RouteResults({ page, raw }: { page: RoutePage; raw: RouteListRaw
           ))}
         </List>
       )}
-      {raw.cursor || page.nextCursor ? (
-        <div className="results-footer">
-          <Pagination
-            label="Route pages"
-            firstHref={raw.cursor ? routeListHref(raw, { cursor: null }) : null}
-            nextHref={page.nextCursor ? routeListHref(raw, { cursor: page.nextCursor }) : null}
-          />
-        </div>
-      ) : null}
-    </Card>
+    </ResultsCard>
   );
 }

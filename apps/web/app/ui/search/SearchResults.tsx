@@ -1,5 +1,5 @@
 import type { SearchQuery, SearchResponse } from '@statehouse/contracts';
-import { Alert, Badge, ButtonLink, Card, EmptyState, List, Pagination } from '@/app/ui/common';
+import { Alert, Badge, ButtonLink, EmptyState, List, Pagination, ResultsCard } from '@/app/ui/common';
 import { plural } from '@/lib/format';
 import { type SearchRaw, searchHref } from '@/lib/search-state';
 import { SearchHit } from './SearchHit';
@@ -16,14 +16,29 @@ export function SearchResults({
   response: SearchResponse;
 }) {
   return (
-    <Card className="results-card" padded>
-      <div className="results-toolbar" aria-live="polite">
-        <span data-testid="search-summary">
-          {plural(response.items.length, 'result')}
-          {raw.cursor ? ' on this page' : ''} for “{query.q}”
-        </span>
-        <Badge title="The index that answered">{response.mode === 'word' ? 'word index' : 'substring index'}</Badge>
-      </div>
+    <ResultsCard
+      liveToolbar
+      toolbar={
+        <>
+          <span data-testid="search-summary">
+            {plural(response.items.length, 'result')}
+            {raw.cursor ? ' on this page' : ''} for “{query.q}”
+          </span>
+          <Badge title="The index that answered">{response.mode === 'word' ? 'word index' : 'substring index'}</Badge>
+        </>
+      }
+      pager={
+        raw.cursor || response.nextCursor ? (
+          <Pagination
+            label="Search result pages"
+            firstHref={raw.cursor ? searchHref(raw, { cursor: null }) : null}
+            nextHref={response.nextCursor ? searchHref(raw, { cursor: response.nextCursor }) : null}
+            firstLabel="First results"
+            nextLabel="More results →"
+          />
+        ) : null
+      }
+    >
       {response.degraded ? (
         <div className="results-toolbar">
           <Alert tone="warning" title="Search is degraded">
@@ -49,17 +64,6 @@ export function SearchResults({
           ))}
         </List>
       )}
-      {raw.cursor || response.nextCursor ? (
-        <div className="results-footer">
-          <Pagination
-            label="Search result pages"
-            firstHref={raw.cursor ? searchHref(raw, { cursor: null }) : null}
-            nextHref={response.nextCursor ? searchHref(raw, { cursor: response.nextCursor }) : null}
-            firstLabel="First results"
-            nextLabel="More results →"
-          />
-        </div>
-      ) : null}
-    </Card>
+    </ResultsCard>
   );
 }

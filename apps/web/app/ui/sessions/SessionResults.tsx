@@ -1,5 +1,5 @@
 import type { SessionListResponse } from '@statehouse/contracts';
-import { ButtonLink, Card, EmptyState, List, Pagination } from '@/app/ui/common';
+import { ButtonLink, EmptyState, List, Pagination, ResultsCard } from '@/app/ui/common';
 import { plural } from '@/lib/format';
 import { type SessionListRaw, sessionListHref } from '@/lib/session-list-state';
 import { SelectionControls } from './SelectionControls';
@@ -13,19 +13,31 @@ const SELECTION_FORM = 'session-selection';
 export function SessionResults({ page, raw }: { page: SessionListResponse; raw: SessionListRaw }) {
   const filtered = Boolean(raw.q || raw.source || raw.status || raw.archived || raw.includeChildren);
   return (
-    <Card className="results-card" padded>
-      <div className="results-toolbar">
-        <span>
-          {plural(page.items.length, 'session')} on this page
-          {raw.cursor ? ' (continued)' : ''}
-        </span>
-        {page.items.length > 0 ? (
-          <form id={SELECTION_FORM} action="/delete" method="get" className="selection-form">
-            <input type="hidden" name="back" value={sessionListHref(raw)} />
-            <SelectionControls formId={SELECTION_FORM} listKey={sessionListHref(raw)} />
-          </form>
-        ) : null}
-      </div>
+    <ResultsCard
+      toolbar={
+        <>
+          <span>
+            {plural(page.items.length, 'session')} on this page
+            {raw.cursor ? ' (continued)' : ''}
+          </span>
+          {page.items.length > 0 ? (
+            <form id={SELECTION_FORM} action="/delete" method="get" className="selection-form">
+              <input type="hidden" name="back" value={sessionListHref(raw)} />
+              <SelectionControls formId={SELECTION_FORM} listKey={sessionListHref(raw)} />
+            </form>
+          ) : null}
+        </>
+      }
+      pager={
+        raw.cursor || page.nextCursor ? (
+          <Pagination
+            label="Sessions pages"
+            firstHref={raw.cursor ? sessionListHref(raw, { cursor: null }) : null}
+            nextHref={page.nextCursor ? sessionListHref(raw, { cursor: page.nextCursor }) : null}
+          />
+        ) : null
+      }
+    >
       {page.items.length === 0 ? (
         <EmptyState
           title={filtered ? 'No sessions match these filters' : 'No sessions yet'}
@@ -45,15 +57,6 @@ export function SessionResults({ page, raw }: { page: SessionListResponse; raw: 
           ))}
         </List>
       )}
-      {raw.cursor || page.nextCursor ? (
-        <div className="results-footer">
-          <Pagination
-            label="Sessions pages"
-            firstHref={raw.cursor ? sessionListHref(raw, { cursor: null }) : null}
-            nextHref={page.nextCursor ? sessionListHref(raw, { cursor: page.nextCursor }) : null}
-          />
-        </div>
-      ) : null}
-    </Card>
+    </ResultsCard>
   );
 }
