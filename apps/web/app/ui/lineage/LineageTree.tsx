@@ -106,7 +106,7 @@ function SpineItem({
       ) : null}
       <div className={cx('lineage-node', current && 'lineage-node--current', node.busy && 'lineage-node--busy')}>
         {item.edge && first ? (
-          <div className="lineage-node__edge">
+          <div className="lineage-node__edge meta-row">
             <EdgeChip kind={item.edge} />
             <span className="lineage-node__from">
               of <code>{item.parent?.id}</code>

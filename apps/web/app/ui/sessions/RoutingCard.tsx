@@ -53,7 +53,7 @@ export function RoutingCard({ session, routes }: { session: Session; routes: Att
             {routes.value.map((route) => (
               <li key={`${route.profile}:${route.sessionKey}`} className="route-mini">
                 <code className="route-mini__key">{route.sessionKey}</code>
-                <span className="route-mini__meta">
+                <span className="route-mini__meta meta-row">
                   {route.suspended ? (
                     <Badge tone="warning">Suspended</Badge>
                   ) : (
