@@ -39,8 +39,26 @@ export class JobRunRepository {
     return row ? toJobRun(row) : null;
   }
 
-  /** The attempt number when this holder now owns the interval, else null. */
+  /** A pass of an earlier interval still holds a live lease: the job never overlaps itself. */
+  async earlierRunning(db: Executor, job: string, intervalStart: number, now: number): Promise<boolean> {
+    const row = await db
+      .selectFrom('job_runs')
+      .select('interval_start')
+      .where('job', '=', job)
+      .where('interval_start', '<', intervalStart)
+      .where('status', '=', 'running')
+      .where('lease_expires_at', '>', now)
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /**
+   * The attempt number when this holder now owns the interval, else null (served, held by another
+   * process, or an earlier interval's pass is still running — an overrun interval is skipped).
+   */
   async claim(db: Executor, request: ClaimRequest): Promise<number | null> {
+    if (await this.earlierRunning(db, request.job, request.intervalStart, request.now)) return null;
     const inserted = await db
       .insertInto('job_runs')
       .values({

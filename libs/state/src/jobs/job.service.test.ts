@@ -169,6 +169,39 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(events).toEqual(['a:start', 'b:ran']);
     });
 
+    it('never overlaps itself: an interval that starts while the last pass runs is skipped', async () => {
+      const intervalMs = 10 * MINUTE;
+      clock.set((Math.floor(clock.now() / intervalMs) + 1) * intervalMs + 1000);
+      let release: () => void = () => undefined;
+      const slow = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const passes: number[] = [];
+      for (const replica of replicas) {
+        replica.jobs.register({
+          name: 'overrun',
+          intervalMs,
+          // Renewed while it runs (here the clock jumps past the interval without the renewal timer).
+          leaseMs: 6 * intervalMs,
+          run: async (context) => {
+            passes.push(context.interval.start);
+            if (passes.length === 1) await slow;
+            return {};
+          },
+        });
+      }
+      const first = replicas[0].jobs.runNow('overrun', 'replica-0');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      clock.advance(intervalMs);
+      // The next interval has begun, the first pass still runs: nobody starts a second one.
+      expect((await replicas[1].jobs.runNow('overrun', 'replica-1')).outcome).toBe('busy');
+      release();
+      expect((await first).outcome).toBe('ran');
+      expect((await replicas[1].jobs.runNow('overrun', 'replica-1')).outcome).toBe('ran');
+      expect(passes).toHaveLength(2);
+      for (const replica of replicas) replica.jobs.configure('overrun', 0);
+    });
+
     it('retries a failed pass within its interval, after a pause, in any replica', async () => {
       const intervalMs = 60 * MINUTE;
       clock.set((Math.floor(clock.now() / intervalMs) + 1) * intervalMs + MINUTE);

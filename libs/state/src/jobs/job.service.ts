@@ -165,6 +165,7 @@ export class JobService {
     const existing = await this.runs.find(this.db, job.name, intervalStart);
     if (existing?.status === 'done') return report('served');
     if (existing && existing.leaseExpiresAt > now) return report('busy');
+    if (await this.runs.earlierRunning(this.db, job.name, intervalStart, now)) return report('busy');
     const attempt = await this.uow.run(null, (tx) =>
       this.runs.claim(tx.db, { job: job.name, intervalStart, intervalEnd, holder, now, leaseMs }),
     );

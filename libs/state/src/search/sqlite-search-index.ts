@@ -143,7 +143,7 @@ export class SqliteSearchIndex implements SearchIndexPort {
         return saved;
       });
     }
-    const sizer = new ChunkSizer(2000, 200, 200_000);
+    const sizer = new ChunkSizer(500, 100, 200_000);
     for (;;) {
       const started = performance.now();
       const indexed = await db.transaction().execute(async (trx) => {
