@@ -310,7 +310,6 @@ export async function healthDuringJobs(report: Report, config: BenchConfig, root
           if (failed.length > 0) throw new Error(`retention pass failed or retried: ${JSON.stringify(failed)}`);
           const pass = runs.find((run) => run.status === 'done' && Number(run.summary?.deleted ?? 0) > 0);
           if (pass) {
-            log(`retention runs: ${JSON.stringify(runs)}`);
             const ms = Date.parse(pass.finishedAt!) - Date.parse(pass.startedAt);
             return `${fmtMs(ms)} for ${fmtCount(pass.summary!.deleted!)} sessions`;
           }
