@@ -320,7 +320,7 @@ export async function healthDuringJobs(report: Report, config: BenchConfig, root
   ];
   // BENCH_HEALTH_JOBS=rebuild,retention picks scenarios (default: all).
   const picked = process.env.BENCH_HEALTH_JOBS?.split(',');
-  const jobs = allJobs.filter((job, index) => !picked || picked.includes(['rebuild', 'retention'][index]));
+  const jobs = allJobs.filter((_job, index) => !picked || picked.includes(['rebuild', 'retention'][index]));
   const row = report.table('Latency of /healthz and /readyz during the job', [
     'job',
     'job took',
