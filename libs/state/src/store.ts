@@ -129,7 +129,9 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
     db,
     uow,
     clock,
-    dialect === 'sqlite' ? new SqliteSearchIndex() : new PostgresSearchIndex(),
+    dialect === 'sqlite'
+      ? new SqliteSearchIndex(connection.sqlite?.reader ? connection.sqlite.path : null, options.lockTimeoutMs)
+      : new PostgresSearchIndex(),
     logger,
     dialect,
   );
