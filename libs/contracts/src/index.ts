@@ -1,5 +1,7 @@
 export * from './auth.schema.js';
 export * from './common.schema.js';
+export * from './delivery.schema.js';
+export * from './gateway.schema.js';
 export * from './health.schema.js';
 export * from './lifecycle.schema.js';
 export * from './lineage.schema.js';

@@ -1,5 +1,5 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
-import { PROBLEM_STATUS, PROBLEM_TITLES, type Problem, type ProblemCode, problemTypeUri } from '@statehouse/contracts';
+import { PROBLEM_REGISTRY, type Problem, type ProblemCode, problemTypeUri } from '@statehouse/contracts';
 import { DomainError, toDomainError } from '@statehouse/state';
 import type { Response } from 'express';
 import type { StatehouseRequest } from './request.js';
@@ -19,7 +19,8 @@ const STATUS_CODES: Record<number, ProblemCode> = {
 };
 
 /**
- * The one place errors become responses: `application/problem+json` with a stable `code`.
+ * The one place errors become responses: `application/problem+json` with a stable `code`, its
+ * status and title from the problem registry of libs/contracts (docs/api.md, Errors).
  * Domain errors map by code; framework errors by status; anything else is a 500 that is logged
  * with the request id and never shows its stack to the client.
  */
@@ -60,7 +61,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
             ? issues.join('; ')
             : typeof messages === 'string'
               ? messages
-              : PROBLEM_TITLES[code];
+              : PROBLEM_REGISTRY[code].title;
       return this.build(code, detail, requestId, issues ? { issues: issues.map(toIssue) } : {}, status);
     }
     // body-parser errors carry their own status (malformed JSON 400, too large 413).
@@ -90,11 +91,11 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     detail: string,
     requestId: string | undefined,
     extra: Record<string, unknown> = {},
-    status = PROBLEM_STATUS[code],
+    status: number = PROBLEM_REGISTRY[code].status,
   ): Problem {
     return {
       type: problemTypeUri(code),
-      title: PROBLEM_TITLES[code],
+      title: PROBLEM_REGISTRY[code].title,
       status,
       code,
       detail,
