@@ -4,7 +4,7 @@ import type { HandoffService } from '../handoff/handoff.service.js';
 import { ProfileRepository } from '../profiles/profile.repository.js';
 import { JobLeaseRepository } from '../retention/job-lease.repository.js';
 import { SessionRepository } from '../sessions/session.repository.js';
-import { canAccessProfile, profileScope } from '../shared/access.js';
+import { assertAdmin, canAccessProfile, profileScope } from '../shared/access.js';
 import { type Clock, toIso } from '../shared/clock.js';
 import type { OperationContext } from '../shared/context.js';
 import { decodeCursor, encodeCursor } from '../shared/cursor.js';
@@ -131,6 +131,12 @@ export class GatewayService {
       if (!row || !canAccessProfile(ctx.principal, row.profile)) throw new NotFoundError('gateway');
       await this.gateways.delete(tx.db, id);
     });
+  }
+
+  /** An administrator runs a sweep now (the same single-flight pass the scheduler runs). */
+  async sweepNow(ctx: OperationContext, holder: string): Promise<LivenessSweep> {
+    assertAdmin(ctx.principal);
+    return this.sweep(holder);
   }
 
   /**

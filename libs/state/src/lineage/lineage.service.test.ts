@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConversationGenerationRepository } from '../generations/conversation-generation.repository.js';
 import { ManualClock } from '../shared/clock.js';
 import {
-  ConflictError,
   PreconditionRequiredError,
   ReopenNotPermittedError,
   RevisionConflictError,
