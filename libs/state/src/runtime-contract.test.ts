@@ -4,12 +4,7 @@ import type { SessionMovedEvent } from './hooks/hook-registry.js';
 import { routingKey } from './routes/route.service.js';
 import { ManualClock } from './shared/clock.js';
 import type { OperationContext } from './shared/context.js';
-import {
-  ReopenNotPermittedError,
-  SessionBusyError,
-  StaleGenerationError,
-  ValidationError,
-} from './shared/errors.js';
+import { ReopenNotPermittedError, SessionBusyError, StaleGenerationError, ValidationError } from './shared/errors.js';
 import { adminPrincipal, contextOf, openTestStore, TEST_DIALECTS, type TestStore } from './testing/index.js';
 
 /**
@@ -17,7 +12,10 @@ import { adminPrincipal, contextOf, openTestStore, TEST_DIALECTS, type TestStore
  * had (docs/domain.md §4, §5, §6, §10), on both dialects.
  */
 const admin = contextOf(adminPrincipal);
-const dashboard: OperationContext = { principal: { ...adminPrincipal, kind: 'user', name: 'ada' }, channel: 'dashboard' };
+const dashboard: OperationContext = {
+  principal: { ...adminPrincipal, kind: 'user', name: 'ada' },
+  channel: 'dashboard',
+};
 
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`gateway runtime contract on ${dialect}`, () => {
@@ -219,9 +217,9 @@ for (const { dialect, available } of TEST_DIALECTS) {
         await expect(t.store.turns.complete(admin, 'stale-turn', first.turnId)).rejects.toBeInstanceOf(
           StaleGenerationError,
         );
-        await expect(
-          t.store.turns.renew(admin, 'stale-turn', first.turnId, { ttlSeconds: 5 }),
-        ).rejects.toBeInstanceOf(StaleGenerationError);
+        await expect(t.store.turns.renew(admin, 'stale-turn', first.turnId, { ttlSeconds: 5 })).rejects.toBeInstanceOf(
+          StaleGenerationError,
+        );
         await t.store.turns.complete(admin, 'stale-turn', second.turnId);
         // A retried completion of the latest turn is a no-op.
         await t.store.turns.complete(admin, 'stale-turn', second.turnId);
@@ -373,9 +371,9 @@ for (const { dialect, available } of TEST_DIALECTS) {
         await new Promise((resolve) => setTimeout(resolve, 300));
         release();
         const [compressed, deleted] = await Promise.allSettled([compress, deletion]);
-        const left = (
-          await t.store.db.selectFrom('sessions').select('id').where('id', 'like', 'race-%').execute()
-        ).map((row) => row.id);
+        const left = (await t.store.db.selectFrom('sessions').select('id').where('id', 'like', 'race-%').execute()).map(
+          (row) => row.id,
+        );
         if (deleted.status === 'fulfilled') {
           // The delete waited for the compress and took the whole conversation, new segment included.
           expect(compressed.status).toBe('fulfilled');
@@ -405,8 +403,12 @@ for (const { dialect, available } of TEST_DIALECTS) {
     it('keeps the peer-tuple recovery query on an index', async () => {
       const explain =
         dialect === 'sqlite'
-          ? sql<Record<string, unknown>>`explain query plan select id from sessions where profile = 'rc' and chat_id = 'c-tuple' and chat_type = 'dm' and (source = 'telegram' or created_source = 'telegram') and thread_id is null order by last_activity_at desc, id desc limit 50`
-          : sql<Record<string, unknown>>`explain select id from sessions where profile = 'rc' and chat_id = 'c-tuple' and chat_type = 'dm' and (source = 'telegram' or created_source = 'telegram') and thread_id is null order by last_activity_at desc, id desc limit 50`;
+          ? sql<
+              Record<string, unknown>
+            >`explain query plan select id from sessions where profile = 'rc' and chat_id = 'c-tuple' and chat_type = 'dm' and (source = 'telegram' or created_source = 'telegram') and thread_id is null order by last_activity_at desc, id desc limit 50`
+          : sql<
+              Record<string, unknown>
+            >`explain select id from sessions where profile = 'rc' and chat_id = 'c-tuple' and chat_type = 'dm' and (source = 'telegram' or created_source = 'telegram') and thread_id is null order by last_activity_at desc, id desc limit 50`;
       // A small test table makes a sequential scan cheapest on PostgreSQL: ask what it would use otherwise.
       const plan = await t.store.db.transaction().execute(async (trx) => {
         if (dialect === 'postgres') await sql`set local enable_seqscan = off`.execute(trx);

@@ -182,9 +182,9 @@ for (const { dialect, available } of TEST_DIALECTS) {
         t.store.deliveries.claim(outsider, 'fence-1', { holder: 'x', leaseSeconds: 5 }),
       ).rejects.toBeInstanceOf(NotFoundError);
       expect((await t.store.deliveries.list(outsider, { limit: 50 })).items).toEqual([]);
-      expect(
-        (await t.store.deliveries.claimNext(outsider, { holder: 'x', leaseSeconds: 5, limit: 10 })).items,
-      ).toEqual([]);
+      expect((await t.store.deliveries.claimNext(outsider, { holder: 'x', leaseSeconds: 5, limit: 10 })).items).toEqual(
+        [],
+      );
       await t.store.profiles.create(admin, 'dv-target');
       const moved = await t.store.profileAdmin.move(admin, 'dv-fence', 'dv-target');
       const receipt = await t.store.receipts.get(admin, moved.receipt!.operationId);
