@@ -400,22 +400,21 @@ for (const { dialect, available } of TEST_DIALECTS) {
       });
     });
 
-    it('keeps the peer-tuple recovery query on an index', async () => {
-      const explain =
-        dialect === 'sqlite'
-          ? sql<
-              Record<string, unknown>
-            >`explain query plan select id from sessions where profile = 'rc' and chat_id = 'c-tuple' and chat_type = 'dm' and (source = 'telegram' or created_source = 'telegram') and thread_id is null order by last_activity_at desc, id desc limit 50`
-          : sql<
-              Record<string, unknown>
-            >`explain select id from sessions where profile = 'rc' and chat_id = 'c-tuple' and chat_type = 'dm' and (source = 'telegram' or created_source = 'telegram') and thread_id is null order by last_activity_at desc, id desc limit 50`;
-      // A small test table makes a sequential scan cheapest on PostgreSQL: ask what it would use otherwise.
-      const plan = await t.store.db.transaction().execute(async (trx) => {
-        if (dialect === 'postgres') await sql`set local enable_seqscan = off`.execute(trx);
-        return JSON.stringify((await explain.execute(trx)).rows);
-      });
-      expect(plan).toMatch(/sessions_peer_idx/);
-      expect(plan).not.toMatch(/TEMP B-TREE/i);
+    it('keeps both recovery queries on their own index, in order (no scan, no sort)', async () => {
+      const queries = {
+        sessions_key_recent_idx: `select id from sessions where profile = 'rc' and session_key = 'agent:rc:telegram:dm:c-x' order by last_activity_at desc, id desc limit 50`,
+        sessions_peer_idx: `select id from sessions where profile = 'rc' and chat_id = 'c-tuple' and chat_type = 'dm' and (source = 'telegram' or created_source = 'telegram') and thread_id is null order by last_activity_at desc, id desc limit 50`,
+      };
+      for (const [index, query] of Object.entries(queries)) {
+        // A small test table makes a sequential scan cheapest on PostgreSQL: ask what it would use otherwise.
+        const plan = await t.store.db.transaction().execute(async (trx) => {
+          if (dialect === 'postgres') await sql`set local enable_seqscan = off`.execute(trx);
+          const explain = dialect === 'sqlite' ? 'explain query plan ' : 'explain ';
+          return JSON.stringify((await sql.raw(explain + query).execute(trx)).rows);
+        });
+        expect(plan).toContain(index);
+        expect(plan).not.toMatch(/TEMP B-TREE|Sort/i);
+      }
     });
   });
 }

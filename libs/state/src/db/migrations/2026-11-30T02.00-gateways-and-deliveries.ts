@@ -8,7 +8,7 @@ import type { Dialect } from '../database.js';
  * - sessions record their owning gateway and its incarnation, and when the handoff state last
  *   moved (a `running` handoff expires);
  * - `deliveries`: obligations a gateway owes a chat (claim lease, attempts, abandoned on delete);
- * - indexes for recovery by chat identity, the orphan sweep and the handoff probe;
+ * - indexes for recovery by key and by chat identity, the orphan sweep and the handoff probe;
  * - a CHECK constraint on stored retention windows. Rows that already break it are kept (PostgreSQL:
  *   NOT VALID; SQLite: copied with checks off) so an administrator sees and fixes them, and the
  *   scheduler skips them.
@@ -33,6 +33,12 @@ export function gatewaysAndDeliveriesMigration(dialect: Dialect) {
       await db.schema.alterTable('sessions').addColumn('gateway_id', 'text').execute();
       await db.schema.alterTable('sessions').addColumn('gateway_started_at', bigint).execute();
       await db.schema.alterTable('sessions').addColumn('handoff_updated_at', bigint).execute();
+      // Recovery by exact key, newest first, from the index alone: with only (profile, session_key)
+      // SQLite prefers walking the profile's recency index for the ORDER BY … LIMIT, a scan.
+      await sql`drop index if exists sessions_key_idx`.execute(db);
+      await sql`create index sessions_key_recent_idx on sessions (profile, session_key, last_activity_at desc, id desc) where session_key is not null`.execute(
+        db,
+      );
       // Recovery by chat identity: the chat id is the selective part of the peer tuple; the rest of
       // the tuple filters the few rows of one chat, newest first.
       await sql`create index sessions_peer_idx on sessions (profile, chat_id, last_activity_at desc, id desc) where chat_id is not null`.execute(
@@ -104,9 +110,17 @@ export function gatewaysAndDeliveriesMigration(dialect: Dialect) {
         await sql`alter table retention_policies_prev rename to retention_policies`.execute(db);
       }
       await db.schema.dropTable('deliveries').ifExists().execute();
-      for (const index of ['sessions_handoff_idx', 'sessions_open_owner_idx', 'sessions_peer_idx']) {
+      for (const index of [
+        'sessions_handoff_idx',
+        'sessions_open_owner_idx',
+        'sessions_peer_idx',
+        'sessions_key_recent_idx',
+      ]) {
         await sql`drop index if exists ${sql.raw(index)}`.execute(db);
       }
+      await sql`create index sessions_key_idx on sessions (profile, session_key) where session_key is not null`.execute(
+        db,
+      );
       await db.schema.alterTable('sessions').dropColumn('handoff_updated_at').execute();
       await db.schema.alterTable('sessions').dropColumn('gateway_started_at').execute();
       await db.schema.alterTable('sessions').dropColumn('gateway_id').execute();
