@@ -400,10 +400,13 @@ for (const { dialect, available } of TEST_DIALECTS) {
       });
     });
 
-    it('keeps both recovery queries on their own index, in order (no scan, no sort)', async () => {
+    it('keeps recovery, the handoff probe and the sweep on their own indexes, in order (no sort)', async () => {
       const queries = {
         sessions_key_recent_idx: `select id from sessions where profile = 'rc' and session_key = 'agent:rc:telegram:dm:c-x' order by last_activity_at desc, id desc limit 50`,
         sessions_peer_idx: `select id from sessions where profile = 'rc' and chat_id = 'c-tuple' and chat_type = 'dm' and (source = 'telegram' or created_source = 'telegram') and thread_id is null order by last_activity_at desc, id desc limit 50`,
+        // The handoff probe and the orphan sweep read their few rows, never the ended majority.
+        sessions_handoff_idx: `select id from sessions where handoff_state = 'pending' order by last_activity_at desc, id desc limit 1`,
+        sessions_open_idx: `select s.id from sessions s left join gateways g on g.id = s.gateway_id where s.ended_at is null and (s.lease_expires_at is null or s.lease_expires_at <= 5) and s.last_activity_at < 3 order by s.last_activity_at limit 200`,
       };
       for (const [index, query] of Object.entries(queries)) {
         // A small test table makes a sequential scan cheapest on PostgreSQL: ask what it would use otherwise.

@@ -44,12 +44,10 @@ export function gatewaysAndDeliveriesMigration(dialect: Dialect) {
       await sql`create index sessions_peer_idx on sessions (profile, chat_id, last_activity_at desc, id desc) where chat_id is not null`.execute(
         db,
       );
-      // The orphan sweep reads open rows only.
-      await sql`create index sessions_open_owner_idx on sessions (gateway_id, last_activity_at) where ended_at is null`.execute(
-        db,
-      );
+      // The orphan sweep walks open rows only, oldest activity first (never the ended majority).
+      await sql`create index sessions_open_idx on sessions (last_activity_at, id) where ended_at is null`.execute(db);
       // The handoff probe and the expiry sweep read live handoffs only.
-      await sql`create index sessions_handoff_idx on sessions (handoff_state, profile, last_activity_at desc) where handoff_state in ('pending', 'running')`.execute(
+      await sql`create index sessions_handoff_idx on sessions (handoff_state, last_activity_at desc, id desc) where handoff_state is not null`.execute(
         db,
       );
 
@@ -112,7 +110,7 @@ export function gatewaysAndDeliveriesMigration(dialect: Dialect) {
       await db.schema.dropTable('deliveries').ifExists().execute();
       for (const index of [
         'sessions_handoff_idx',
-        'sessions_open_owner_idx',
+        'sessions_open_idx',
         'sessions_peer_idx',
         'sessions_key_recent_idx',
       ]) {
