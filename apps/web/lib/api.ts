@@ -14,8 +14,11 @@ import {
   type DeletionReceipt,
   DeletionReceiptSchema,
   type EndSessionRequest,
+  type GatewayPage,
+  GatewayPageSchema,
   type LineageResponse,
   LineageResponseSchema,
+  type ListGatewaysQuery,
   type ListMessagesQuery,
   type ListRoutesQuery,
   type ListSessionsQuery,
@@ -474,6 +477,13 @@ export function putRetentionPolicy(profile: string, body: PutRetentionPolicyRequ
 }
 
 // ---- routes -------------------------------------------------------------------------------------
+
+export type GatewayListParams = Partial<ListGatewaysQuery>;
+
+/** Registered gateway processes with last-seen and liveness (docs/domain.md §10). */
+export function listGateways(params: GatewayListParams): Promise<GatewayPage> {
+  return request('/v1/gateways', GatewayPageSchema, { query: { ...params } });
+}
 
 export type RouteListParams = Partial<ListRoutesQuery>;
 

@@ -45,6 +45,13 @@ for (const { dialect, available } of TEST_DIALECTS) {
         ],
       });
       await t.store.sessions.create(admin, {
+        id: 'cov-hangar',
+        profile: 'cov',
+        source: 'cli',
+        title: 'Hangar inventory',
+        messages: [{ role: 'user', content: 'the hangar inventory list' }],
+      });
+      await t.store.sessions.create(admin, {
         id: 'cov-cron',
         profile: 'cov',
         source: 'cron',
@@ -97,7 +104,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
         matchedIn: 'title',
         sessionId: 'cov-chat',
         sessionTitle: 'Quarterly zeppelin review',
-        snippet: '\u0002Quarterly zeppelin review\u0003',
+        snippet: 'Quarterly \u0002zeppelin\u0003 review',
       });
       // It links to the first visible message of the session.
       const first = await t.store.messages.list(admin, 'cov-chat', {
@@ -109,6 +116,9 @@ for (const { dialect, available } of TEST_DIALECTS) {
       });
       expect(result.items[0].messageId).toBe(first.items[0].id);
       expect((await search('quarterly -zeppelin')).items).toEqual([]);
+      // A session the message hits already show is not named twice.
+      const both = await search('hangar');
+      expect(both.items.map((hit) => [hit.sessionId, hit.matchedIn])).toEqual([['cov-hangar', 'content']]);
     });
 
     it('a tool-call hit reads as a call, not as escaped JSON', async () => {

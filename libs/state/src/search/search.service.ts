@@ -1,11 +1,4 @@
-import {
-  type MessageRole,
-  type SearchHit,
-  type SearchQuery,
-  type SearchResponse,
-  SNIPPET_MATCH_END,
-  SNIPPET_MATCH_START,
-} from '@statehouse/contracts';
+import type { MessageRole, SearchHit, SearchQuery, SearchResponse } from '@statehouse/contracts';
 import type { Db } from '../db/database.js';
 import { LineageRepository } from '../lineage/lineage.repository.js';
 import { SUBSTRING_EXCLUDED_SOURCES } from '../messages/message-content.js';
@@ -18,6 +11,7 @@ import type { Logger } from '../shared/logger.js';
 import { toDomainError } from '../shared/store-errors.js';
 import type { SearchFilter, SearchPort, SearchRow, TitleRow } from './search.port.js';
 import { planSearch, type SearchPlan } from './search-query.js';
+import { makeSnippet } from './snippet.js';
 
 type Mode = 'word' | 'substring';
 
@@ -60,17 +54,20 @@ export class SearchService {
     if (mode === 'substring' && plan.substrings.length === 0) return empty(mode);
 
     try {
-      // Title hits lead the first page, leaving room for at least one message hit (and the cursor).
-      const titles = cursor
-        ? []
-        : (await this.port.titles(this.db, plan.substringClauses, filter)).slice(0, Math.max(0, query.limit - 1));
-      const messageFilter = { ...filter, limit: filter.limit - titles.length };
-      let rows = await this.run(mode, plan, messageFilter, cursor);
+      let rows = await this.run(mode, plan, filter, cursor);
       if (rows.length === 0 && !cursor && query.mode === 'auto' && mode === 'word' && plan.substrings.length > 0) {
         mode = 'substring';
-        rows = await this.run(mode, plan, messageFilter, undefined);
+        rows = await this.run(mode, plan, filter, undefined);
       }
-      return { ...(await this.page(titles, rows, query.limit, mode)), degraded: false };
+      // Sessions whose title matches lead the first page — those the message hits do not already
+      // show — leaving room for at least one message hit (and so for the cursor).
+      const shown = new Set(rows.slice(0, query.limit).map((row) => row.sessionId));
+      const titles = cursor
+        ? []
+        : (await this.port.titles(this.db, plan.substringClauses, filter))
+            .filter((row) => !shown.has(row.sessionId))
+            .slice(0, Math.max(0, query.limit - 1));
+      return { ...(await this.page(titles, rows, query.limit, mode, plan.substrings)), degraded: false };
     } catch (error) {
       const mapped = toDomainError(error);
       if (mapped instanceof DomainError) throw mapped;
@@ -78,7 +75,7 @@ export class SearchService {
       this.logger.warn('search index unusable; answering with a bounded scan', { error: String(error) });
       try {
         const rows = await this.port.scan(this.db, plan.substringClauses, filter, cursor?.id);
-        return { ...(await this.page([], rows, query.limit, 'substring')), degraded: true };
+        return { ...(await this.page([], rows, query.limit, 'substring', plan.substrings)), degraded: true };
       } catch (scanError) {
         throw toDomainError(scanError);
       }
@@ -97,7 +94,7 @@ export class SearchService {
     return this.port.substring(this.db, plan.substringClauses, filter, cursor?.id);
   }
 
-  private async page(titles: TitleRow[], rows: SearchRow[], limit: number, mode: Mode) {
+  private async page(titles: TitleRow[], rows: SearchRow[], limit: number, mode: Mode, terms: readonly string[]) {
     const messageLimit = limit - titles.length;
     const page = rows.slice(0, messageLimit);
     const tips = await this.lineage.tipsOf(this.db, [
@@ -113,7 +110,7 @@ export class SearchService {
         source: row.source,
         messageId: row.messageId,
         role: row.role as MessageRole,
-        snippet: `${SNIPPET_MATCH_START}${row.title}${SNIPPET_MATCH_END}`,
+        snippet: makeSnippet(row.title, terms),
         rank: 0,
         timestamp: toIso(row.timestamp),
         matchedIn: 'title' as const,

@@ -95,7 +95,7 @@ export class SessionService {
       }
       const owner = request.gatewayId ? await gatewayOwnership(tx.db, request.gatewayId, request.profile) : {};
       const conversationGeneration = request.sessionKey
-        ? await this.generations.current(tx.db, request.source, textOrNull(request.sessionKey)!)
+        ? await this.generations.current(tx.db, createdSource, textOrNull(request.sessionKey)!)
         : 0;
       const titleSource: TitleSource = request.titleSource ?? 'user';
       const title = await availableTitle(
