@@ -1,6 +1,7 @@
 export * from './auth.schema.js';
 export * from './common.schema.js';
 export * from './delivery.schema.js';
+export * from './end-reasons.js';
 export * from './gateway.schema.js';
 export * from './health.schema.js';
 export * from './lifecycle.schema.js';
