@@ -155,6 +155,8 @@ export function boundedScan(
 
 /** How many sessions a search names by title, at most. */
 export const TITLE_HITS = 5;
+/** How many of the most recently active titled sessions a title search reads, at most. */
+export const TITLE_SCAN_WINDOW = 20_000;
 
 /**
  * Sessions of the caller's selection whose title contains the query, newest activity first, each
@@ -175,6 +177,7 @@ export async function titleHits(
   if (filter.profile) sessionFilters.push(sql`s.profile = ${filter.profile}`);
   if (filter.source) sessionFilters.push(sql`s.source = ${filter.source}`);
   if (filter.sessionId) sessionFilters.push(sql`s.id = ${filter.sessionId}`);
+  // Bounded like every scan: the titles of the most recently active sessions of the selection.
   const { rows } = await sql<{
     session_id: string;
     title: string;
@@ -184,9 +187,13 @@ export async function titleHits(
   }>`
     select s.id as session_id, s.title, s.profile, s.source,
       (select min(m.id) from messages m where m.session_id = s.id and ${VISIBLE_MESSAGE}) as first_id
-    from sessions s
-    where s.title is not null and ${matchesClauses(lowered, 'like', sql`lower(s.title)`)}
-      ${sessionFilters.length ? sql`and ${sql.join(sessionFilters, sql` and `)}` : sql``}
+    from (
+      select s.id, s.title, s.profile, s.source, s.last_activity_at from sessions s
+      where s.title is not null ${sessionFilters.length ? sql`and ${sql.join(sessionFilters, sql` and `)}` : sql``}
+      order by s.last_activity_at desc, s.id desc
+      limit ${TITLE_SCAN_WINDOW}
+    ) s
+    where ${matchesClauses(lowered, 'like', sql`lower(s.title)`)}
     order by s.last_activity_at desc, s.id desc
     limit ${TITLE_HITS * 2}`.execute(db);
   const found = rows.filter((row) => row.first_id !== null).slice(0, TITLE_HITS);
