@@ -22,10 +22,10 @@ export interface ApiConfig {
   runtime: RuntimeWindows;
 }
 
-function seconds(value: string | undefined, fallback: number, name: string): number {
+function seconds(value: string | undefined, fallback: number, name: string, minimum = 0): number {
   if (value === undefined || value === '') return fallback;
   const parsed = Number(value);
-  if (!Number.isFinite(parsed) || parsed < 0) throw new Error(`${name} must be a number of seconds ≥ 0`);
+  if (!Number.isFinite(parsed) || parsed < minimum) throw new Error(`${name} must be a number of seconds ≥ ${minimum}`);
   return parsed;
 }
 
@@ -51,6 +51,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
           env.STATEHOUSE_GATEWAY_TIMEOUT_SECONDS,
           DEFAULT_RUNTIME_WINDOWS.gatewayTimeoutMs / 1000,
           'STATEHOUSE_GATEWAY_TIMEOUT_SECONDS',
+          1,
         ) * 1000,
       orphanIdleMs:
         seconds(
@@ -63,6 +64,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
           env.STATEHOUSE_HANDOFF_TIMEOUT_SECONDS,
           DEFAULT_RUNTIME_WINDOWS.handoffTimeoutMs / 1000,
           'STATEHOUSE_HANDOFF_TIMEOUT_SECONDS',
+          1,
         ) * 1000,
     },
   };

@@ -8,7 +8,13 @@ import { MetricsRegistry } from './metrics/metrics.registry.js';
 import { loadPlugins } from './plugins/plugin-loader.js';
 
 const logger = new Logger('Statehouse');
-const config = loadConfig();
+let config: ReturnType<typeof loadConfig>;
+try {
+  config = loadConfig();
+} catch (error) {
+  console.error(`\nStatehouse cannot start: ${(error as Error).message}\n`);
+  process.exit(1);
+}
 const metrics = new MetricsRegistry();
 
 let store: StateStore;
