@@ -4,7 +4,7 @@
  *
  *   BENCH_QUICK=1                 data sizes ÷ 10, output to the temp dir unless BENCH_OUT is set
  *   STATEHOUSE_BENCH_PG_URL=…     also PostgreSQL (or STATEHOUSE_TEST_PG_URL); scratch databases are dropped
- *   BENCH_ONLY=append,growth,list,search,lineage,deletion,api,pg   run a subset (`pg` = every PostgreSQL
+ *   BENCH_ONLY=append,growth,list,search,lineage,deletion,api,resolve,pg   run a subset (`pg` = every PostgreSQL
  *                                 part; `pg-lineage`, `pg-api`, … one of them); several processes:
  *                                 watch-delay, healthz-rebuild, replica-appends (`topology` = all three)
  *   BENCH_OUT=path                where the Markdown goes
@@ -32,6 +32,7 @@ import {
 } from './lib/stores.js';
 import { lineagePg, lineageSqlite } from './lineage.bench.js';
 import { sessionsList } from './list.bench.js';
+import { resolvePg, resolveSqlite } from './resolve.bench.js';
 import { searchPg, searchSqlite } from './search.bench.js';
 import { healthDuringJobs, replicaAppends, watchDelay } from './topology.bench.js';
 
@@ -42,7 +43,7 @@ const enabled = (name: string) => !only || only.has(name);
 /** The parts with several API processes: `topology` selects them all. */
 const enabledTopology = (name: string) => enabled(name) || Boolean(only?.has('topology'));
 /** PostgreSQL parts: `pg` selects them all, `pg-<part>` one of them. */
-const PG_PARTS = ['append', 'list', 'search', 'lineage', 'deletion', 'api'];
+const PG_PARTS = ['append', 'list', 'search', 'lineage', 'deletion', 'api', 'resolve'];
 const enabledPg = (part: string) => !only || only.has('pg') || only.has(`pg-${part}`);
 const out = process.env.BENCH_OUT
   ? resolve(process.env.BENCH_OUT)
@@ -85,6 +86,7 @@ async function main(): Promise<void> {
   if (enabled('lineage')) await lineageSqlite(report, config);
   if (enabled('deletion')) await deletionSqlite(report, config);
   if (enabled('api')) await apiSqlite(report, config, root);
+  if (enabled('resolve')) await resolveSqlite(report, config);
   if (enabledTopology('watch-delay'))
     await watchDelay(report, { ...config, pgUrl: pgReachable ? config.pgUrl : undefined }, root);
   if (enabledTopology('healthz-rebuild')) await healthDuringJobs(report, config, root);
@@ -108,6 +110,7 @@ async function main(): Promise<void> {
     if (enabledPg('lineage')) await lineagePg(report, config, openPg('lineage'));
     if (enabledPg('deletion')) await deletionPg(report, config, openPg('deletion'));
     if (enabledPg('api')) await apiPg(report, config, root, config.pgUrl!);
+    if (enabledPg('resolve')) await resolvePg(report, config, openPg('resolve'));
   } else if (PG_PARTS.some(enabledPg)) {
     report.note(
       config.pgUrl

@@ -12,6 +12,8 @@ import { IdempotencyInterceptor } from './common/idempotency.interceptor.js';
 import { API_CONFIG, STATE_STORE } from './common/tokens.js';
 import { createValidationPipe } from './common/validation.pipe.js';
 import type { ApiConfig } from './config.js';
+import { DeliveriesController } from './deliveries/deliveries.controller.js';
+import { GatewaysController } from './gateways/gateways.controller.js';
 import { HandoffController } from './handoff/handoff.controller.js';
 import { HealthController } from './health/health.controller.js';
 import { JobScheduler } from './jobs/job.scheduler.js';
@@ -62,6 +64,8 @@ export class AppModule {
         RetentionController,
         RoutesController,
         HandoffController,
+        GatewaysController,
+        DeliveriesController,
         OpsController,
       ],
       providers: [

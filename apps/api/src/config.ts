@@ -1,6 +1,6 @@
-import { DEFAULT_DATABASE_URL, dialectOf } from '@statehouse/state';
+import { DEFAULT_DATABASE_URL, DEFAULT_RUNTIME_WINDOWS, dialectOf, type RuntimeWindows } from '@statehouse/state';
 
-/** Configuration by environment (API.md, Configuration). */
+/** Configuration by environment (README, Configuration; docs/api.md). */
 export interface ApiConfig {
   databaseUrl: string;
   host: string;
@@ -13,10 +13,20 @@ export interface ApiConfig {
   secureCookies: boolean;
   /** How often the retention policies are applied (0 disables that job). */
   retentionIntervalSeconds: number;
+  /**
+   * How often the liveness sweep runs (docs/domain.md §10): orphaned open rows, expired handoffs.
+   * Once per interval across all replicas, like every scheduled job. 0 disables it.
+   */
+  sweepIntervalSeconds: number;
+  /** Liveness windows handed to the state layer. */
+  runtime: RuntimeWindows;
   /** Whether this process takes part in running scheduled jobs (each interval runs once across all that do). */
   runJobs: boolean;
-  /** How often this process looks for a due job. */
-  jobTickSeconds: number;
+  /**
+   * How often this process looks for a due job; unset: 15 s, or half the shortest enabled interval
+   * when that is shorter.
+   */
+  jobTickSeconds: number | undefined;
   /** Expired idempotency records are purged this often (0 disables). */
   idempotencyPurgeIntervalSeconds: number;
   /** Search index segment merges, incremental vacuum, planner statistics (0 disables). */
@@ -34,11 +44,17 @@ export interface ApiConfig {
 /** Interval of the job that finishes deferred work a crash interrupted (not configurable). */
 export const DEFERRED_WORK_INTERVAL_SECONDS = 60;
 
-function numberOf(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const value = env[name];
-  if (value === undefined || value.trim() === '') return fallback;
+function seconds(value: string | undefined, fallback: number, name: string, minimum = 0): number {
+  if (value === undefined || value === '') return fallback;
   const parsed = Number(value);
-  if (!Number.isFinite(parsed) || parsed < 0) throw new Error(`${name} must be a number ≥ 0, got "${value}"`);
+  if (!Number.isFinite(parsed) || parsed < minimum) throw new Error(`${name} must be a number of seconds ≥ ${minimum}`);
+  return parsed;
+}
+
+function count(value: string | undefined, fallback: number, name: string, minimum = 1): number {
+  if (value === undefined || value === '') return fallback;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < minimum) throw new Error(`${name} must be a whole number ≥ ${minimum}`);
   return parsed;
 }
 
@@ -56,15 +72,53 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
       .map((entry) => entry.trim())
       .filter(Boolean),
     secureCookies: env.STATEHOUSE_SECURE_COOKIES === 'true',
-    retentionIntervalSeconds: numberOf(env, 'STATEHOUSE_RETENTION_INTERVAL_SECONDS', 3600),
+    retentionIntervalSeconds: seconds(
+      env.STATEHOUSE_RETENTION_INTERVAL_SECONDS,
+      3600,
+      'STATEHOUSE_RETENTION_INTERVAL_SECONDS',
+    ),
+    sweepIntervalSeconds: seconds(env.STATEHOUSE_SWEEP_INTERVAL_SECONDS, 30, 'STATEHOUSE_SWEEP_INTERVAL_SECONDS'),
+    runtime: {
+      gatewayTimeoutMs:
+        seconds(
+          env.STATEHOUSE_GATEWAY_TIMEOUT_SECONDS,
+          DEFAULT_RUNTIME_WINDOWS.gatewayTimeoutMs / 1000,
+          'STATEHOUSE_GATEWAY_TIMEOUT_SECONDS',
+          1,
+        ) * 1000,
+      orphanIdleMs:
+        seconds(
+          env.STATEHOUSE_ORPHAN_IDLE_SECONDS,
+          DEFAULT_RUNTIME_WINDOWS.orphanIdleMs / 1000,
+          'STATEHOUSE_ORPHAN_IDLE_SECONDS',
+        ) * 1000,
+      handoffTimeoutMs:
+        seconds(
+          env.STATEHOUSE_HANDOFF_TIMEOUT_SECONDS,
+          DEFAULT_RUNTIME_WINDOWS.handoffTimeoutMs / 1000,
+          'STATEHOUSE_HANDOFF_TIMEOUT_SECONDS',
+          1,
+        ) * 1000,
+    },
     runJobs: env.STATEHOUSE_RUN_JOBS !== 'false',
-    jobTickSeconds: Math.max(0.05, numberOf(env, 'STATEHOUSE_JOB_TICK_SECONDS', 15)),
-    idempotencyPurgeIntervalSeconds: numberOf(env, 'STATEHOUSE_IDEMPOTENCY_PURGE_INTERVAL_SECONDS', 3600),
-    maintenanceIntervalSeconds: numberOf(env, 'STATEHOUSE_MAINTENANCE_INTERVAL_SECONDS', 3600),
-    backupIntervalSeconds: numberOf(env, 'STATEHOUSE_BACKUP_INTERVAL_SECONDS', 0),
+    jobTickSeconds:
+      env.STATEHOUSE_JOB_TICK_SECONDS === undefined || env.STATEHOUSE_JOB_TICK_SECONDS === ''
+        ? undefined
+        : seconds(env.STATEHOUSE_JOB_TICK_SECONDS, 15, 'STATEHOUSE_JOB_TICK_SECONDS', 0.05),
+    idempotencyPurgeIntervalSeconds: seconds(
+      env.STATEHOUSE_IDEMPOTENCY_PURGE_INTERVAL_SECONDS,
+      3600,
+      'STATEHOUSE_IDEMPOTENCY_PURGE_INTERVAL_SECONDS',
+    ),
+    maintenanceIntervalSeconds: seconds(
+      env.STATEHOUSE_MAINTENANCE_INTERVAL_SECONDS,
+      3600,
+      'STATEHOUSE_MAINTENANCE_INTERVAL_SECONDS',
+    ),
+    backupIntervalSeconds: seconds(env.STATEHOUSE_BACKUP_INTERVAL_SECONDS, 0, 'STATEHOUSE_BACKUP_INTERVAL_SECONDS'),
     backupDirectory: env.STATEHOUSE_BACKUP_DIR || './data/backups',
-    backupKeep: Math.max(1, Math.floor(numberOf(env, 'STATEHOUSE_BACKUP_KEEP', 7))),
-    readDeadlineMs: Math.max(1, numberOf(env, 'STATEHOUSE_READ_DEADLINE_MS', 10_000)),
-    readWorkers: Math.max(1, Math.floor(numberOf(env, 'STATEHOUSE_READ_WORKERS', 2))),
+    backupKeep: count(env.STATEHOUSE_BACKUP_KEEP, 7, 'STATEHOUSE_BACKUP_KEEP'),
+    readDeadlineMs: count(env.STATEHOUSE_READ_DEADLINE_MS, 10_000, 'STATEHOUSE_READ_DEADLINE_MS'),
+    readWorkers: count(env.STATEHOUSE_READ_WORKERS, 2, 'STATEHOUSE_READ_WORKERS'),
   };
 }

@@ -21,6 +21,7 @@ let store: StateStore;
 try {
   store = await openStore({
     url: config.databaseUrl,
+    runtime: config.runtime,
     logger: stateLogger(),
     onQuery: (operation, durationMs, failed) => metrics.recordStoreOperation(operation, durationMs / 1000, failed),
     onWriteLock: (heldMs) => metrics.recordWriteLock(heldMs),

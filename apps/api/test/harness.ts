@@ -34,6 +34,7 @@ export async function bootApi(
       config: loadConfig({
         STATEHOUSE_DATABASE_URL: testStore.url,
         STATEHOUSE_RETENTION_INTERVAL_SECONDS: '0',
+        STATEHOUSE_SWEEP_INTERVAL_SECONDS: '0',
         STATEHOUSE_RUN_JOBS: 'false',
         ...options.env,
       }),

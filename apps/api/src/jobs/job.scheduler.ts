@@ -4,6 +4,7 @@ import {
   DEFERRED_WORK_JOB,
   IDEMPOTENCY_PURGE_JOB,
   INDEX_MAINTENANCE_JOB,
+  LIVENESS_SWEEP_JOB,
   RETENTION_JOB,
   type StateStore,
 } from '@statehouse/state';
@@ -38,6 +39,7 @@ export class JobScheduler implements OnApplicationBootstrap, OnApplicationShutdo
     this.store.jobs.configure(IDEMPOTENCY_PURGE_JOB, ms(config.idempotencyPurgeIntervalSeconds));
     this.store.jobs.configure(INDEX_MAINTENANCE_JOB, ms(config.maintenanceIntervalSeconds));
     this.store.jobs.configure(DEFERRED_WORK_JOB, ms(DEFERRED_WORK_INTERVAL_SECONDS));
+    this.store.jobs.configure(LIVENESS_SWEEP_JOB, ms(config.sweepIntervalSeconds));
     if (config.backupIntervalSeconds > 0) {
       this.store.jobs.register(
         this.store.backups.job({
@@ -53,7 +55,14 @@ export class JobScheduler implements OnApplicationBootstrap, OnApplicationShutdo
     void this.store.searchIndex
       .resumeAbandoned(PROCESS_HOLDER)
       .catch((error) => this.logger.warn(`cannot resume a search index rebuild: ${String(error)}`));
-    const tickMs = ms(config.jobTickSeconds);
+    // Looked at often enough that the shortest enabled interval is served near its start.
+    const shortest = Math.min(
+      ...this.store.jobs
+        .definitions()
+        .map((job) => job.intervalMs)
+        .filter((interval) => interval > 0),
+    );
+    const tickMs = config.jobTickSeconds !== undefined ? ms(config.jobTickSeconds) : Math.min(15_000, shortest / 2);
     // Replicas started together should not all look at the same instant: a random first delay.
     this.first = setTimeout(() => this.tick(), Math.random() * Math.min(tickMs, 2000));
     this.first.unref();

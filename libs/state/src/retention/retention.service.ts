@@ -1,6 +1,6 @@
 import type { RetentionPolicy } from '@statehouse/contracts';
 import type { Db } from '../db/database.js';
-import type { DeletionService } from '../deletion/deletion.service.js';
+import { assertRetentionWindow, type DeletionService } from '../deletion/deletion.service.js';
 import type { JobContext, JobDefinition } from '../jobs/job.service.js';
 import { ProfileRepository } from '../profiles/profile.repository.js';
 import { assertAdmin, SYSTEM_PRINCIPAL } from '../shared/access.js';
@@ -19,6 +19,8 @@ const MAX_PASSES = 50;
 export interface RetentionRunReport extends Record<string, unknown> {
   deleted: number;
   profiles: string[];
+  /** Profiles whose stored policy is invalid (a negative window): not applied, logged. */
+  skipped: string[];
 }
 
 /** Per-profile retention windows and the scheduled pass that applies them. */
@@ -45,6 +47,7 @@ export class RetentionService {
 
   async put(ctx: OperationContext, profile: string, retentionDays: number | null): Promise<RetentionPolicy> {
     assertAdmin(ctx.principal);
+    if (retentionDays !== null) assertRetentionWindow(retentionDays);
     return this.uow.run(ctx, async (tx) => {
       if (!(await this.profiles.exists(tx.db, profile))) throw new NotFoundError('profile');
       if (retentionDays === null) await this.policies.clear(tx.db, profile);
@@ -66,8 +69,20 @@ export class RetentionService {
     const ctx: OperationContext = { principal: SYSTEM_PRINCIPAL, channel: 'system' };
     let deleted = 0;
     const touched: string[] = [];
+    const skipped: string[] = [];
     for (const policy of await this.policies.list(this.db)) {
       if (policy.retentionDays === null) continue;
+      // A stored window the rules refuse (written before the CHECK constraint) is skipped, loudly.
+      try {
+        assertRetentionWindow(policy.retentionDays);
+      } catch {
+        skipped.push(policy.profile);
+        this.logger.warn('retention policy skipped: its window is invalid; fix it with PUT /v1/retention/policies', {
+          profile: policy.profile,
+          retentionDays: policy.retentionDays,
+        });
+        continue;
+      }
       touched.push(policy.profile);
       for (let pass = 0; pass < MAX_PASSES; pass++) {
         const result = await this.deletion.retentionPrune(
@@ -81,6 +96,6 @@ export class RetentionService {
       }
     }
     if (deleted > 0) this.logger.info('retention pass removed sessions', { deleted, profiles: touched });
-    return { deleted, profiles: touched };
+    return { deleted, profiles: touched, skipped };
   }
 }
