@@ -41,6 +41,15 @@ for (const { dialect, available } of TEST_DIALECTS) {
       }
     }
 
+    it('every periodic job of the store runs through this one scheduler', () => {
+      expect(
+        t.store.jobs
+          .definitions()
+          .map((job) => job.name)
+          .sort(),
+      ).toEqual(['deferred-work', 'idempotency-purge', 'index-maintenance', 'liveness-sweep', 'retention']);
+    });
+
     it('serves each interval exactly once, whichever replicas wake in it and how often', async () => {
       const passes: { replica: number; interval: number }[] = [];
       for (const [index, replica] of replicas.entries()) {
