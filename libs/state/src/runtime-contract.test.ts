@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionMovedEvent } from './hooks/hook-registry.js';
+import { RETENTION_JOB } from './retention/retention.service.js';
 import { routingKey } from './routes/route.service.js';
 import { ManualClock } from './shared/clock.js';
 import type { OperationContext } from './shared/context.js';
@@ -262,8 +263,10 @@ for (const { dialect, available } of TEST_DIALECTS) {
             t.store.db,
           );
         }
-        const report = await t.store.retention.runScheduledPass('test');
-        expect(report).toMatchObject({ ran: true, deleted: 0, skipped: ['rc'] });
+        t.store.jobs.configure(RETENTION_JOB, 60 * 60 * 1000);
+        const report = await t.store.jobs.runNow(RETENTION_JOB, 'test');
+        t.store.jobs.configure(RETENTION_JOB, 0);
+        expect(report).toMatchObject({ outcome: 'ran', summary: { deleted: 0, skipped: ['rc'] } });
         expect((await t.store.sessions.get(admin, 'ret-1')).endedAt).not.toBeNull();
         await sql`delete from retention_policies where profile = 'rc'`.execute(t.store.db);
       });

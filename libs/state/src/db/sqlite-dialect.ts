@@ -92,8 +92,7 @@ function run<R>(statement: BetterSqlite3.Statement, parameters: unknown[]): Quer
 }
 
 export function isBusy(error: unknown): boolean {
-  const code = (error as { code?: unknown })?.code;
-  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+  return String((error as { code?: unknown })?.code ?? '').startsWith('SQLITE_BUSY');
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
