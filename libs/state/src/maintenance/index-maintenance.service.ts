@@ -52,7 +52,7 @@ export class IndexMaintenanceService {
   async mergeFts(between: (lastChunkMs: number) => Promise<void>): Promise<number> {
     let steps = 0;
     for (const table of FTS_TABLES) {
-      const sizer = new ChunkSizer(200, 16, 4000);
+      const sizer = new ChunkSizer(32, 8, 4000);
       for (; steps < MAX_STEPS; steps++) {
         const started = performance.now();
         const pages = sizer.size;

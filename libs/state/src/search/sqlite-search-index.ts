@@ -143,11 +143,12 @@ export class SqliteSearchIndex implements SearchIndexPort {
         ...INDEXES.flatMap((index) => [
           `drop table if exists ${index.table}`,
           `create virtual table ${index.table} using fts5(${index.columns}, content='messages', content_rowid='id', tokenize='${index.tokenize}')`,
-          // While it fills, no merge runs inside a chunk (an automatic or crisis merge of a big
-          // level would hold the lock far past the budget); segments are merged in bounded
-          // steps afterwards and the table's own settings come back.
+          // While it fills, automatic merges stay on (their work is proportional to what a chunk
+          // writes, so the chunk sizer accounts for it) but no crisis merge of a whole level runs
+          // inside a chunk; what is left is merged in bounded steps afterwards, and the table's
+          // own settings come back.
           ...configureStatements(index.table, [
-            ['automerge', '0'],
+            ['automerge', DEFAULT_AUTOMERGE],
             ['crisismerge', String(REBUILD_CRISISMERGE)],
           ]),
         ]),
