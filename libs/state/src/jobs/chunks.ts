@@ -22,11 +22,14 @@ export async function yieldBetweenChunks(dialect: Dialect, lastChunkMs = 0): Pro
 }
 
 /**
- * Sizes the next chunk from the last one's time, so a chunk stays near the budget whatever the
- * row width, the index size or the machine. Grows at most ×2 per step, shrinks at once.
+ * Sizes the next chunk from measured time, so a chunk stays near the budget whatever the row width,
+ * the index size or the machine. It sizes by the slowest per-row cost of the last few chunks (one
+ * quick chunk on a moment of idle CPU must not double the next one onto a busy moment), grows at
+ * most ×1.5 per step and shrinks at once.
  */
 export class ChunkSizer {
   private current: number;
+  private readonly recent: number[] = [];
 
   constructor(
     initial: number,
@@ -43,7 +46,10 @@ export class ChunkSizer {
 
   record(elapsedMs: number, rows: number): void {
     if (rows <= 0) return;
-    const ideal = elapsedMs <= 0 ? this.current * 2 : (rows * this.budgetMs * 0.8) / elapsedMs;
-    this.current = Math.round(Math.max(this.min, Math.min(this.max, ideal, this.current * 2)));
+    this.recent.push(Math.max(elapsedMs, 0) / rows);
+    if (this.recent.length > 8) this.recent.shift();
+    const worst = Math.max(...this.recent);
+    const ideal = worst <= 0 ? this.current * 1.5 : (this.budgetMs * 0.8) / worst;
+    this.current = Math.round(Math.max(this.min, Math.min(this.max, ideal, this.current * 1.5)));
   }
 }
