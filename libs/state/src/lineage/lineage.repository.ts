@@ -95,19 +95,22 @@ export class LineageRepository {
     const result = new Map<string, ChainUsage & { depth: number }>();
     const seen = new Set<string>();
     for (const part of chunk([...new Set(ids)])) {
+      // The counters ride along the walk (no second lookup per segment).
       const { rows } = await sql<ChainUsageRow>`
-        with recursive up(start_id, id, parent_id, kind, started_at, depth) as (
-          select id, id, parent_session_id, lineage_kind, started_at, 0 from sessions
-          where id in (${sql.join(part)})
+        with recursive up(start_id, id, parent_id, kind, started_at, depth, input_tokens, output_tokens,
+          cache_read_tokens, cache_write_tokens, reasoning_tokens, estimated_cost_usd) as (
+          select id, id, parent_session_id, lineage_kind, started_at, 0, input_tokens, output_tokens,
+            cache_read_tokens, cache_write_tokens, reasoning_tokens, estimated_cost_usd
+          from sessions where id in (${sql.join(part)})
           union all
-          select up.start_id, s.id, s.parent_session_id, s.lineage_kind, s.started_at, up.depth + 1
+          select up.start_id, s.id, s.parent_session_id, s.lineage_kind, s.started_at, up.depth + 1, s.input_tokens,
+            s.output_tokens, s.cache_read_tokens, s.cache_write_tokens, s.reasoning_tokens, s.estimated_cost_usd
           from up join sessions s on s.id = up.parent_id
           where up.kind = 'compression' and up.depth < ${MAX_WALK}
         )
-        select up.start_id, up.id, up.started_at, up.depth,
-          s.input_tokens, s.output_tokens, s.cache_read_tokens, s.cache_write_tokens, s.reasoning_tokens,
-          s.estimated_cost_usd
-        from up join sessions s on s.id = up.id`.execute(db);
+        select start_id, id, started_at, depth, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens,
+          reasoning_tokens, estimated_cost_usd
+        from up`.execute(db);
       for (const row of rows) {
         // A cycle (never written, but walks are guarded anyway) must not count a segment twice.
         if (seen.has(`${row.start_id}\n${row.id}`)) continue;
