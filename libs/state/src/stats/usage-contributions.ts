@@ -87,3 +87,17 @@ export function writeTimeCorrection(
   }
   return [...elsewhere, back];
 }
+
+/**
+ * The common case, checked without building contributions: every message (and so the usage) is
+ * in the hour the trigger used — nothing to move.
+ */
+export function inWriteHour(rows: readonly { timestamp: number }[], lastActivityAt: number, now: number): boolean {
+  const hour = lastActivityAt - (lastActivityAt % HOUR_MS);
+  if (rows.length === 0) return now - (now % HOUR_MS) === hour;
+  for (const row of rows) {
+    const timestamp = Number(row.timestamp);
+    if (timestamp - (timestamp % HOUR_MS) !== hour) return false;
+  }
+  return true;
+}
