@@ -1,6 +1,7 @@
 export * from './auth.schema.js';
 export * from './common.schema.js';
 export * from './health.schema.js';
+export * from './import.schema.js';
 export * from './lifecycle.schema.js';
 export * from './lineage.schema.js';
 export * from './message.schema.js';

@@ -8,6 +8,9 @@ import { DeletionService } from './deletion/deletion.service.js';
 import { HandoffService } from './handoff/handoff.service.js';
 import { HookRegistry } from './hooks/hook-registry.js';
 import { IdempotencyService } from './idempotency/idempotency.service.js';
+import { HermesImporter } from './importers/hermes/hermes-importer.js';
+import { ImportService } from './importers/import.service.js';
+import { ImportLedgerParticipant } from './importers/import-ledger.participant.js';
 import { LineageService } from './lineage/lineage.service.js';
 import { MessageService } from './messages/message.service.js';
 import { ProfileService } from './profiles/profile.service.js';
@@ -63,6 +66,8 @@ export interface StateStore {
   readonly deletion: DeletionService;
   readonly receipts: ReceiptService;
   readonly retention: RetentionService;
+  /** Importing other stores' history (a Hermes Agent state.db): runs, progress, reports. */
+  readonly imports: ImportService;
   /** In-process observers (plugins): `hooks.onSessionDeleted(fn)`. */
   readonly hooks: HookRegistry;
   /** Rows other modules keep per session join deletions here (routes). */
@@ -105,6 +110,16 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
   const routes = new RouteService(db, uow, clock, sqlDialectPort);
   lineage.addContinuationHook(routes);
   deletionEngine.addParticipant(routes);
+  // An imported session's ledger entry becomes a tombstone when it is deleted (no resurrection on re-import).
+  deletionEngine.addParticipant(new ImportLedgerParticipant());
+  const imports = new ImportService(
+    db,
+    uow,
+    clock,
+    ids,
+    new HermesImporter(db, uow, clock, sqlDialectPort, deletionEngine),
+    logger,
+  );
   return {
     dialect,
     location: connection.location,
@@ -128,10 +143,12 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
     deletion,
     receipts,
     retention: new RetentionService(db, uow, clock, deletion, logger),
+    imports,
     async ping() {
       await sql`select 1`.execute(db);
     },
     async close() {
+      await imports.close();
       await hooks.idle();
       await searchIndex.idle();
       await connection.close();

@@ -21,7 +21,14 @@ import { isUniqueViolation, type SqlDialect } from '../shared/sql-dialect.js';
 import { toDomainError } from '../shared/store-errors.js';
 import type { Tx, UnitOfWork } from '../shared/unit-of-work.js';
 import { MessageRepository, toMessage } from './message.repository.js';
-import { clampTimestamp, contentText, previewOf, substringEligible } from './message-content.js';
+import {
+  clampTimestamp,
+  contentText,
+  previewOf,
+  substringEligible,
+  substringIndexed,
+  toolUseParts,
+} from './message-content.js';
 
 export interface WrittenMessages {
   ids: number[];
@@ -258,14 +265,6 @@ export function toolCallCount(toolCalls: string | null | undefined): number {
   }
 }
 
-/** Tool calls carried as content parts (`{type: 'tool_use'}`, Anthropic style) count as tool calls too. */
-function toolUseParts(content: MessageInput['content']): number {
-  if (!Array.isArray(content)) return 0;
-  return content.filter(
-    (part) => typeof part === 'object' && part !== null && (part as { type?: unknown }).type === 'tool_use',
-  ).length;
-}
-
 type DraftRow = Omit<NewMessageRow, 'session_id' | 'substring_indexed'>;
 
 interface Drafts {
@@ -307,11 +306,7 @@ function draftRows(inputs: readonly MessageInput[], now: number): Drafts {
 }
 
 function rowFor(draft: DraftRow, sessionId: string, substringEligibleSession: boolean): NewMessageRow {
-  return {
-    ...draft,
-    session_id: sessionId,
-    substring_indexed: substringEligibleSession && draft.role !== 'tool' ? 1 : 0,
-  };
+  return { ...draft, session_id: sessionId, substring_indexed: substringIndexed(substringEligibleSession, draft.role) };
 }
 
 function counterDelta(drafts: { visible: number; toolCalls: number }, usage: UsageDelta = {}) {

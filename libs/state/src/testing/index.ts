@@ -111,3 +111,5 @@ export async function scanForIds(store: StateStore, ids: readonly string[]): Pro
   }
   return hits;
 }
+
+export * from './hermes-fixture.js';
