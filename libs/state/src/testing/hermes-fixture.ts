@@ -187,11 +187,13 @@ export class HermesFixture {
   constructor(
     readonly path: string,
     readonly version: HermesVersion,
-    options: { wal?: boolean } = {},
+    options: { wal?: boolean; existing?: boolean } = {},
   ) {
     this.db = new Database(path);
-    if (options.wal !== false) this.db.pragma('journal_mode = WAL');
-    this.db.exec(schemaSql(version));
+    if (!options.existing) {
+      if (options.wal !== false) this.db.pragma('journal_mode = WAL');
+      this.db.exec(schemaSql(version));
+    }
     const columns = (table: string) =>
       new Set((this.db.prepare(`pragma table_info(${table})`).all() as { name: string }[]).map((c) => c.name));
     this.sessionColumns = columns('sessions');
@@ -235,6 +237,11 @@ export class HermesFixture {
       )
       .run(...entries.map(([, value]) => value as never));
     return Number(result.lastInsertRowid);
+  }
+
+  /** Opens a file built earlier, to make a "newer copy" of the same store. */
+  static open(path: string, version: HermesVersion): HermesFixture {
+    return new HermesFixture(path, version, { existing: true });
   }
 
   transaction(work: () => void): void {
@@ -331,7 +338,7 @@ export function buildHermesScenario(path: string, version: HermesVersion): Herme
       role: 'tool',
       tool_call_id: 'call_1',
       tool_name: 'shell',
-      content: 'deploy.yaml README.md',
+      content: 'files: deployment manifest and readme',
       timestamp: t + 3,
     });
     f.message('cmp-root', {

@@ -8,7 +8,7 @@ import { isUniqueViolation, type SqlDialect } from '../../shared/sql-dialect.js'
 import type { Tx, UnitOfWork } from '../../shared/unit-of-work.js';
 import { ImportInputError } from '../import-errors.js';
 import { ImportReportBuilder, ReportDelta } from '../import-report.js';
-import { type LineageNode, planLineage } from './hermes-lineage.js';
+import { type LineageNode, type LineagePlan, planLineage } from './hermes-lineage.js';
 import { type MappedSession, mapSession, mapSessionId, mapSource, markersOf, resolveProfile } from './hermes-mapper.js';
 import { type HermesMessageRow, HermesReader, type HermesRow, type HermesSessionRow } from './hermes-reader.js';
 import { ownedFile, type Snapshot, snapshotFile } from './hermes-snapshot.js';
@@ -119,7 +119,7 @@ export class HermesImporter {
       progress.sessionsTotal = planned.order.length;
       progress.messagesTotal = planned.order.reduce((sum, session) => sum + session.messages, 0);
 
-      const memory = new RunMemory();
+      const memory = new RunMemory((id) => plannedTip(id, planned.lineage, planned.nodes));
       const writeOptions = (): WriteOptions => ({
         onConflict: options.onConflict,
         jobId: options.jobId,
@@ -303,6 +303,7 @@ export class HermesImporter {
     for (const warning of lineage.warnings) builder.warn(warning);
     const profiles = new Map(nodes.map((node) => [node.id, node.profile]));
     return {
+      nodes: new Map(nodes.map((node) => [node.id, node])),
       order: lineage.order.map((id) => bySourceKey.get(id)!),
       lineage,
       profiles,
@@ -389,6 +390,36 @@ export class HermesImporter {
     }
     return out;
   }
+}
+
+/**
+ * The tip of a compression chain by the plan: follow compression children, preferring one that
+ * itself ended by compression, then an open one, then the latest (the store's own walk, on the file).
+ */
+function plannedTip(id: string, plan: LineagePlan, nodes: Map<string, LineageNode>): string {
+  const children = new Map<string, LineageNode[]>();
+  for (const [childId, decision] of plan.decisions) {
+    if (decision.kind !== 'compression' || decision.parentId === null) continue;
+    const list = children.get(decision.parentId) ?? [];
+    list.push(nodes.get(childId)!);
+    children.set(decision.parentId, list);
+  }
+  let current = id;
+  for (let step = 0; step < 1000; step++) {
+    const next = children.get(current);
+    if (!next || next.length === 0) return current;
+    const rank = (node: LineageNode) => [
+      node.endReason === 'compression' ? 1 : 0,
+      node.endedAt === null ? 1 : 0,
+      node.startedAt,
+    ];
+    next.sort((a, b) => {
+      const [x, y] = [rank(a), rank(b)];
+      return y[0] - x[0] || y[1] - x[1] || y[2] - x[2] || (a.id < b.id ? 1 : -1);
+    });
+    current = next[0].id;
+  }
+  return current;
 }
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));

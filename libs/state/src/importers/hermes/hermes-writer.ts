@@ -44,6 +44,9 @@ export class RunMemory {
   readonly written = new Map<string, string>();
   /** Preview of sessions written by this run (a compression continuation shows its chain's opening). */
   readonly previews = new Map<string, string | null>();
+
+  /** The compression tip of a session of the file, from the plan (a dry run cannot ask the store). */
+  constructor(readonly plannedTip: (id: string) => string = (id) => id) {}
 }
 
 /** Plain session fields a later import may move: [snapshot field, column]. */
@@ -551,7 +554,9 @@ export class HermesWriter {
         delta.warn(`route ${sessionKey}: its session ${sessionId} is not here; skipped`);
         continue;
       }
-      const tip = target ? ((await this.lineage.tipsOf(tx.db, [sessionId])).get(sessionId) ?? sessionId) : sessionId;
+      const tip = target
+        ? ((await this.lineage.tipsOf(tx.db, [sessionId])).get(sessionId) ?? sessionId)
+        : memory.plannedTip(sessionId);
       const origin =
         parsed.origin && typeof parsed.origin === 'object' ? (parsed.origin as Record<string, unknown>) : null;
       const updatedAt = epochMs(entry.updated_at, 'gateway_routing.updated_at', repairs, options.now) ?? options.now;
@@ -568,6 +573,7 @@ export class HermesWriter {
           `route ${sessionKey}: origin names profile ${origin.profile}; kept in its session's profile ${profile}`,
         );
       }
+      await this.profiles.ensure(tx.db, profile, options.now);
       await this.routes.upsert(tx.db, {
         profile,
         session_key: sessionKey,
