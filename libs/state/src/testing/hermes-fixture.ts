@@ -190,6 +190,8 @@ export class HermesFixture {
     options: { wal?: boolean; existing?: boolean } = {},
   ) {
     this.db = new Database(path);
+    // Hermes (Python's sqlite3) runs with foreign keys off: files in the wild hold dangling parents.
+    this.db.pragma('foreign_keys = OFF');
     if (!options.existing) {
       if (options.wal !== false) this.db.pragma('journal_mode = WAL');
       this.db.exec(schemaSql(version));

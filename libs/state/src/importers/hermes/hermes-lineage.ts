@@ -78,6 +78,7 @@ export function planLineage(nodes: readonly LineageNode[], existing: ReadonlyMap
   const warnings: string[] = [];
   const byId = new Map(nodes.map((node) => [node.id, node]));
   const decisions = new Map<string, LineageDecision>();
+  const unknown = new Map<string, string>();
 
   // Reset-class ends per session key, in end order: the candidates for parentless successors.
   const resetsByKey = new Map<string, LineageNode[]>();
@@ -114,7 +115,8 @@ export function planLineage(nodes: readonly LineageNode[], existing: ReadonlyMap
       }
       const edge = classifyEdge(node, parent);
       if (edge.kind === null) {
-        warnings.push(
+        unknown.set(
+          node.id,
           `session ${node.id}: the kind of its edge to ${parent.id} is unknown (parent ended ${parent.endReason ?? 'open'}, source ${node.source}); edge kept without a kind`,
         );
       }
@@ -130,6 +132,8 @@ export function planLineage(nodes: readonly LineageNode[], existing: ReadonlyMap
   }
 
   breakCycles(byId, decisions, warnings);
+  // An edge of unknown kind is reported only if it survived the cycle check.
+  for (const [id, warning] of unknown) if (decisions.get(id)?.parentId !== null) warnings.push(warning);
   const order = preorder(nodes, byId, decisions);
 
   const delegated = new Set<string>();

@@ -53,7 +53,8 @@ export function mapSource(raw: unknown): string {
     .toLowerCase()
     .replace(/[^a-z0-9_.-]+/g, '-')
     .replace(/^[^a-z0-9]+/, '')
-    .slice(0, 64);
+    .slice(0, 64)
+    .replace(/[-_.]+$/, '');
   return folded || 'unknown';
 }
 
@@ -64,7 +65,8 @@ export function foldProfile(raw: string): string | null {
     .toLowerCase()
     .replace(/[^a-z0-9_-]+/g, '-')
     .replace(/^[^a-z0-9]+/, '')
-    .slice(0, 64);
+    .slice(0, 64)
+    .replace(/[-_]+$/, '');
   return PROFILE_PATTERN.test(folded) ? folded : null;
 }
 

@@ -85,6 +85,8 @@ export class HermesReader {
       // The copy may be WAL: reading it replays committed transactions from its -wal.
       db.prepare('select count(*) from sqlite_master').get();
       const schema = probeHermesSchema(db);
+      const damage = HermesReader.integrity(db);
+      if (damage) schema.notes.unshift(damage);
       HermesReader.ensureMessageIndex(db);
       db.pragma('query_only = 1');
       return new HermesReader(db, schema);
@@ -92,6 +94,22 @@ export class HermesReader {
       db.close();
       if (error instanceof ImportInputError) throw error;
       throw ImportInputError.fromSqlite(error);
+    }
+  }
+
+  /**
+   * SQLite's structural check of the whole file: a damaged file is still imported as far as it can
+   * be read (each session whole or not at all), and the report says the file is damaged.
+   */
+  private static integrity(db: Database.Database): string | null {
+    try {
+      const rows = db.prepare('pragma quick_check(5)').all() as { quick_check: string }[];
+      const problems = rows.map((row) => row.quick_check).filter((line) => line !== 'ok');
+      return problems.length === 0
+        ? null
+        : `the file fails SQLite's integrity check (${problems.join('; ')}); importing what can be read`;
+    } catch (error) {
+      return `the file fails SQLite's integrity check (${(error as Error).message}); importing what can be read`;
     }
   }
 

@@ -33,7 +33,10 @@ export class Repairs {
 function summarize(fields: string[]): string {
   const counts = new Map<string, number>();
   for (const field of fields) counts.set(field, (counts.get(field) ?? 0) + 1);
-  return [...counts].map(([field, n]) => (n > 1 ? `${field} ×${n}` : field)).join(', ');
+  return [...counts]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([field, n]) => (n > 1 ? `${field} ×${n}` : field))
+    .join(', ');
 }
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
