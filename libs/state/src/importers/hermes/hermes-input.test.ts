@@ -19,7 +19,6 @@ import {
   buildHermesScenario,
   contextOf,
   HermesFixture,
-  hermesJson,
   openTestStore,
   SCENARIO_T0,
   TEST_DIALECTS,
