@@ -14,6 +14,7 @@ import { createValidationPipe } from './common/validation.pipe.js';
 import type { ApiConfig } from './config.js';
 import { HandoffController } from './handoff/handoff.controller.js';
 import { HealthController } from './health/health.controller.js';
+import { ImportsController } from './imports/imports.controller.js';
 import { LineageController } from './lineage/lineage.controller.js';
 import { MessagesController } from './messages/messages.controller.js';
 import { MetricsController } from './metrics/metrics.controller.js';
@@ -61,6 +62,7 @@ export class AppModule {
         RetentionController,
         RoutesController,
         HandoffController,
+        ImportsController,
       ],
       providers: [
         { provide: STATE_STORE, useValue: dependencies.store },

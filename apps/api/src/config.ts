@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { IMPORT_MAX_BYTES_DEFAULT } from '@statehouse/contracts';
 import { DEFAULT_DATABASE_URL, dialectOf } from '@statehouse/state';
 
 /** Configuration by environment (API.md, Configuration). */
@@ -13,6 +15,10 @@ export interface ApiConfig {
   secureCookies: boolean;
   /** How often the retention policies are applied (0 disables the scheduler). */
   retentionIntervalSeconds: number;
+  /** Largest file POST /v1/imports accepts (streamed to disk, never held in memory). */
+  importMaxBytes: number;
+  /** Where uploads are written while they are imported (a private directory each). */
+  importDir: string;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
@@ -30,5 +36,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
       .filter(Boolean),
     secureCookies: env.STATEHOUSE_SECURE_COOKIES === 'true',
     retentionIntervalSeconds: Number(env.STATEHOUSE_RETENTION_INTERVAL_SECONDS ?? 3600),
+    importMaxBytes: positiveOr(env.STATEHOUSE_IMPORT_MAX_BYTES, IMPORT_MAX_BYTES_DEFAULT),
+    importDir: env.STATEHOUSE_IMPORT_DIR || tmpdir(),
   };
+}
+
+function positiveOr(value: string | undefined, fallback: number): number {
+  const n = Number(value);
+  return value !== undefined && value !== '' && Number.isFinite(n) && n > 0 ? Math.floor(n) : fallback;
 }

@@ -572,3 +572,13 @@ export function buildHermesScenario(path: string, version: HermesVersion): Herme
   });
   return f;
 }
+
+/** A SQLite file of any shape (for "a SQLite file that is not a Hermes store"). */
+export function writeSqliteFile(path: string, ddl: string): void {
+  const db = new Database(path);
+  try {
+    db.exec(ddl);
+  } finally {
+    db.close();
+  }
+}
