@@ -68,4 +68,14 @@ export class ImportJobRepository {
     }
     return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
   }
+
+  /** A run whose process is gone: recorded as interrupted (importing the file again resumes it). */
+  async markInterrupted(db: Executor, id: string, at: number, error: string): Promise<void> {
+    await db
+      .updateTable('import_jobs')
+      .set({ state: 'interrupted', error, finished_at: at, updated_at: at })
+      .where('id', '=', id)
+      .where('state', '=', 'running')
+      .execute();
+  }
 }

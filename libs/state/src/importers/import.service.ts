@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import type {
   ImportJob,
   ImportJobPage,
@@ -7,7 +8,7 @@ import type {
   OnConflict,
   Principal,
 } from '@statehouse/contracts';
-import type { Db } from '../db/database.js';
+import type { Db, Executor } from '../db/database.js';
 import { JobLeaseRepository } from '../retention/job-lease.repository.js';
 import { assertAdmin, principalKey } from '../shared/access.js';
 import { type Clock, toIso, toIsoOrNull } from '../shared/clock.js';
@@ -132,12 +133,8 @@ export class ImportService {
   async assertIdle(ctx: OperationContext): Promise<void> {
     assertAdmin(ctx.principal);
     try {
-      const lease = await this.db
-        .selectFrom('job_leases')
-        .selectAll()
-        .where('name', '=', IMPORT_JOB)
-        .executeTakeFirst();
-      if (lease && Number(lease.expires_at) > this.clock.now()) {
+      const lease = await this.leases.find(this.db, IMPORT_JOB);
+      if (lease && Number(lease.expires_at) > this.clock.now() && !holderIsGone(lease.holder)) {
         throw new ConflictError(`an import is already running (${lease.holder}); one import at a time per store`);
       }
     } catch (error) {
@@ -232,10 +229,12 @@ export class ImportService {
     request: { fileName: string | null; fileBytes: number; profile?: string; onConflict: OnConflict; dryRun: boolean },
   ): Promise<{ id: string; holder: string }> {
     const id = this.ids.next();
-    const holder = `import:${id}`;
+    const holder = `import:${id}@${hostname()}:${process.pid}`;
     const now = this.clock.now();
     await this.uow.run(null, async (tx) => {
-      const admitted = await this.leases.acquire(tx.db, IMPORT_JOB, holder, now, IMPORT_LEASE_MS);
+      const admitted =
+        (await this.leases.acquire(tx.db, IMPORT_JOB, holder, now, IMPORT_LEASE_MS)) ||
+        (await this.takeOverFromGone(tx.db, holder, now));
       if (!admitted) throw new ConflictError('an import is already running; one import at a time per store');
       await this.jobs.insert(tx.db, {
         id,
@@ -259,6 +258,26 @@ export class ImportService {
       });
     });
     return { id, holder };
+  }
+
+  /**
+   * A run killed on this host (kill -9, a crash) holds the lease until it expires; when its process
+   * is provably gone the next run takes the lease at once and records the dead run as interrupted.
+   */
+  private async takeOverFromGone(db: Executor, holder: string, now: number): Promise<boolean> {
+    const current = await this.leases.find(db, IMPORT_JOB);
+    if (!current || !holderIsGone(current.holder)) return false;
+    if (!(await this.leases.takeOver(db, IMPORT_JOB, current.holder, holder, now + IMPORT_LEASE_MS))) return false;
+    const deadJob = /^import:([^@]+)@/.exec(current.holder)?.[1];
+    if (deadJob) {
+      await this.jobs.markInterrupted(
+        db,
+        deadJob,
+        now,
+        'the process running this import stopped; a later import resumed it',
+      );
+    }
+    return true;
   }
 
   private async execute(
@@ -413,5 +432,22 @@ export class ImportService {
       this.waiters.add(done);
       signal?.addEventListener('abort', done, { once: true });
     });
+  }
+}
+
+/**
+ * True only when the lease holder's process is provably gone: same host, and no such process.
+ * A holder on another host, or a process that may have been reused, waits for the lease to expire.
+ */
+function holderIsGone(holder: string): boolean {
+  const match = /^import:[^@]+@(.+):(\d+)$/.exec(holder);
+  if (!match || match[1] !== hostname()) return false;
+  const pid = Number(match[2]);
+  if (pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
   }
 }

@@ -582,3 +582,135 @@ export function writeSqliteFile(path: string, ddl: string): void {
     db.close();
   }
 }
+
+const WORDS = [
+  'deploy',
+  'billing',
+  'rollout',
+  'migration',
+  'latency',
+  'cache',
+  'schema',
+  'pipeline',
+  'review',
+  'incident',
+  'budget',
+  'release',
+  '東京',
+  'リージョン',
+  '会议',
+  'scheduler',
+];
+
+/**
+ * A large Hermes store for crash tests and benchmarks: `conversations` × (a root that ended by
+ * compression, its open continuation, a branch and a sub-agent child), `messagesPerSession` each,
+ * with tool calls, compacted and rewound rows, usage rows and a route per conversation.
+ * Deterministic (a seeded generator), so two builds are byte-for-byte the same content.
+ */
+export function buildHermesBulk(
+  path: string,
+  options: { conversations: number; messagesPerSession: number; seed?: number },
+): { sessions: number; messages: number } {
+  let state = options.seed ?? 42;
+  const random = () => {
+    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+    return state / 2 ** 31;
+  };
+  const sentence = (n: number) => Array.from({ length: n }, () => WORDS[Math.floor(random() * WORDS.length)]).join(' ');
+  const f = new HermesFixture(path, 30);
+  const insertMessage = f.db.prepare(
+    `insert into messages (session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp, token_count, finish_reason, active, compacted)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  let sessions = 0;
+  let messages = 0;
+  const t = SCENARIO_T0;
+  f.transaction(() => {
+    for (let c = 0; c < options.conversations; c++) {
+      const start = t + c * 3600;
+      const key = `agent:bulk:telegram:dm:${c}`;
+      const base = { profile_name: 'bulk', model: 'claude-x', session_key: key, chat_id: String(c), chat_type: 'dm' };
+      const segments: [string, Row][] = [
+        [
+          `c${c}-root`,
+          {
+            ...base,
+            source: 'telegram',
+            started_at: start,
+            ended_at: start + 600,
+            end_reason: 'compression',
+            title: `Conversation ${c}`,
+          },
+        ],
+        [
+          `c${c}-tip`,
+          {
+            ...base,
+            source: 'telegram',
+            parent_session_id: `c${c}-root`,
+            started_at: start + 600,
+            input_tokens: 900,
+            output_tokens: 300,
+          },
+        ],
+        [
+          `c${c}-branch`,
+          {
+            profile_name: 'bulk',
+            source: 'cli',
+            parent_session_id: `c${c}-root`,
+            model_config: JSON.stringify({ _branched_from: `c${c}-root` }),
+            started_at: start + 700,
+          },
+        ],
+        [
+          `c${c}-helper`,
+          { profile_name: 'bulk', source: 'subagent', parent_session_id: `c${c}-tip`, started_at: start + 800 },
+        ],
+      ];
+      for (const [id, row] of segments) {
+        f.session({ id, ...row });
+        sessions++;
+        const at = Number(row.started_at);
+        for (let m = 0; m < options.messagesPerSession; m++) {
+          const role = m % 2 === 0 ? 'user' : 'assistant';
+          const tool = m % 10 === 7;
+          insertMessage.run(
+            id,
+            tool ? 'tool' : role,
+            sentence(8 + Math.floor(random() * 12)),
+            tool ? `call_${m}` : null,
+            m % 10 === 6
+              ? JSON.stringify([
+                  { id: `call_${m + 1}`, type: 'function', function: { name: 'shell', arguments: '{}' } },
+                ])
+              : null,
+            tool ? 'shell' : null,
+            at + m,
+            role === 'assistant' ? 10 + m : null,
+            role === 'assistant' ? 'stop' : null,
+            m === 3 ? 0 : 1,
+            m === 3 && id.endsWith('-root') ? 1 : 0,
+          );
+          messages++;
+        }
+      }
+      f.row('session_model_usage', {
+        session_id: `c${c}-tip`,
+        model: 'claude-x',
+        input_tokens: 900,
+        output_tokens: 300,
+        api_call_count: 3,
+      });
+      f.row('gateway_routing', {
+        scope: 'bulk',
+        session_key: key,
+        entry_json: JSON.stringify({ session_id: `c${c}-root`, session_key: key, origin: { profile: 'bulk' } }),
+        updated_at: start + 601,
+      });
+    }
+  });
+  f.close();
+  return { sessions, messages };
+}
