@@ -4,7 +4,7 @@
  *
  *   BENCH_QUICK=1                 data sizes ÷ 10, output to the temp dir unless BENCH_OUT is set
  *   STATEHOUSE_BENCH_PG_URL=…     also PostgreSQL (or STATEHOUSE_TEST_PG_URL); scratch databases are dropped
- *   BENCH_ONLY=append,growth,list,search,lineage,deletion,api,pg   run a subset (`pg` = every PostgreSQL
+ *   BENCH_ONLY=append,growth,list,search,lineage,deletion,api,import,pg   run a subset (`pg` = every PostgreSQL
  *                                 part; `pg-lineage`, `pg-api`, … one of them)
  *   BENCH_OUT=path                where the Markdown goes
  */
@@ -16,6 +16,7 @@ import { sql } from 'kysely';
 import { apiPg, apiSqlite } from './api.bench.js';
 import { appendGrowthSqlite, appendThroughputPg, appendThroughputSqlite } from './append.bench.js';
 import { deletionPg, deletionSqlite } from './deletion.bench.js';
+import { importSqlite } from './import.bench.js';
 import { loadConfig } from './lib/config.js';
 import { QUERIES } from './lib/data.js';
 import { stopServers } from './lib/http.js';
@@ -81,6 +82,7 @@ async function main(): Promise<void> {
   if (enabled('lineage')) await lineageSqlite(report, config);
   if (enabled('deletion')) await deletionSqlite(report, config);
   if (enabled('api')) await apiSqlite(report, config, root);
+  if (enabled('import')) await importSqlite(report, config);
   if (PG_PARTS.some(enabledPg) && pgReachable) {
     if (enabledPg('append')) await appendThroughputPg(report, config, openPg('append'));
     if (enabledPg('list')) {
@@ -129,7 +131,7 @@ npm run bench                                   # SQLite; writes docs/benchmarks
 STATEHOUSE_BENCH_PG_URL=postgres://postgres@127.0.0.1:5432/test npm run bench   # + PostgreSQL
 BENCH_QUICK=1 npm run bench                     # sizes ÷ 10; writes to the temp dir (BENCH_OUT=path to choose)
 BENCH_ONLY=lineage,deletion,api npm run bench   # a subset (also writes to the temp dir); parts: append, growth,
-                                                # list, search, lineage, deletion, api; pg = every PostgreSQL part,
+                                                # list, search, lineage, deletion, api, import; pg = every PostgreSQL part,
                                                 # pg-append, pg-list, pg-search, pg-lineage, pg-deletion, pg-api one
 \`\`\`
 
@@ -174,7 +176,8 @@ function addNotes(report: Report): void {
       `${fmtCount(config.lineage.chainDepth)} deep; single delete of ${fmtCount(config.deletion.deleteMessages)} ` +
       `messages, bulk delete of ${fmtCount(config.deletion.bulkSessions)} sessions; receipt replay of ` +
       `${fmtCount(config.deletion.receipts)} receipts; API load rounds of ${config.api.roundSeconds} s with ` +
-      `${config.api.connections} connections.`,
+      `${config.api.connections} connections; Hermes import of ` +
+      `${fmtCount(config.import.conversations * 4 * config.import.messagesPerSession)} messages.`,
   );
 }
 

@@ -58,6 +58,8 @@ export interface HermesImportResult {
   progress: ImportProgress;
   /** Longest write transaction of the run, in ms (the bound the batching aims at). */
   longestUnitMs: number;
+  /** 95th percentile of the write transactions' durations, in ms. */
+  unitP95Ms: number;
   units: number;
 }
 
@@ -108,6 +110,7 @@ export class HermesImporter {
       : snapshotFile(options.path);
     let reader: HermesReader | undefined;
     const stats = { longestUnitMs: 0, units: 0 };
+    const unitTimes: number[] = [];
     try {
       reader = HermesReader.open(snapshot.path);
       for (const note of reader.schema.notes) builder.warn(`source: ${note}`);
@@ -141,6 +144,7 @@ export class HermesImporter {
             const elapsed = performance.now() - started;
             stats.longestUnitMs = Math.max(stats.longestUnitMs, elapsed);
             stats.units++;
+            unitTimes.push(elapsed);
             builder.merge(delta);
             Object.assign(progress, next);
             if (options.dryRun && options.persist) {
@@ -185,9 +189,10 @@ export class HermesImporter {
             messagesDone: progress.messagesDone + messages,
           };
         });
-        // Hold each unit near the target lock time: grow while well under it, shrink when over.
-        if (elapsed < target / 2) budget = Math.min(MAX_BATCH_MESSAGES, Math.ceil(budget * 1.5));
-        else if (elapsed > target) budget = Math.max(MIN_BATCH_MESSAGES, Math.floor((budget * target * 0.8) / elapsed));
+        // Hold each unit near the target lock time: scale the next one by how far this one was off
+        // (bounded steps, aiming a little under the target).
+        const scale = Math.min(1.5, Math.max(0.5, (0.9 * target) / Math.max(elapsed, 0.1)));
+        budget = Math.min(MAX_BATCH_MESSAGES, Math.max(MIN_BATCH_MESSAGES, Math.floor(budget * scale)));
         index = end;
         await yieldToEventLoop();
       }
@@ -220,7 +225,11 @@ export class HermesImporter {
       progress.phase = 'done';
       const report = builder.report();
       options.onProgress?.({ ...progress }, report);
-      return { report, conversations: builder.conversationsWith(), progress: { ...progress }, ...stats };
+      unitTimes.sort((a, b) => a - b);
+      const unitP95Ms = unitTimes.length
+        ? unitTimes[Math.min(unitTimes.length - 1, Math.floor(unitTimes.length * 0.95))]
+        : 0;
+      return { report, conversations: builder.conversationsWith(), progress: { ...progress }, ...stats, unitP95Ms };
     } finally {
       reader?.close();
       snapshot.release();
