@@ -406,6 +406,26 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(rehearsed).toEqual(real);
     });
 
+    it('a dry run agrees with the real run across units of work (a title taken by an earlier unit)', async () => {
+      const t = await fresh();
+      const dir = mkdtempSync(join(tmpdir(), 'hermes-fixture-'));
+      files.push(dir);
+      const path = join(dir, 'state.db');
+      const f = new HermesFixture(path, 30);
+      f.transaction(() => {
+        for (const id of ['first', 'second']) {
+          f.session({ id, source: 'cli', profile_name: 'alpha', title: 'Same title', started_at: t0 });
+          for (let i = 0; i < 400; i++) f.message(id, { role: 'user', content: `${id} ${i}`, timestamp: t0 + i });
+        }
+      });
+      f.close();
+      const rehearsed = await importFile(t, path, { dryRun: true });
+      const real = await importFile(t, path);
+      expect(real.warnings).toContain('session second: title "Same title" is taken here; stored as "Same title (2)"');
+      expect(rehearsed).toEqual(real);
+      expect((await t.store.sessions.get(admin, 'second')).title).toBe('Same title (2)');
+    });
+
     it('a newer copy adds exactly the new rows and moves what moved (three-way: changes made here stay)', async () => {
       const t = await fresh();
       const path = file(30);

@@ -45,8 +45,21 @@ export class RunMemory {
   /** Preview of sessions written by this run (a compression continuation shows its chain's opening). */
   readonly previews = new Map<string, string | null>();
 
+  /** Titles given by this run, per profile → session (a dry run's earlier units were rolled back). */
+  readonly titles = new Map<string, Map<string, string>>();
+
   /** The compression tip of a session of the file, from the plan (a dry run cannot ask the store). */
   constructor(readonly plannedTip: (id: string) => string = (id) => id) {}
+
+  titleHolder(profile: string, title: string): string | undefined {
+    return this.titles.get(profile)?.get(title);
+  }
+
+  holdTitle(profile: string, title: string, sessionId: string): void {
+    const titles = this.titles.get(profile) ?? new Map<string, string>();
+    titles.set(title, sessionId);
+    this.titles.set(profile, titles);
+  }
 }
 
 /** Plain session fields a later import may move: [snapshot field, column]. */
@@ -172,7 +185,7 @@ export class HermesWriter {
   ): Promise<void> {
     const s = session.snapshot;
     await this.profiles.ensure(tx.db, session.profile, options.now);
-    const title = await this.freeTitle(tx, session, s.title, delta);
+    const title = await this.freeTitle(tx, session, s.title, memory, delta);
     const preview = await this.previewFor(tx, session, memory);
     await this.sessions.insert(tx.db, {
       id: session.id,
@@ -337,7 +350,7 @@ export class HermesWriter {
       row.title === storedTitle &&
       titleMayReplace(row.title === null ? null : (row.title_source as TitleSource | null), s.titleSource ?? 'derived')
     ) {
-      title = await this.freeTitle(tx, session, s.title, delta);
+      title = await this.freeTitle(tx, session, s.title, memory, delta);
       patch.title = title;
       patch.title_source = title === null ? null : s.titleSource;
     }
@@ -478,17 +491,32 @@ export class HermesWriter {
     });
   }
 
-  /** Titles are unique per profile: a taken one gets the next free "title (n)", with a warning. */
+  /**
+   * Titles are unique per profile: a taken one gets the next free "title (n)", with a warning. Titles
+   * given earlier in this run count as taken too (in a dry run the store no longer has them).
+   */
   private async freeTitle(
     tx: Tx,
     session: MappedSession,
     wanted: string | null,
+    memory: RunMemory,
     delta: ReportDelta,
   ): Promise<string | null> {
     if (wanted === null) return null;
+    const takenInRun = (title: string) => {
+      const holder = memory.titleHolder(session.profile, title);
+      return holder !== undefined && holder !== session.id;
+    };
     try {
-      const title = await availableTitle(this.sessions, tx.db, session.profile, wanted, 'derived', session.id);
+      let title = await availableTitle(this.sessions, tx.db, session.profile, wanted, 'derived', session.id);
+      for (let n = 2; title !== null && takenInRun(title) && n < 100; n++) {
+        const candidate = `${Array.from(wanted).slice(0, 92).join('')} (${n})`;
+        const holder = await this.sessions.findByTitle(tx.db, session.profile, candidate);
+        if (!holder || holder.id === session.id) title = candidate;
+      }
+      if (title === null || takenInRun(title)) throw new DomainError('validation_failed', 'no free title');
       if (title !== wanted) delta.warn(`session ${session.id}: title "${wanted}" is taken here; stored as "${title}"`);
+      memory.holdTitle(session.profile, title, session.id);
       return title;
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
