@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ImportReport } from '@statehouse/contracts';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   adminPrincipal,
   buildHermesScenario,
@@ -62,7 +62,7 @@ const searchIds = async (t: TestStore, q: string, mode: 'auto' | 'word' | 'subst
 
 for (const { dialect, available } of TEST_DIALECTS) {
   for (const version of [21, 30] as const) {
-    describe.skipIf(!available)(`Hermes v${version} import on ${dialect}`, () => {
+    describe.skipIf(!available)(`Hermes v${version} import on ${dialect}`, { timeout: 60_000 }, () => {
       let t: TestStore;
       let file: { path: string; dir: string };
       let report: ImportReport;
@@ -71,11 +71,11 @@ for (const { dialect, available } of TEST_DIALECTS) {
         file = scenarioFile(version);
         t = await openTestStore(dialect);
         report = await importFile(t, file.path);
-      });
+      }, 60_000);
       afterAll(async () => {
         await t?.close();
         rmSync(file.dir, { recursive: true, force: true });
-      });
+      }, 60_000);
 
       it('reports what it created, by lineage kind, with routes and warnings', () => {
         expect(report.sessions).toEqual({ created: 18, updated: 0, skipped: 0, conflicts: 0 });
@@ -377,7 +377,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
     });
   }
 
-  describe.skipIf(!available)(`Hermes import runs on ${dialect}`, () => {
+  describe.skipIf(!available)(`Hermes import runs on ${dialect}`, { timeout: 60_000 }, () => {
     const files: string[] = [];
     const stores: TestStore[] = [];
     const fresh = async () => {
@@ -390,8 +390,11 @@ for (const { dialect, available } of TEST_DIALECTS) {
       files.push(made.dir);
       return made.path;
     };
-    afterAll(async () => {
-      for (const t of stores) await t.close();
+    // Each test's store goes as soon as the test ends (a scratch PostgreSQL database each).
+    afterEach(async () => {
+      for (const t of stores.splice(0)) await t.close();
+    }, 60_000);
+    afterAll(() => {
       for (const dir of files) rmSync(dir, { recursive: true, force: true });
     });
 

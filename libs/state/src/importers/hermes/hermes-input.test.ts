@@ -84,7 +84,7 @@ afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('the source file is never changed', () => {
+describe('the source file is never changed', { timeout: 60_000 }, () => {
   let t: TestStore;
   beforeAll(async () => {
     t = await openTestStore('sqlite');
@@ -194,7 +194,7 @@ describe('files that cannot be imported: a clear error, nothing written, the fil
   });
 });
 
-describe('truncated and corrupt files: an error or warnings, never a partial session', () => {
+describe('truncated and corrupt files: an error or warnings, never a partial session', { timeout: 60_000 }, () => {
   for (const damage of ['truncated', 'corrupt'] as const) {
     it(`a ${damage} file`, async () => {
       const dir = tempDir();
@@ -245,183 +245,197 @@ describe('truncated and corrupt files: an error or warnings, never a partial ses
 });
 
 for (const { dialect, available } of TEST_DIALECTS) {
-  describe.skipIf(!available)(`bad rows are repaired or skipped with a warning on ${dialect}`, () => {
-    let t: TestStore;
-    let report: ImportReport;
-    let dir: string;
-    let before: Record<string, string>;
+  describe.skipIf(!available)(
+    `bad rows are repaired or skipped with a warning on ${dialect}`,
+    { timeout: 30_000 },
+    () => {
+      let t: TestStore;
+      let report: ImportReport;
+      let dir: string;
+      let before: Record<string, string>;
 
-    beforeAll(async () => {
-      dir = tempDir();
-      const f = new HermesFixture(join(dir, 'state.db'), 30);
-      f.db.exec('alter table sessions add column custom_flag integer; create table my_plugin_data (x text)');
-      f.transaction(() => {
-        f.session({
-          id: 'json',
-          source: 'cli',
-          profile_name: 'alpha',
-          started_at: t0,
-          model_config: '{not json',
-          origin_json: '[1, 2]',
-          custom_flag: 1,
+      beforeAll(async () => {
+        dir = tempDir();
+        const f = new HermesFixture(join(dir, 'state.db'), 30);
+        f.db.exec('alter table sessions add column custom_flag integer; create table my_plugin_data (x text)');
+        f.transaction(() => {
+          f.session({
+            id: 'json',
+            source: 'cli',
+            profile_name: 'alpha',
+            started_at: t0,
+            model_config: '{not json',
+            origin_json: '[1, 2]',
+            custom_flag: 1,
+          });
+          f.message('json', { role: 'assistant', content: 'calls', tool_calls: 'oops', timestamp: t0 + 1 });
+          f.message('json', { role: 'user', content: '\u0000json:{bad', timestamp: t0 + 2 });
+          f.session({
+            id: 'time',
+            source: 'cli',
+            profile_name: 'alpha',
+            started_at: -5,
+            ended_at: 1e15,
+            end_reason: 'cli_close',
+          });
+          f.message('time', { role: 'user', content: 'first', timestamp: t0 + 10 });
+          f.message('time', { role: 'user', content: 'when?', timestamp: 'yesterday-ish' });
+          f.session({ id: 'text', source: 'cli', profile_name: 'alpha', started_at: t0, title: 'nul\u0000title' });
+          f.message('text', { role: 'user', content: 'before\u0000after', timestamp: t0 + 1 });
+          f.message('text', {
+            role: 'user',
+            content: '\u0000json:[{"type":"text","text":"lone \\ud800 half"}]',
+            timestamp: t0 + 2,
+          });
+          f.message('text', { role: 'tool', content: 'ok', tool_calls: '[{"id":"\\udc00x"}]', timestamp: t0 + 3 });
+          f.db
+            .prepare(
+              `insert into messages (session_id, role, content, timestamp) values ('text', 'user', cast(x'41eda08042' as text), ?)`,
+            )
+            .run(t0 + 4);
+          f.session({ id: 'bad\u0000id', source: 'CLI Tool!', profile_name: 'Alpha Team', started_at: t0 });
+          f.session({
+            id: 'orphan',
+            source: 'cli',
+            profile_name: 'alpha',
+            parent_session_id: 'nowhere',
+            started_at: t0,
+          });
+          f.session({
+            id: 'loop-a',
+            source: 'cli',
+            profile_name: 'alpha',
+            parent_session_id: 'loop-b',
+            started_at: t0 + 1,
+          });
+          f.session({
+            id: 'loop-b',
+            source: 'cli',
+            profile_name: 'alpha',
+            parent_session_id: 'loop-a',
+            started_at: t0 + 2,
+          });
+          f.session({ id: 'self', source: 'cli', profile_name: 'alpha', parent_session_id: 'self', started_at: t0 });
+          f.message('orphan', { role: 'weird-role', content: 'odd', timestamp: t0 + 1, platform_message_id: 'dup' });
+          f.message('orphan', { role: 'user', content: 'again', timestamp: t0 + 2, platform_message_id: 'dup' });
         });
-        f.message('json', { role: 'assistant', content: 'calls', tool_calls: 'oops', timestamp: t0 + 1 });
-        f.message('json', { role: 'user', content: '\u0000json:{bad', timestamp: t0 + 2 });
-        f.session({
-          id: 'time',
-          source: 'cli',
-          profile_name: 'alpha',
-          started_at: -5,
-          ended_at: 1e15,
-          end_reason: 'cli_close',
-        });
-        f.message('time', { role: 'user', content: 'first', timestamp: t0 + 10 });
-        f.message('time', { role: 'user', content: 'when?', timestamp: 'yesterday-ish' });
-        f.session({ id: 'text', source: 'cli', profile_name: 'alpha', started_at: t0, title: 'nul\u0000title' });
-        f.message('text', { role: 'user', content: 'before\u0000after', timestamp: t0 + 1 });
-        f.message('text', {
-          role: 'user',
-          content: '\u0000json:[{"type":"text","text":"lone \\ud800 half"}]',
-          timestamp: t0 + 2,
-        });
-        f.message('text', { role: 'tool', content: 'ok', tool_calls: '[{"id":"\\udc00x"}]', timestamp: t0 + 3 });
-        f.db
-          .prepare(
-            `insert into messages (session_id, role, content, timestamp) values ('text', 'user', cast(x'41eda08042' as text), ?)`,
-          )
-          .run(t0 + 4);
-        f.session({ id: 'bad\u0000id', source: 'CLI Tool!', profile_name: 'Alpha Team', started_at: t0 });
-        f.session({ id: 'orphan', source: 'cli', profile_name: 'alpha', parent_session_id: 'nowhere', started_at: t0 });
-        f.session({
-          id: 'loop-a',
-          source: 'cli',
-          profile_name: 'alpha',
-          parent_session_id: 'loop-b',
-          started_at: t0 + 1,
-        });
-        f.session({
-          id: 'loop-b',
-          source: 'cli',
-          profile_name: 'alpha',
-          parent_session_id: 'loop-a',
-          started_at: t0 + 2,
-        });
-        f.session({ id: 'self', source: 'cli', profile_name: 'alpha', parent_session_id: 'self', started_at: t0 });
-        f.message('orphan', { role: 'weird-role', content: 'odd', timestamp: t0 + 1, platform_message_id: 'dup' });
-        f.message('orphan', { role: 'user', content: 'again', timestamp: t0 + 2, platform_message_id: 'dup' });
+        f.close();
+        before = fileState(dir);
+        t = await openTestStore(dialect);
+        const outcome = await attempt(t, join(dir, 'state.db'));
+        expect(outcome.error).toBeNull();
+        report = outcome.report!;
+      }, 60_000);
+      afterAll(async () => t?.close(), 60_000);
+
+      it('imports every session whole and leaves the file as it was', async () => {
+        expect(report.sessions.created).toBe(8);
+        expect(report.messages.created).toBe(10);
+        await assertWholeSessions(t);
+        expect(fileState(dir)).toEqual(before);
       });
-      f.close();
-      before = fileState(dir);
-      t = await openTestStore(dialect);
-      const outcome = await attempt(t, join(dir, 'state.db'));
-      expect(outcome.error).toBeNull();
-      report = outcome.report!;
-    });
-    afterAll(async () => t?.close());
 
-    it('imports every session whole and leaves the file as it was', async () => {
-      expect(report.sessions.created).toBe(8);
-      expect(report.messages.created).toBe(10);
-      await assertWholeSessions(t);
-      expect(fileState(dir)).toEqual(before);
-    });
-
-    it('unknown tables and columns are ignored with a warning', () => {
-      expect(report.warnings).toContain('source: unknown columns ignored: sessions.custom_flag');
-      expect(report.warnings).toContain('source: unknown tables ignored: my_plugin_data');
-    });
-
-    it('invalid JSON is left out with a warning, the row kept', async () => {
-      expect(report.warnings).toContain(
-        'session json: invalid JSON in messages.content, messages.tool_calls, model_config, origin_json (left out)',
-      );
-      const session = await t.store.sessions.get(admin, 'json');
-      expect(session).toMatchObject({ modelConfig: null, origin: null, messageCount: 2 });
-      const messages = await t.store.messages.list(admin, 'json', {
-        limit: 10,
-        includeCompacted: true,
-        includeHidden: true,
-        includeInactive: true,
-        order: 'oldest',
+      it('unknown tables and columns are ignored with a warning', () => {
+        expect(report.warnings).toContain('source: unknown columns ignored: sessions.custom_flag');
+        expect(report.warnings).toContain('source: unknown tables ignored: my_plugin_data');
       });
-      expect(messages.items.map((m) => [m.content, m.toolCalls])).toEqual([
-        ['calls', null],
-        ['{bad', null],
-      ]);
-    });
 
-    it('timestamps out of range are replaced with a warning', async () => {
-      expect(report.warnings).toContain(
-        'session time: timestamps out of range in ended_at, messages.timestamp, started_at (replaced)',
-      );
-      const session = await t.store.sessions.get(admin, 'time');
-      expect(session.startedAt).toBe(new Date((t0 + 10) * 1000).toISOString());
-      expect(session.endedAt).toBe(new Date((t0 + 10) * 1000).toISOString());
-      const messages = await t.store.messages.list(admin, 'time', {
-        limit: 10,
-        includeCompacted: true,
-        includeHidden: true,
-        includeInactive: true,
-        order: 'oldest',
+      it('invalid JSON is left out with a warning, the row kept', async () => {
+        expect(report.warnings).toContain(
+          'session json: invalid JSON in messages.content, messages.tool_calls, model_config, origin_json (left out)',
+        );
+        const session = await t.store.sessions.get(admin, 'json');
+        expect(session).toMatchObject({ modelConfig: null, origin: null, messageCount: 2 });
+        const messages = await t.store.messages.list(admin, 'json', {
+          limit: 10,
+          includeCompacted: true,
+          includeHidden: true,
+          includeInactive: true,
+          order: 'oldest',
+        });
+        expect(messages.items.map((m) => [m.content, m.toolCalls])).toEqual([
+          ['calls', null],
+          ['{bad', null],
+        ]);
       });
-      expect(messages.items.map((m) => m.timestamp)).toEqual([
-        new Date((t0 + 10) * 1000).toISOString(),
-        new Date((t0 + 10) * 1000).toISOString(),
-      ]);
-    });
 
-    it('NUL bytes and lone surrogates become U+FFFD, the same in both dialects', async () => {
-      expect(report.warnings).toContain('session text: 2 text value(s) held NUL bytes (stored as U+FFFD)');
-      expect(report.warnings).toContain('session text: 2 text value(s) held lone surrogates (stored as U+FFFD)');
-      expect((await t.store.sessions.get(admin, 'text')).title).toBe('nul\uFFFDtitle');
-      const messages = await t.store.messages.list(admin, 'text', {
-        limit: 10,
-        includeCompacted: true,
-        includeHidden: true,
-        includeInactive: true,
-        order: 'oldest',
+      it('timestamps out of range are replaced with a warning', async () => {
+        expect(report.warnings).toContain(
+          'session time: timestamps out of range in ended_at, messages.timestamp, started_at (replaced)',
+        );
+        const session = await t.store.sessions.get(admin, 'time');
+        expect(session.startedAt).toBe(new Date((t0 + 10) * 1000).toISOString());
+        expect(session.endedAt).toBe(new Date((t0 + 10) * 1000).toISOString());
+        const messages = await t.store.messages.list(admin, 'time', {
+          limit: 10,
+          includeCompacted: true,
+          includeHidden: true,
+          includeInactive: true,
+          order: 'oldest',
+        });
+        expect(messages.items.map((m) => m.timestamp)).toEqual([
+          new Date((t0 + 10) * 1000).toISOString(),
+          new Date((t0 + 10) * 1000).toISOString(),
+        ]);
       });
-      expect(messages.items.map((m) => m.content)).toEqual([
-        'before\uFFFDafter',
-        [{ type: 'text', text: 'lone \uFFFD half' }],
-        'ok',
-        expect.stringMatching(/^A\uFFFD+B$/),
-      ]);
-      expect(messages.items[2].toolCalls).toEqual([{ id: '\uFFFDx' }]);
-    });
 
-    it('ids, sources, profiles and roles outside their alphabets are folded with a warning', async () => {
-      const folded = report.warnings.find((w) =>
-        w.startsWith('session bad\uFFFDid: id is not valid here; imported as hermes-'),
-      );
-      expect(folded).toBeDefined();
-      const id = folded!.split('imported as ')[1];
-      expect(await t.store.sessions.get(admin, id)).toMatchObject({ source: 'cli-tool', profile: 'alpha-team' });
-      expect(report.warnings).toContain('profile "Alpha Team" imported as "alpha-team"');
-      expect(report.warnings).toContain('session orphan: messages with unknown roles (weird-role) imported as system');
-      expect(report.warnings).toContain('session orphan: 1 message(s) repeated a platform message id; kept without it');
-    });
+      it('NUL bytes and lone surrogates become U+FFFD, the same in both dialects', async () => {
+        expect(report.warnings).toContain('session text: 2 text value(s) held NUL bytes (stored as U+FFFD)');
+        expect(report.warnings).toContain('session text: 2 text value(s) held lone surrogates (stored as U+FFFD)');
+        expect((await t.store.sessions.get(admin, 'text')).title).toBe('nul\uFFFDtitle');
+        const messages = await t.store.messages.list(admin, 'text', {
+          limit: 10,
+          includeCompacted: true,
+          includeHidden: true,
+          includeInactive: true,
+          order: 'oldest',
+        });
+        expect(messages.items.map((m) => m.content)).toEqual([
+          'before\uFFFDafter',
+          [{ type: 'text', text: 'lone \uFFFD half' }],
+          'ok',
+          expect.stringMatching(/^A\uFFFD+B$/),
+        ]);
+        expect(messages.items[2].toolCalls).toEqual([{ id: '\uFFFDx' }]);
+      });
 
-    it('a dangling parent, a cycle and a self-parent become roots with a warning each', async () => {
-      expect(report.warnings).toContain('session orphan: parent nowhere is not in the file; imported as a root');
-      expect(report.warnings).toContain('session self: names itself as its parent; imported as a root');
-      expect(
-        report.warnings.some((w) =>
-          /^lineage cycle loop-(a|b) → .* the edge from loop-a to its parent was dropped$/.test(w),
-        ),
-      ).toBe(true);
-      const rows = await t.store.db
-        .selectFrom('sessions')
-        .select(['id', 'parent_session_id', 'lineage_kind'])
-        .where('id', 'in', ['orphan', 'self', 'loop-a', 'loop-b'])
-        .orderBy('id')
-        .execute();
-      expect(rows.map((row) => [row.id, row.parent_session_id])).toEqual([
-        ['loop-a', null],
-        ['loop-b', 'loop-a'],
-        ['orphan', null],
-        ['self', null],
-      ]);
-    });
-  });
+      it('ids, sources, profiles and roles outside their alphabets are folded with a warning', async () => {
+        const folded = report.warnings.find((w) =>
+          w.startsWith('session bad\uFFFDid: id is not valid here; imported as hermes-'),
+        );
+        expect(folded).toBeDefined();
+        const id = folded!.split('imported as ')[1];
+        expect(await t.store.sessions.get(admin, id)).toMatchObject({ source: 'cli-tool', profile: 'alpha-team' });
+        expect(report.warnings).toContain('profile "Alpha Team" imported as "alpha-team"');
+        expect(report.warnings).toContain(
+          'session orphan: messages with unknown roles (weird-role) imported as system',
+        );
+        expect(report.warnings).toContain(
+          'session orphan: 1 message(s) repeated a platform message id; kept without it',
+        );
+      });
+
+      it('a dangling parent, a cycle and a self-parent become roots with a warning each', async () => {
+        expect(report.warnings).toContain('session orphan: parent nowhere is not in the file; imported as a root');
+        expect(report.warnings).toContain('session self: names itself as its parent; imported as a root');
+        expect(
+          report.warnings.some((w) =>
+            /^lineage cycle loop-(a|b) → .* the edge from loop-a to its parent was dropped$/.test(w),
+          ),
+        ).toBe(true);
+        const rows = await t.store.db
+          .selectFrom('sessions')
+          .select(['id', 'parent_session_id', 'lineage_kind'])
+          .where('id', 'in', ['orphan', 'self', 'loop-a', 'loop-b'])
+          .orderBy('id')
+          .execute();
+        expect(rows.map((row) => [row.id, row.parent_session_id])).toEqual([
+          ['loop-a', null],
+          ['loop-b', 'loop-a'],
+          ['orphan', null],
+          ['self', null],
+        ]);
+      });
+    },
+  );
 }
