@@ -14,6 +14,10 @@ import {
   type DeletionReceipt,
   DeletionReceiptSchema,
   type EndSessionRequest,
+  type ImportJob,
+  type ImportJobPage,
+  ImportJobPageSchema,
+  ImportJobSchema,
   type LineageResponse,
   LineageResponseSchema,
   type ListMessagesQuery,
@@ -529,4 +533,70 @@ function parseSetCookie(header: string): { name: string; value: string; expires:
     // keep the raw value
   }
   return { name: pair.slice(0, separator).trim(), value, expires };
+}
+
+// ---- imports ------------------------------------------------------------------------------------
+
+export function listImports(limit = 10): Promise<ImportJobPage> {
+  return request('/v1/imports', ImportJobPageSchema, { query: { limit } });
+}
+
+export function getImport(id: string): Promise<ImportJob> {
+  return request(`/v1/imports/${encodeURIComponent(id)}`, ImportJobSchema);
+}
+
+/** The API's event stream of one import (SSE), opened with the user's cookie, for a route handler to pass on. */
+export async function openImportEvents(id: string, { signal }: { signal: AbortSignal }): Promise<Response> {
+  const requestHeaders: Record<string, string> = { accept: 'text/event-stream' };
+  const cookie = await sessionCookieHeader();
+  if (cookie) requestHeaders.cookie = cookie;
+  const controller = new AbortController();
+  const onAbort = () => controller.abort();
+  signal.addEventListener('abort', onAbort, { once: true });
+  const connectTimer = setTimeout(() => controller.abort(), WATCH_CONNECT_TIMEOUT_MS);
+  try {
+    return await fetch(`${apiBaseUrl()}/v1/imports/${encodeURIComponent(id)}/events`, {
+      headers: requestHeaders,
+      cache: 'no-store',
+      redirect: 'manual',
+      signal: controller.signal,
+    });
+  } catch (error) {
+    signal.removeEventListener('abort', onAbort);
+    throw new ApiUnreachableError(describe(error));
+  } finally {
+    clearTimeout(connectTimer);
+  }
+}
+
+/**
+ * Passes an uploaded file on to `POST /v1/imports` as it arrives (a stream, never buffered here),
+ * with the user's cookie; the API's answer is returned as it came.
+ */
+export async function forwardImportUpload(
+  body: ReadableStream<Uint8Array>,
+  query: Record<string, QueryValue>,
+  { contentLength, signal }: { contentLength: string | null; signal: AbortSignal },
+): Promise<Response> {
+  const requestHeaders: Record<string, string> = {
+    accept: 'application/json',
+    'content-type': 'application/octet-stream',
+  };
+  if (contentLength && /^\d{1,15}$/.test(contentLength)) requestHeaders['content-length'] = contentLength;
+  const cookie = await sessionCookieHeader();
+  if (cookie) requestHeaders.cookie = cookie;
+  try {
+    return await fetch(`${apiBaseUrl()}/v1/imports${buildQuery(query)}`, {
+      method: 'POST',
+      headers: requestHeaders,
+      body,
+      // A streamed request body (Node's fetch needs to be told it is one-way).
+      duplex: 'half',
+      cache: 'no-store',
+      redirect: 'manual',
+      signal,
+    } as RequestInit & { duplex: 'half' });
+  } catch (error) {
+    throw new ApiUnreachableError(describe(error));
+  }
 }
