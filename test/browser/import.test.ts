@@ -94,11 +94,44 @@ describe('the Import page', () => {
     await page.getByText('How do we deploy the billing service?').first().waitFor();
   });
 
+  it('shows the upload progress while a slow connection sends the file', async () => {
+    const cdp = await page.context().newCDPSession(page);
+    await page.goto(`${stack.webUrl}/admin/import`);
+    await cdp.send('Network.enable');
+    // ~64 KB/s up: the 180 KB fixture takes a few seconds.
+    await cdp.send('Network.emulateNetworkConditions', {
+      offline: false,
+      latency: 20,
+      downloadThroughput: 10 * 1024 * 1024,
+      uploadThroughput: 64 * 1024,
+    });
+    try {
+      await page.getByLabel('Hermes state.db', { exact: true }).setInputFiles(join(fixtures, 'state.db'));
+      await page.getByRole('button', { name: 'Upload and import' }).click();
+      const bar = page.getByTestId('upload-progress');
+      await bar.waitFor();
+      expect(await bar.textContent()).toMatch(/^Uploading state\.db\d+ % · [\d.]+ (KB|B) of [\d.]+ KB$/);
+      expect(await page.getByRole('button', { name: 'Uploading…' }).isDisabled()).toBe(true);
+      await screenshot(page, 'import-uploading');
+      await page.waitForURL((url) => url.searchParams.has('run'), { timeout: 30_000 });
+    } finally {
+      await cdp.send('Network.emulateNetworkConditions', {
+        offline: false,
+        latency: 0,
+        downloadThroughput: -1,
+        uploadThroughput: -1,
+      });
+      await cdp.detach();
+    }
+    await page.getByTestId('import-state').filter({ hasText: 'Finished' }).waitFor({ timeout: 30_000 });
+  });
+
   it('importing the same file again creates nothing, and the run is listed', async () => {
     await uploadAndWait(join(fixtures, 'state.db'), 'gamma');
     expect(await page.getByTestId('import-sessions-created').textContent()).toBe('0');
     const history = page.getByRole('region', { name: 'Recent imports' });
-    expect(await history.getByRole('row').count()).toBe(3);
+    // The header row and three runs: the first import, the slow one, this one.
+    expect(await history.getByRole('row').count()).toBe(4);
   });
 
   it('a file that is not SQLite is refused with the reason, nothing imported', async () => {
