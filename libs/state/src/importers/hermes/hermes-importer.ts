@@ -11,9 +11,11 @@ import { ImportReportBuilder, ReportDelta } from '../import-report.js';
 import { type LineageNode, type LineagePlan, planLineage } from './hermes-lineage.js';
 import { type MappedSession, mapSession, mapSessionId, mapSource, markersOf, resolveProfile } from './hermes-mapper.js';
 import { type HermesMessageRow, HermesReader, type HermesRow, type HermesSessionRow } from './hermes-reader.js';
+import { HermesRoutesWriter } from './hermes-routes.writer.js';
+import { RunMemory } from './hermes-run-memory.js';
 import { ownedFile, type Snapshot, snapshotFile } from './hermes-snapshot.js';
 import { counter, epochMs, nonEmpty, Repairs, text } from './hermes-values.js';
-import { HermesWriter, RunMemory, type WriteOptions } from './hermes-writer.js';
+import { HermesWriter, type WriteOptions } from './hermes-writer.js';
 
 export const DEFAULT_PROFILE = 'default';
 
@@ -82,6 +84,7 @@ interface PlannedSession {
  */
 export class HermesImporter {
   private readonly writer: HermesWriter;
+  private readonly routesWriter: HermesRoutesWriter;
   private readonly sessions: SessionRepository;
 
   constructor(
@@ -92,6 +95,7 @@ export class HermesImporter {
     deletion: DeletionEngine,
   ) {
     this.writer = new HermesWriter(dialect, deletion);
+    this.routesWriter = new HermesRoutesWriter(dialect);
     this.sessions = new SessionRepository(dialect);
   }
 
@@ -204,7 +208,7 @@ export class HermesImporter {
         if (options.signal?.aborted) throw new ImportAbortedError();
         const part = routes.slice(i, i + ROUTES_PER_UNIT);
         await unit(async (tx, delta) => {
-          await this.writer.writeRoutes(tx, part, writeOptions(), memory, delta);
+          await this.routesWriter.writeRoutes(tx, part, writeOptions(), memory, delta);
           return { ...progress };
         });
         await yieldToEventLoop();
@@ -216,7 +220,7 @@ export class HermesImporter {
       for (let i = 0; i < generations.length; i += GENERATIONS_PER_UNIT) {
         const part = generations.slice(i, i + GENERATIONS_PER_UNIT);
         await unit(async (tx) => {
-          await this.writer.writeGenerations(tx, part, writeOptions());
+          await this.routesWriter.writeGenerations(tx, part, writeOptions());
           return { ...progress };
         });
         await yieldToEventLoop();

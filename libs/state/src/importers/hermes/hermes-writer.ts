@@ -1,12 +1,9 @@
 import type { Principal, TitleSource } from '@statehouse/contracts';
 import type { NewMessageRow, SessionPatch, SessionRow } from '../../db/database.js';
 import type { DeletionEngine } from '../../deletion/deletion.engine.js';
-import { ConversationGenerationRepository } from '../../generations/conversation-generation.repository.js';
-import { LineageRepository } from '../../lineage/lineage.repository.js';
 import { MessageRepository } from '../../messages/message.repository.js';
 import { substringEligible, substringIndexed } from '../../messages/message-content.js';
 import { ProfileRepository } from '../../profiles/profile.repository.js';
-import { RouteRepository } from '../../routes/route.repository.js';
 import { isBusy, SessionRepository, ZERO_DELTA } from '../../sessions/session.repository.js';
 import { availableTitle } from '../../sessions/session-titles.js';
 import { DomainError } from '../../shared/errors.js';
@@ -16,15 +13,8 @@ import type { Tx } from '../../shared/unit-of-work.js';
 import { SessionModelUsageRepository } from '../../usage/session-model-usage.repository.js';
 import { ImportLedgerRepository, type ImportSessionRow } from '../import-ledger.repository.js';
 import type { ReportDelta } from '../import-report.js';
-import {
-  type MappedMessage,
-  type MappedSession,
-  mapSessionId,
-  mapSource,
-  type SessionSnapshot,
-} from './hermes-mapper.js';
-import type { HermesRow } from './hermes-reader.js';
-import { epochMs, jsonObject, nonEmpty, Repairs, text, truthy } from './hermes-values.js';
+import type { MappedMessage, MappedSession, SessionSnapshot } from './hermes-mapper.js';
+import type { RunMemory } from './hermes-run-memory.js';
 
 export const HERMES_SOURCE = 'hermes';
 
@@ -36,30 +26,6 @@ export interface WriteOptions {
   jobId: string | null;
   actor: Principal;
   now: number;
-}
-
-/** What a run remembers between its units of work (dry runs write nothing, so they ask here too). */
-export class RunMemory {
-  /** Session id → profile, for sessions this run created or updated. */
-  readonly written = new Map<string, string>();
-  /** Preview of sessions written by this run (a compression continuation shows its chain's opening). */
-  readonly previews = new Map<string, string | null>();
-
-  /** Titles given by this run, per profile → session (a dry run's earlier units were rolled back). */
-  readonly titles = new Map<string, Map<string, string>>();
-
-  /** The compression tip of a session of the file, from the plan (a dry run cannot ask the store). */
-  constructor(readonly plannedTip: (id: string) => string = (id) => id) {}
-
-  titleHolder(profile: string, title: string): string | undefined {
-    return this.titles.get(profile)?.get(title);
-  }
-
-  holdTitle(profile: string, title: string, sessionId: string): void {
-    const titles = this.titles.get(profile) ?? new Map<string, string>();
-    titles.set(title, sessionId);
-    this.titles.set(profile, titles);
-  }
 }
 
 /** Plain session fields a later import may move: [snapshot field, column]. */
@@ -109,9 +75,6 @@ export class HermesWriter {
   private readonly profiles = new ProfileRepository();
   private readonly ledger = new ImportLedgerRepository();
   private readonly usage = new SessionModelUsageRepository();
-  private readonly routes = new RouteRepository();
-  private readonly generations = new ConversationGenerationRepository();
-  private readonly lineage = new LineageRepository();
 
   constructor(
     dialect: SqlDialect,
@@ -545,85 +508,6 @@ export class HermesWriter {
     memory.previews.set(session.id, preview);
     if (session.snapshot.lineageKind !== 'compression' && !session.delegated) {
       delta.conversations.push({ id: session.id, title });
-    }
-  }
-
-  // ---- routes and generations -------------------------------------------------------------------
-
-  /**
-   * Gateway routes from `gateway_routing.entry_json`: each points at its session's compression tip
-   * (routes move with compressions here); a newer route already here wins.
-   */
-  async writeRoutes(
-    tx: Tx,
-    entries: readonly HermesRow[],
-    options: WriteOptions,
-    memory: RunMemory,
-    delta: ReportDelta,
-  ): Promise<void> {
-    const repairs = new Repairs();
-    for (const entry of entries) {
-      const parsed = jsonObject(entry.entry_json, 'gateway_routing.entry_json', repairs);
-      const label = text(entry.session_key, repairs) ?? '?';
-      if (!parsed) {
-        delta.warn(`route ${label}: entry_json is not a JSON object; skipped`);
-        continue;
-      }
-      const rawSession = parsed.session_id ?? parsed.sessionId;
-      const sessionKey = nonEmpty(parsed.session_key, repairs) ?? nonEmpty(entry.session_key, repairs);
-      if (typeof rawSession !== 'string' || !rawSession || !sessionKey) {
-        delta.warn(`route ${label}: entry names no session id or session key; skipped`);
-        continue;
-      }
-      const sessionId = mapSessionId(rawSession).id;
-      const target = await this.sessions.findById(tx.db, sessionId);
-      const profile = target?.profile ?? memory.written.get(sessionId);
-      if (!profile) {
-        delta.warn(`route ${sessionKey}: its session ${sessionId} is not here; skipped`);
-        continue;
-      }
-      const tip = target
-        ? ((await this.lineage.tipsOf(tx.db, [sessionId])).get(sessionId) ?? sessionId)
-        : memory.plannedTip(sessionId);
-      const origin =
-        parsed.origin && typeof parsed.origin === 'object' ? (parsed.origin as Record<string, unknown>) : null;
-      const updatedAt = epochMs(entry.updated_at, 'gateway_routing.updated_at', repairs, options.now) ?? options.now;
-      const existing = await this.routes.find(tx.db, profile, sessionKey);
-      if (existing && existing.session_id === tip) continue;
-      if (existing && Number(existing.updated_at) > updatedAt) {
-        delta.warn(`route ${sessionKey}: a newer route here points at ${existing.session_id}; kept`);
-        continue;
-      }
-      if (tip !== sessionId)
-        delta.warn(`route ${sessionKey}: pointed at ${sessionId}, moved to its compression tip ${tip}`);
-      if (origin && typeof origin.profile === 'string' && origin.profile !== profile) {
-        delta.warn(
-          `route ${sessionKey}: origin names profile ${origin.profile}; kept in its session's profile ${profile}`,
-        );
-      }
-      await this.profiles.ensure(tx.db, profile, options.now);
-      await this.routes.upsert(tx.db, {
-        profile,
-        session_key: sessionKey,
-        session_id: tip,
-        origin: origin ? JSON.stringify(origin) : (existing?.origin ?? null),
-        suspended: truthy(parsed.suspended) ? 1 : 0,
-        created_at: existing ? Number(existing.created_at) : updatedAt,
-        updated_at: updatedAt,
-      });
-      delta.routes++;
-    }
-    for (const line of repairs.describe('gateway_routing')) delta.warn(line);
-  }
-
-  /** Conversation generations: raised to the source's, never lowered (an ABA otherwise). */
-  async writeGenerations(
-    tx: Tx,
-    generations: readonly { source: string; sessionKey: string; generation: number }[],
-    options: WriteOptions,
-  ): Promise<void> {
-    for (const g of generations) {
-      await this.generations.raiseTo(tx.db, mapSource(g.source), g.sessionKey, g.generation, options.now);
     }
   }
 }
