@@ -90,6 +90,28 @@ describe('npm run import -- hermes (CLI)', () => {
     expect(JSON.parse(lastLine(again.stdout)).sessions).toEqual({ created: 0, updated: 0, skipped: 18, conflicts: 0 });
   });
 
+  it.skipIf(!existsSync('/usr/bin/script'))('draws a progress bar on a terminal', async () => {
+    // util-linux `script` runs the CLI on a pseudo-terminal (stdout and stderr both go to it).
+    const fresh = await createTestDatabase('sqlite');
+    try {
+      const command = [CLI, 'hermes', '--db', file, '--profile', 'gamma'].map((arg) => `'${arg}'`).join(' ');
+      const { stdout } = await promisify(execFile)(
+        '/usr/bin/script',
+        ['-qec', `'${process.execPath}' ${command}`, '/dev/null'],
+        {
+          cwd: ROOT,
+          env: { ...process.env, STATEHOUSE_DATABASE_URL: fresh.url },
+        },
+      );
+      expect(stdout).toContain('\r\u001b[2K');
+      expect(stdout).toMatch(/█+ 100% done · 20\/20 messages, 18\/18 sessions/);
+      expect(stdout).not.toMatch(/^import: /m);
+      expect(JSON.parse(lastLine(stdout.replaceAll('\r', ''))).sessions.created).toBe(18);
+    } finally {
+      await fresh.drop();
+    }
+  });
+
   it('usage errors and files that cannot be imported exit non-zero with the reason on stderr', async () => {
     const usage = await runCli(['hermes'], database.url);
     expect([usage.code, usage.stdout]).toEqual([2, '']);
