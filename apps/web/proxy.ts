@@ -1,6 +1,6 @@
 import { SESSION_COOKIE_NAME } from '@statehouse/contracts';
 import { type NextRequest, NextResponse } from 'next/server';
-import { CURRENT_PATH_HEADER, loginHref } from './lib/paths';
+import { CURRENT_PATH_HEADER, loginHref } from '@/lib/paths';
 
 /**
  * Runs before every page: without a session cookie there is nothing to ask the API, so go straight

@@ -1,8 +1,7 @@
 import type { ImportJob } from '@statehouse/contracts';
 import Link from 'next/link';
-import { Timestamp } from '../../../components/Timestamp';
-import { Badge, Card, EmptyState, Table } from '../../../components/ui';
-import { hrefWith } from '../../../lib/paths';
+import { Badge, Card, EmptyState, Table, Timestamp } from '@/app/ui/common';
+import { hrefWith } from '@/lib/paths';
 import { STATE_LABELS, STATE_TONES } from './import-labels';
 
 /** The store's recent import runs (any replica's), newest first, each opening its report. */

@@ -1,6 +1,6 @@
 import type { ImportJob } from '@statehouse/contracts';
 import Link from 'next/link';
-import { sessionHref } from '../../../lib/paths';
+import { sessionHref } from '@/lib/paths';
 import './import.css';
 import { splitWarnings } from './import-labels';
 

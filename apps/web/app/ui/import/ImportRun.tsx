@@ -3,9 +3,10 @@
 import type { ImportJob } from '@statehouse/contracts';
 import { useRouter } from 'next/navigation';
 import { useEffect, useState } from 'react';
-import { Alert, Badge, Card, LiveRegion } from '../../../components/ui';
+import { Alert, Badge, Card, LiveRegion } from '@/app/ui/common';
 import { ImportProgressBar } from './ImportProgressBar';
 import { ImportReportView } from './ImportReportView';
+import './import.css';
 import { formatBytes, PHASE_LABELS, STATE_LABELS, STATE_TONES } from './import-labels';
 
 /**

@@ -3,8 +3,8 @@
 import { ON_CONFLICT, PROFILE_PATTERN } from '@statehouse/contracts';
 import { useRouter } from 'next/navigation';
 import { type FormEvent, useId, useRef, useState } from 'react';
-import { Alert, Button, Checkbox, Field, hintId, Input, LiveRegion, Select } from '../../../components/ui';
-import { hrefWith } from '../../../lib/paths';
+import { Alert, Button, Checkbox, Field, hintId, Input, LiveRegion, Select } from '@/app/ui/common';
+import { hrefWith } from '@/lib/paths';
 import { ImportProgressBar } from './ImportProgressBar';
 import { formatBytes } from './import-labels';
 import './import.css';

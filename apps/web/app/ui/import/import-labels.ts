@@ -1,5 +1,5 @@
 import type { ImportPhase, ImportState } from '@statehouse/contracts';
-import type { BadgeTone } from '../../../components/ui';
+import type { BadgeTone } from '@/app/ui/common';
 
 /** How an import's phases and states read for people. */
 export const PHASE_LABELS: Record<ImportPhase, string> = {

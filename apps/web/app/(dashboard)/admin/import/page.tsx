@@ -1,12 +1,11 @@
 import type { Metadata } from 'next';
-import { ApiErrorAlert } from '../../../../components/ApiErrorAlert';
-import { Alert, Card } from '../../../../components/ui';
-import { getImport, getMe, listImports } from '../../../../lib/api';
-import { attempt } from '../../../../lib/attempt';
-import { firstParam, type RawSearchParams } from '../../../../lib/paths';
-import { ImportHistory } from '../../../ui/import/ImportHistory';
-import { ImportRun } from '../../../ui/import/ImportRun';
-import { ImportUploadForm } from '../../../ui/import/ImportUploadForm';
+import { Alert, ApiErrorAlert, PageHeader } from '@/app/ui/common';
+import { ImportHistory } from '@/app/ui/import/ImportHistory';
+import { ImportRun } from '@/app/ui/import/ImportRun';
+import { ImportUploadCard } from '@/app/ui/import/ImportUploadCard';
+import { getImport, getMe, listImports } from '@/lib/api';
+import { attempt } from '@/lib/attempt';
+import { firstParam, type RawSearchParams } from '@/lib/paths';
 
 export const metadata: Metadata = { title: 'Import' };
 
@@ -18,15 +17,15 @@ export default async function ImportPage({ searchParams }: { searchParams: Promi
   const runId = firstParam((await searchParams).run);
   const me = await attempt(getMe);
   const header = (
-    <div className="page-header">
-      <div>
-        <h1 className="page-header__title">Import</h1>
-        <p className="page-header__description">
+    <PageHeader
+      title="Import"
+      description={
+        <>
           Bring conversations from a Hermes Agent <code>state.db</code>: sessions, messages, lineage, routes and usage.
           Importing the same file again creates nothing; a newer copy adds only what is new.
-        </p>
-      </div>
-    </div>
+        </>
+      }
+    />
   );
   if (me.ok && me.value.role !== 'admin') {
     return (
@@ -47,18 +46,7 @@ export default async function ImportPage({ searchParams }: { searchParams: Promi
       {header}
       {run?.ok ? <ImportRun key={run.value.id} initial={run.value} /> : null}
       {run && !run.ok ? <ApiErrorAlert error={run.error} title="This import could not be loaded" /> : null}
-      <Card
-        title="Import a Hermes state.db"
-        description="The file is uploaded to the API and imported in the background; one import runs at a time."
-      >
-        <ImportUploadForm />
-        <noscript>
-          <p>
-            Uploading needs JavaScript. Without it, import from a shell: <code>npm run import -- hermes --db PATH</code>
-            .
-          </p>
-        </noscript>
-      </Card>
+      <ImportUploadCard />
       {history.ok ? (
         <ImportHistory jobs={history.value.items} />
       ) : (

@@ -1,6 +1,6 @@
 import { StartImportQuerySchema } from '@statehouse/contracts';
 import type { NextRequest } from 'next/server';
-import { ApiUnreachableError, forwardImportUpload } from '../../../../../lib/api';
+import { ApiUnreachableError, forwardImportUpload } from '@/lib/api';
 
 export const dynamic = 'force-dynamic';
 
@@ -24,17 +24,10 @@ export async function POST(request: NextRequest): Promise<Response> {
   if (!request.body) return problem(400, 'validation_failed', 'choose a file to import');
   let upstream: Response;
   try {
-    upstream = await forwardImportUpload(
-      request.body,
-      {
-        kind: query.data.kind,
-        profile: query.data.profile,
-        onConflict: query.data.onConflict,
-        dryRun: query.data.dryRun,
-        fileName: query.data.fileName,
-      },
-      { contentLength: request.headers.get('content-length'), signal: request.signal },
-    );
+    upstream = await forwardImportUpload(request.body, query.data, {
+      contentLength: request.headers.get('content-length'),
+      signal: request.signal,
+    });
   } catch (error) {
     if (error instanceof ApiUnreachableError) return problem(503, 'store_unavailable', error.message);
     throw error;
