@@ -158,7 +158,9 @@ for (const { dialect, available } of TEST_DIALECTS) {
         }),
         { numRuns: dialect === 'sqlite' ? 150 : 40 },
       );
-    });
+      // 40 generated graphs on PostgreSQL: ~2 s alone, 8 s when the shared 2-core machine is busy.
+      // What this pins is agreement with the model, not speed (that is bench/).
+    }, 30_000);
 
     it('every walk terminates on a corrupted graph with a cycle', async () => {
       for (const id of ['cyc-a', 'cyc-b', 'cyc-c'])
