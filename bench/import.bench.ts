@@ -58,7 +58,7 @@ export async function importSqlite(report: Report, config: BenchConfig): Promise
       'messages/s',
       'sessions/s',
       'units of work',
-      'unit p95 / longest',
+      'unit p50 / p95 / longest',
     ]);
     add([
       'first import',
@@ -66,7 +66,7 @@ export async function importSqlite(report: Report, config: BenchConfig): Promise
       fmtRate(rate),
       fmtPerSecond((sessions / elapsed) * 1000, 'sessions'),
       fmtCount(result.units),
-      `${fmtMs(result.unitP95Ms)} / ${fmtMs(result.longestUnitMs)}`,
+      `${fmtMs(result.unitP50Ms)} / ${fmtMs(result.unitP95Ms)} / ${fmtMs(result.longestUnitMs)}`,
     ]);
     add([
       'same file again (nothing to do)',
@@ -74,7 +74,7 @@ export async function importSqlite(report: Report, config: BenchConfig): Promise
       fmtRate((messages / repeatMs) * 1000),
       fmtPerSecond((sessions / repeatMs) * 1000, 'sessions'),
       fmtCount(repeat.units),
-      `${fmtMs(repeat.unitP95Ms)} / ${fmtMs(repeat.longestUnitMs)}`,
+      `${fmtMs(repeat.unitP50Ms)} / ${fmtMs(repeat.unitP95Ms)} / ${fmtMs(repeat.longestUnitMs)}`,
     ]);
     add([
       'raw ceiling (100-row multi-row INSERTs)',
