@@ -4,7 +4,7 @@
  *
  *   BENCH_QUICK=1                 data sizes ÷ 10, output to the temp dir unless BENCH_OUT is set
  *   STATEHOUSE_BENCH_PG_URL=…     also PostgreSQL (or STATEHOUSE_TEST_PG_URL); scratch databases are dropped
- *   BENCH_ONLY=append,growth,list,search,lineage,deletion,api,import,pg   run a subset (`pg` = every PostgreSQL
+ *   BENCH_ONLY=append,growth,list,search,lineage,deletion,api,resolve,import,pg   run a subset (`pg` = every PostgreSQL
  *                                 part; `pg-lineage`, `pg-api`, … one of them)
  *   BENCH_OUT=path                where the Markdown goes
  */
@@ -32,6 +32,7 @@ import {
 } from './lib/stores.js';
 import { lineagePg, lineageSqlite } from './lineage.bench.js';
 import { sessionsList } from './list.bench.js';
+import { resolvePg, resolveSqlite } from './resolve.bench.js';
 import { searchPg, searchSqlite } from './search.bench.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -39,7 +40,7 @@ const config = loadConfig();
 const only = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((s) => s.trim())) : undefined;
 const enabled = (name: string) => !only || only.has(name);
 /** PostgreSQL parts: `pg` selects them all, `pg-<part>` one of them. */
-const PG_PARTS = ['append', 'list', 'search', 'lineage', 'deletion', 'api'];
+const PG_PARTS = ['append', 'list', 'search', 'lineage', 'deletion', 'api', 'resolve'];
 const enabledPg = (part: string) => !only || only.has('pg') || only.has(`pg-${part}`);
 const out = process.env.BENCH_OUT
   ? resolve(process.env.BENCH_OUT)
@@ -82,6 +83,7 @@ async function main(): Promise<void> {
   if (enabled('lineage')) await lineageSqlite(report, config);
   if (enabled('deletion')) await deletionSqlite(report, config);
   if (enabled('api')) await apiSqlite(report, config, root);
+  if (enabled('resolve')) await resolveSqlite(report, config);
   if (enabled('import')) await importSqlite(report, config);
   if (PG_PARTS.some(enabledPg) && pgReachable) {
     if (enabledPg('append')) await appendThroughputPg(report, config, openPg('append'));
@@ -100,6 +102,7 @@ async function main(): Promise<void> {
     if (enabledPg('lineage')) await lineagePg(report, config, openPg('lineage'));
     if (enabledPg('deletion')) await deletionPg(report, config, openPg('deletion'));
     if (enabledPg('api')) await apiPg(report, config, root, config.pgUrl!);
+    if (enabledPg('resolve')) await resolvePg(report, config, openPg('resolve'));
   } else if (PG_PARTS.some(enabledPg)) {
     report.note(
       config.pgUrl
@@ -131,7 +134,7 @@ npm run bench                                   # SQLite; writes docs/benchmarks
 STATEHOUSE_BENCH_PG_URL=postgres://postgres@127.0.0.1:5432/test npm run bench   # + PostgreSQL
 BENCH_QUICK=1 npm run bench                     # sizes ÷ 10; writes to the temp dir (BENCH_OUT=path to choose)
 BENCH_ONLY=lineage,deletion,api npm run bench   # a subset (also writes to the temp dir); parts: append, growth,
-                                                # list, search, lineage, deletion, api, import; pg = every PostgreSQL part,
+                                                # list, search, lineage, deletion, api, resolve, import; pg = every PostgreSQL part,
                                                 # pg-append, pg-list, pg-search, pg-lineage, pg-deletion, pg-api one
 \`\`\`
 

@@ -33,6 +33,7 @@ export async function bootApi(dialect: Dialect, env: Record<string, string> = {}
         STATEHOUSE_DATABASE_URL: testStore.url,
         STATEHOUSE_RETENTION_INTERVAL_SECONDS: '0',
         ...env,
+        STATEHOUSE_SWEEP_INTERVAL_SECONDS: '0',
       }),
       metrics: new MetricsRegistry(),
     },

@@ -567,6 +567,28 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect((await t.store.sessions.get(admin, 'beta-origin')).messageCount).toBe(1);
     });
 
+    it('a session moved to another profile keeps its ledger: a re-import updates it where it lives', async () => {
+      const t = await fresh();
+      const path = file();
+      await importFile(t, path);
+      await t.store.profiles.create(admin, 'elsewhere');
+      await t.store.profileAdmin.move(admin, 'no-profile', 'elsewhere');
+      expect((await t.store.sessions.get(admin, 'no-profile')).profile).toBe('elsewhere');
+      const entry = await t.store.db
+        .selectFrom('import_sessions')
+        .select('state')
+        .where('session_id', '=', 'no-profile')
+        .executeTakeFirstOrThrow();
+      expect(entry.state).toBe('imported');
+      expect((await importFile(t, path)).sessions).toEqual({ created: 0, updated: 0, skipped: 18, conflicts: 0 });
+
+      const f = HermesFixture.open(path, 30);
+      f.message('no-profile', { role: 'assistant', content: 'a later answer', timestamp: t0 + 1200 });
+      f.close();
+      expect((await importFile(t, path)).sessions).toEqual({ created: 0, updated: 1, skipped: 17, conflicts: 0 });
+      expect(await t.store.sessions.get(admin, 'no-profile')).toMatchObject({ profile: 'elsewhere', messageCount: 2 });
+    });
+
     it('one import at a time per store', async () => {
       const t = await fresh();
       await t.store.db

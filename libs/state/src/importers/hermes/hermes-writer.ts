@@ -129,7 +129,7 @@ export class HermesWriter {
         const why = !entry
           ? 'a session with this id exists here and was not imported from this store'
           : entry.state !== 'imported'
-            ? 'this id was deleted or moved here and is now held by another session'
+            ? 'this id was deleted here and is now held by another session'
             : 'a different session with this id was imported before (another store?)';
         await this.conflict(tx, session, row, why, options, memory, delta);
         continue;
@@ -313,7 +313,8 @@ export class HermesWriter {
       row.title === storedTitle &&
       titleMayReplace(row.title === null ? null : (row.title_source as TitleSource | null), s.titleSource ?? 'derived')
     ) {
-      title = await this.freeTitle(tx, session, s.title, memory, delta);
+      // Unique in the profile the session lives in now (it may have been moved since).
+      title = await this.freeTitle(tx, { ...session, profile: row.profile }, s.title, memory, delta);
       patch.title = title;
       patch.title_source = title === null ? null : s.titleSource;
     }
