@@ -4,9 +4,9 @@
  *
  *   BENCH_QUICK=1                 data sizes ÷ 10, output to the temp dir unless BENCH_OUT is set
  *   STATEHOUSE_BENCH_PG_URL=…     also PostgreSQL (or STATEHOUSE_TEST_PG_URL); scratch databases are dropped
- *   BENCH_ONLY=append,growth,list,search,lineage,deletion,api,resolve,pg   run a subset (`pg` = every PostgreSQL
- *                                 part; `pg-lineage`, `pg-api`, … one of them); several processes:
- *                                 watch-delay, healthz-rebuild, replica-appends (`topology` = all three)
+ *   BENCH_ONLY=append,growth,list,search,lineage,deletion,api,resolve,import,stats,pg   run a subset
+ *                                 (`pg` = every PostgreSQL part; `pg-lineage`, `pg-api`, `pg-stats`, … one of them);
+ *                                 several processes: watch-delay, healthz-rebuild, replica-appends (`topology` = all three)
  *   BENCH_OUT=path                where the Markdown goes
  */
 import { writeFileSync } from 'node:fs';
@@ -17,6 +17,7 @@ import { sql } from 'kysely';
 import { apiPg, apiSqlite } from './api.bench.js';
 import { appendGrowthSqlite, appendThroughputPg, appendThroughputSqlite } from './append.bench.js';
 import { deletionPg, deletionSqlite } from './deletion.bench.js';
+import { importSqlite } from './import.bench.js';
 import { loadConfig } from './lib/config.js';
 import { QUERIES } from './lib/data.js';
 import { stopServers } from './lib/http.js';
@@ -34,6 +35,7 @@ import { lineagePg, lineageSqlite } from './lineage.bench.js';
 import { sessionsList } from './list.bench.js';
 import { resolvePg, resolveSqlite } from './resolve.bench.js';
 import { searchPg, searchSqlite } from './search.bench.js';
+import { statsOverview, statsPgTarget, statsSqliteTarget } from './stats.bench.js';
 import { healthDuringJobs, replicaAppends, watchDelay } from './topology.bench.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -43,7 +45,7 @@ const enabled = (name: string) => !only || only.has(name);
 /** The parts with several API processes: `topology` selects them all. */
 const enabledTopology = (name: string) => enabled(name) || Boolean(only?.has('topology'));
 /** PostgreSQL parts: `pg` selects them all, `pg-<part>` one of them. */
-const PG_PARTS = ['append', 'list', 'search', 'lineage', 'deletion', 'api', 'resolve'];
+const PG_PARTS = ['append', 'list', 'search', 'lineage', 'deletion', 'api', 'resolve', 'stats'];
 const enabledPg = (part: string) => !only || only.has('pg') || only.has(`pg-${part}`);
 const out = process.env.BENCH_OUT
   ? resolve(process.env.BENCH_OUT)
@@ -87,6 +89,8 @@ async function main(): Promise<void> {
   if (enabled('deletion')) await deletionSqlite(report, config);
   if (enabled('api')) await apiSqlite(report, config, root);
   if (enabled('resolve')) await resolveSqlite(report, config);
+  if (enabled('import')) await importSqlite(report, config);
+  if (enabled('stats')) await statsOverview(report, config, statsSqliteTarget);
   if (enabledTopology('watch-delay'))
     await watchDelay(report, { ...config, pgUrl: pgReachable ? config.pgUrl : undefined }, root);
   if (enabledTopology('healthz-rebuild')) await healthDuringJobs(report, config, root);
@@ -111,6 +115,13 @@ async function main(): Promise<void> {
     if (enabledPg('deletion')) await deletionPg(report, config, openPg('deletion'));
     if (enabledPg('api')) await apiPg(report, config, root, config.pgUrl!);
     if (enabledPg('resolve')) await resolvePg(report, config, openPg('resolve'));
+    if (enabledPg('stats')) {
+      await statsOverview(
+        report,
+        { ...config, stats: { ...config.stats, messages: config.pg.statsMessages } },
+        statsPgTarget(config.pgUrl!),
+      );
+    }
   } else if (PG_PARTS.some(enabledPg)) {
     report.note(
       config.pgUrl
@@ -142,10 +153,11 @@ npm run bench                                   # SQLite; writes docs/benchmarks
 STATEHOUSE_BENCH_PG_URL=postgres://postgres@127.0.0.1:5432/test npm run bench   # + PostgreSQL
 BENCH_QUICK=1 npm run bench                     # sizes ÷ 10; writes to the temp dir (BENCH_OUT=path to choose)
 BENCH_ONLY=lineage,deletion,api npm run bench   # a subset (also writes to the temp dir); parts: append, growth,
-                                                # list, search, lineage, deletion, api; pg = every PostgreSQL part,
-                                                # pg-append, pg-list, pg-search, pg-lineage, pg-deletion, pg-api one;
-                                                # several processes: watch-delay, healthz-rebuild, replica-appends
-                                                # (topology = the three; PostgreSQL rows when a server is configured)
+                                                # list, search, lineage, deletion, api, resolve, import, stats;
+                                                # pg = every PostgreSQL part, pg-append, pg-list, pg-search,
+                                                # pg-lineage, pg-deletion, pg-api, pg-stats one; several processes:
+                                                # watch-delay, healthz-rebuild, replica-appends (topology = the three;
+                                                # PostgreSQL rows when a server is configured)
 \`\`\`
 
 Databases are temp files (SQLite) and scratch databases (PostgreSQL), removed at the end. Data comes
@@ -189,8 +201,11 @@ function addNotes(report: Report): void {
       `${fmtCount(config.lineage.chainDepth)} deep; single delete of ${fmtCount(config.deletion.deleteMessages)} ` +
       `messages, bulk delete of ${fmtCount(config.deletion.bulkSessions)} sessions; receipt replay of ` +
       `${fmtCount(config.deletion.receipts)} receipts; API load rounds of ${config.api.roundSeconds} s with ` +
-      `${config.api.connections} connections; ${fmtCount(config.topology.watchedDeletes)} watched deletions per topology; ` +
-      `health during a rebuild of ${fmtCount(config.topology.rebuildMessages)} messages and a retention pass over ` +
+      `${config.api.connections} connections; Hermes import of ` +
+      `${fmtCount(config.import.conversations * 4 * config.import.messagesPerSession)} messages; usage overview at ` +
+      `${fmtCount(config.stats.messages)} messages (${fmtCount(config.pg.statsMessages)} on PostgreSQL); ` +
+      `${fmtCount(config.topology.watchedDeletes)} watched deletions per topology; health during a rebuild of ` +
+      `${fmtCount(config.topology.rebuildMessages)} messages and a retention pass over ` +
       `${fmtCount(config.topology.retentionSessions)} sessions; ${config.topology.appendSeconds} s of appends per topology.`,
   );
 }

@@ -7,7 +7,7 @@ import { createPgDatabase, scratchDir } from './lib/stores.js';
 import { percentile } from './lib/timing.js';
 
 /**
- * Several API processes on one database (figures 11–13): how fast a deletion committed by one
+ * Several API processes on one database (figures 13–15): how fast a deletion committed by one
  * replica reaches a receipt watcher on another, whether /healthz stalls while one process runs a
  * long background job on a SQLite file, and appends/s through several replicas.
  */
@@ -226,7 +226,7 @@ export async function watchDelay(report: Report, config: BenchConfig, root: stri
       ]);
       const p99 = p(fromWrite, 99);
       report.target({
-        figure: `11. cross-replica watch delay (committed receipt → watcher on another process), ${run.label}`,
+        figure: `13. cross-replica watch delay (committed receipt → watcher on another process), ${run.label}`,
         ours: `${fmtMs(p(fromWrite, 50))} p50, ${fmtMs(p99)} p99`,
         ceiling: '—',
         ratio: '—',
@@ -403,7 +403,7 @@ export async function healthDuringJobs(report: Report, config: BenchConfig, root
         ]);
       });
       report.target({
-        figure: `12. /healthz and /readyz max latency of both processes on one SQLite file during a ${job.label}`,
+        figure: `14. /healthz and /readyz max latency of both processes on one SQLite file during a ${job.label}`,
         ours: fmtMs(worst),
         ceiling: '—',
         ratio: '—',
@@ -524,7 +524,7 @@ export async function replicaAppends(report: Report, config: BenchConfig, root: 
       ]);
       if (topology.processes > 1) {
         report.target({
-          figure: `13. appends through ${topology.label}: lost / duplicated / 5xx`,
+          figure: `15. appends through ${topology.label}: lost / duplicated / 5xx`,
           ours: `${fmtCount(Math.round(rate))} appends/s; ${lost} / ${duplicated} / ${serverErrors}`,
           ceiling: '—',
           ratio: '—',

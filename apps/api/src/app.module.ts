@@ -16,6 +16,7 @@ import { DeliveriesController } from './deliveries/deliveries.controller.js';
 import { GatewaysController } from './gateways/gateways.controller.js';
 import { HandoffController } from './handoff/handoff.controller.js';
 import { HealthController } from './health/health.controller.js';
+import { ImportsController } from './imports/imports.controller.js';
 import { JobScheduler } from './jobs/job.scheduler.js';
 import { LineageController } from './lineage/lineage.controller.js';
 import { MessagesController } from './messages/messages.controller.js';
@@ -31,6 +32,7 @@ import { RoutesController } from './routes/routes.controller.js';
 import { SearchController } from './search/search.controller.js';
 import { SearchIndexController } from './search/search-index.controller.js';
 import { SessionsController } from './sessions/sessions.controller.js';
+import { StatsController } from './stats/stats.controller.js';
 import { TurnsController } from './turns/turns.controller.js';
 
 export interface AppDependencies {
@@ -66,6 +68,8 @@ export class AppModule {
         HandoffController,
         GatewaysController,
         DeliveriesController,
+        ImportsController,
+        StatsController,
         OpsController,
       ],
       providers: [

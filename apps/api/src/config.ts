@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { IMPORT_MAX_BYTES_DEFAULT } from '@statehouse/contracts';
 import { DEFAULT_DATABASE_URL, DEFAULT_RUNTIME_WINDOWS, dialectOf, type RuntimeWindows } from '@statehouse/state';
 
 /** Configuration by environment (README, Configuration; docs/api.md). */
@@ -20,6 +22,10 @@ export interface ApiConfig {
   sweepIntervalSeconds: number;
   /** Liveness windows handed to the state layer. */
   runtime: RuntimeWindows;
+  /** Largest file POST /v1/imports accepts (streamed to disk, never held in memory). */
+  importMaxBytes: number;
+  /** Where uploads are written while they are imported (a private directory each). */
+  importDir: string;
   /** Whether this process takes part in running scheduled jobs (each interval runs once across all that do). */
   runJobs: boolean;
   /**
@@ -100,6 +106,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
           1,
         ) * 1000,
     },
+    importMaxBytes: positiveOr(env.STATEHOUSE_IMPORT_MAX_BYTES, IMPORT_MAX_BYTES_DEFAULT),
+    importDir: env.STATEHOUSE_IMPORT_DIR || tmpdir(),
     runJobs: env.STATEHOUSE_RUN_JOBS !== 'false',
     jobTickSeconds:
       env.STATEHOUSE_JOB_TICK_SECONDS === undefined || env.STATEHOUSE_JOB_TICK_SECONDS === ''
@@ -121,4 +129,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     readDeadlineMs: count(env.STATEHOUSE_READ_DEADLINE_MS, 10_000, 'STATEHOUSE_READ_DEADLINE_MS'),
     readWorkers: count(env.STATEHOUSE_READ_WORKERS, 2, 'STATEHOUSE_READ_WORKERS'),
   };
+}
+
+function positiveOr(value: string | undefined, fallback: number): number {
+  const n = Number(value);
+  return value !== undefined && value !== '' && Number.isFinite(n) && n > 0 ? Math.floor(n) : fallback;
 }

@@ -12,6 +12,8 @@ export { TEST_DIALECTS } from '@statehouse/state/testing';
 export interface ApiHarness {
   app: NestExpressApplication;
   store: TestStore['store'];
+  /** The database URL (another store or process may open the same database). */
+  url: string;
   http: () => ReturnType<typeof request>;
   adminToken: string;
   /** A member token limited to `profiles`. */
@@ -51,6 +53,7 @@ export async function bootApi(
   return {
     app,
     store: testStore.store,
+    url: testStore.url,
     http: () => request(server),
     adminToken: admin.token,
     async memberToken(profiles, name = 'member') {

@@ -23,6 +23,7 @@ export const PRIMARY_NAV: readonly NavItem[] = [
   { href: '/gateways', label: 'Gateways', profileScoped: true },
   { href: '/profiles', label: 'Profiles', profileScoped: false },
   { href: '/receipts', label: 'Receipts', profileScoped: true, adminOnly: true },
+  { href: '/admin/import', label: 'Import', profileScoped: false, adminOnly: true },
 ];
 
 export function navFor(role: 'admin' | 'member'): readonly NavItem[] {

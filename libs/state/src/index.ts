@@ -24,6 +24,13 @@ export {
   IDEMPOTENCY_RETENTION_MS,
   type IdempotencyLookup,
 } from './idempotency/idempotency.service.js';
+export {
+  type HermesImportResult,
+  ImportAbortedError,
+} from './importers/hermes/hermes-importer.js';
+export { assertSqliteHeader } from './importers/hermes/hermes-snapshot.js';
+export { IMPORT_LEASE_MS } from './importers/import.service.js';
+export { ImportInputError } from './importers/import-errors.js';
 export { CHUNK_BUDGET_MS } from './jobs/chunks.js';
 export { DEFERRED_WORK_JOB } from './jobs/deferred-work.service.js';
 export {

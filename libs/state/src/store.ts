@@ -11,6 +11,9 @@ import { GatewayService } from './gateways/gateway.service.js';
 import { HandoffService } from './handoff/handoff.service.js';
 import { HookRegistry } from './hooks/hook-registry.js';
 import { IdempotencyService } from './idempotency/idempotency.service.js';
+import { HermesImporter } from './importers/hermes/hermes-importer.js';
+import { ImportService } from './importers/import.service.js';
+import { ImportLedgerParticipant } from './importers/import-ledger.participant.js';
 import { yieldBetweenChunks } from './jobs/chunks.js';
 import { DeferredWorkService } from './jobs/deferred-work.service.js';
 import { JobService } from './jobs/job.service.js';
@@ -35,6 +38,7 @@ import { consoleLogger, type Logger } from './shared/logger.js';
 import { DEFAULT_RUNTIME_WINDOWS, type RuntimeWindows } from './shared/runtime.js';
 import { sqlDialect } from './shared/sql-dialect.js';
 import { UnitOfWork } from './shared/unit-of-work.js';
+import { StatsService } from './stats/stats.service.js';
 import { TurnService } from './turns/turn.service.js';
 import { LocalWakeups } from './wakeups/local-wakeups.js';
 import { PostgresWakeups } from './wakeups/postgres-wakeups.js';
@@ -92,6 +96,10 @@ export interface StateStore {
   readonly backups: BackupService;
   /** Cross-process wake-ups (LISTEN/NOTIFY, the SQLite change probe). */
   readonly wakeups: Wakeups;
+  /** Usage and deletion figures for the overview (rollups kept in the write transactions). */
+  readonly stats: StatsService;
+  /** Importing other stores' history (a Hermes Agent state.db): runs, progress, reports. */
+  readonly imports: ImportService;
   /** In-process observers (plugins): `hooks.onSessionDeleted(fn)`. */
   readonly hooks: HookRegistry;
   /** Rows other modules keep per session join deletions here (routes, deliveries). */
@@ -134,7 +142,7 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
   const lineage = new LineageService(reads, uow, clock, ids, sqlDialectPort);
   const deferred = new DeferredWorkService(db, uow, clock, logger, between);
   lineage.useDeferredWork(deferred);
-  const auth = new AuthService(db, uow, clock, ids);
+  const auth = new AuthService(db, uow, clock, ids, sqlDialectPort);
   const searchIndex = new SearchIndexService(
     db,
     uow,
@@ -149,6 +157,16 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
   const routes = new RouteService(db, uow, clock, sqlDialectPort);
   lineage.addContinuationHook(routes);
   deletionEngine.addParticipant(routes);
+  // An imported session's ledger entry becomes a tombstone when it is deleted (no resurrection on re-import).
+  deletionEngine.addParticipant(new ImportLedgerParticipant());
+  const imports = new ImportService(
+    db,
+    uow,
+    clock,
+    ids,
+    new HermesImporter(db, uow, clock, sqlDialectPort, deletionEngine),
+    logger,
+  );
   // Obligations are marked abandoned (never dropped) when their session is deleted, and follow a move.
   const deliveries = new DeliveryService(db, uow, clock, ids, sqlDialectPort);
   deletionEngine.addParticipant(deliveries);
@@ -210,6 +228,9 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
     maintenance,
     backups,
     wakeups,
+    // Usage and deletion figures are heavy reads: the read pool on SQLite (a deadline, off the event loop).
+    stats: new StatsService(reads, clock, sqlDialectPort),
+    imports,
     async ping() {
       // SQLite: on the read connection, which never queues behind this process's writes.
       if (connection.sqlite?.reader) connection.sqlite.reader.prepare('select 1').get();
@@ -220,6 +241,7 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
       await Promise.all(Array.from({ length: threads }, () => sql`select 1`.execute(reads))).catch(() => undefined);
     },
     async close() {
+      await imports.close();
       await jobs.stop();
       // A rebuild in progress stops at its next chunk; any process resumes it later.
       await searchIndex.stop();

@@ -89,11 +89,14 @@ async function connectSqlite(url: string, options: ConnectOptions): Promise<Conn
         closeSync(openSync(path, 'a', 0o600));
         created = true;
       }
-      chmodSync(path, 0o600);
     }
     writer = new Database(path);
     // Lock waits happen on the event loop (the dialect retries BUSY on timers), never inside SQLite.
     writer.pragma('busy_timeout = 0');
+    if (!created && path !== ':memory:') {
+      refuseForeignStore(writer, path);
+      chmodSync(path, 0o600);
+    }
     // A new file reclaims free pages in bounded steps (PRAGMA incremental_vacuum), never by a full VACUUM.
     if (created || path === ':memory:') writer.pragma('auto_vacuum = INCREMENTAL');
     writer.pragma('journal_mode = WAL');
@@ -110,6 +113,7 @@ async function connectSqlite(url: string, options: ConnectOptions): Promise<Conn
   } catch (error) {
     reader?.close();
     writer?.close();
+    if (error instanceof StoreUnavailableError) throw error;
     throw new StoreUnavailableError(
       `cannot open the SQLite store at ${path}: ${(error as Error).message}. ` +
         'Check the path in STATEHOUSE_DATABASE_URL, its permissions, and that the file is a Statehouse database.',
@@ -147,6 +151,25 @@ async function connectSqlite(url: string, options: ConnectOptions): Promise<Conn
       await db.destroy();
     },
   };
+}
+
+/**
+ * A Hermes Agent `state.db` has `sessions` and `messages` tables of its own: migrating it would fail
+ * half-way ("table sessions already exists") — and it must never be written to. Say what to do.
+ */
+function refuseForeignStore(database: Database.Database, path: string): void {
+  const tables = new Set(
+    (database.prepare(`select name from sqlite_master where type = 'table'`).all() as { name: string }[]).map(
+      (row) => row.name,
+    ),
+  );
+  if (tables.has('kysely_migration') || !tables.has('sessions') || !tables.has('messages')) return;
+  database.close();
+  throw new StoreUnavailableError(
+    `${path} looks like a Hermes Agent state.db, not a Statehouse database; it was not changed. ` +
+      'Point STATEHOUSE_DATABASE_URL at a new file and import the Hermes store into it: ' +
+      `npm run import -- hermes --db ${path}`,
+  );
 }
 
 /** BIGINT and NUMERIC come back from pg as strings; every such column of ours fits a JS number. */

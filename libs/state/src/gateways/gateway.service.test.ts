@@ -147,7 +147,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
     });
 
     it('is single-flight across processes: a second sweeper returns at once while the lease is held', async () => {
-      const leases = await import('../jobs/job-lease.repository.js');
+      const leases = await import('../retention/job-lease.repository.js');
       const repository = new leases.JobLeaseRepository();
       await repository.acquire(t.store.db, 'liveness-sweep', 'other-process', clock.now(), 60_000);
       expect(await t.store.gateways.sweep('proc-1')).toEqual({ ran: false, reapedIds: [], expiredHandoffIds: [] });

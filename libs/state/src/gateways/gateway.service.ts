@@ -2,8 +2,8 @@ import type { Gateway, GatewayHeartbeat, GatewayPage, ListGatewaysQuery, Livenes
 import type { Db } from '../db/database.js';
 import type { HandoffService } from '../handoff/handoff.service.js';
 import type { JobDefinition } from '../jobs/job.service.js';
-import { JobLeaseRepository } from '../jobs/job-lease.repository.js';
 import { ProfileRepository } from '../profiles/profile.repository.js';
+import { JobLeaseRepository } from '../retention/job-lease.repository.js';
 import { SessionRepository } from '../sessions/session.repository.js';
 import { assertAdmin, canAccessProfile, profileScope } from '../shared/access.js';
 import { type Clock, toIso } from '../shared/clock.js';

@@ -24,8 +24,17 @@ import { textOrNull } from '../shared/json.js';
 import { isUniqueViolation, type SqlDialect } from '../shared/sql-dialect.js';
 import { toDomainError } from '../shared/store-errors.js';
 import type { Tx, UnitOfWork } from '../shared/unit-of-work.js';
+import { inWriteHour, usageContributions, writeTimeCorrection } from '../stats/usage-contributions.js';
+import { UsageRollupRepository } from '../stats/usage-rollup.repository.js';
 import { MessageRepository, toMessage } from './message.repository.js';
-import { clampTimestamp, contentText, previewOf, substringEligible } from './message-content.js';
+import {
+  clampTimestamp,
+  contentText,
+  previewOf,
+  substringEligible,
+  substringIndexed,
+  toolUseParts,
+} from './message-content.js';
 
 export interface WrittenMessages {
   ids: number[];
@@ -37,6 +46,7 @@ export interface WrittenMessages {
 
 export class MessageService {
   private readonly messages = new MessageRepository();
+  private readonly usage = new UsageRollupRepository();
   private readonly sessions: SessionRepository;
 
   constructor(
@@ -125,6 +135,16 @@ export class MessageService {
           : rows.length === 1
             ? [await this.messages.insert(tx.db, rows[0])]
             : await this.messages.insertMany(tx.db, rows);
+      // The sessions trigger rolled this append up at the write's hour; messages of other hours move there.
+      const lastActivityAt = Number(session.last_activity_at);
+      if (!inWriteHour(drafts.rows, lastActivityAt, now)) {
+        const usageSession = { id: sessionId, ...session, lastActivityAt };
+        const correction = writeTimeCorrection(
+          usageContributions(usageSession, drafts.rows, request.usage, now),
+          usageSession,
+        );
+        if (correction.length > 0) await this.usage.record(tx.db, correction);
+      }
       return { ids: dedupe.ids(insertedIds), created: rows.length, revision, generation };
     });
   }
@@ -166,12 +186,17 @@ export class MessageService {
     };
   }
 
-  /** Inserts message rows for `session` inside `tx` (creation, copies); counters are the caller's to apply. */
+  /**
+   * Inserts new message rows for `session` inside `tx` (a session's opening messages) and counts
+   * them in the usage rollups; the session's counters are the caller's to apply.
+   */
   async write(tx: Tx, session: SessionRow, inputs: readonly MessageInput[]): Promise<WrittenMessages> {
+    const now = this.clock.now();
     const dedupe = await this.dedupe(tx, session.id, inputs);
-    const drafts = draftRows(dedupe.kept, this.clock.now());
+    const drafts = draftRows(dedupe.kept, now);
     const rows = drafts.rows.map((row) => rowFor(row, session.id, substringEligible(session)));
     const insertedIds = rows.length ? await this.messages.insertMany(tx.db, rows) : [];
+    await this.usage.record(tx.db, usageContributions(session, drafts.rows, undefined, now));
     return {
       ids: dedupe.ids(insertedIds),
       created: rows.length,
@@ -273,14 +298,6 @@ export function toolCallCount(toolCalls: string | null | undefined): number {
   }
 }
 
-/** Tool calls carried as content parts (`{type: 'tool_use'}`, Anthropic style) count as tool calls too. */
-function toolUseParts(content: MessageInput['content']): number {
-  if (!Array.isArray(content)) return 0;
-  return content.filter(
-    (part) => typeof part === 'object' && part !== null && (part as { type?: unknown }).type === 'tool_use',
-  ).length;
-}
-
 type DraftRow = Omit<NewMessageRow, 'session_id' | 'substring_indexed'>;
 
 interface Drafts {
@@ -322,11 +339,7 @@ function draftRows(inputs: readonly MessageInput[], now: number): Drafts {
 }
 
 function rowFor(draft: DraftRow, sessionId: string, substringEligibleSession: boolean): NewMessageRow {
-  return {
-    ...draft,
-    session_id: sessionId,
-    substring_indexed: substringEligibleSession && draft.role !== 'tool' ? 1 : 0,
-  };
+  return { ...draft, session_id: sessionId, substring_indexed: substringIndexed(substringEligibleSession, draft.role) };
 }
 
 function counterDelta(drafts: { visible: number; toolCalls: number }, usage: UsageDelta = {}) {

@@ -1,8 +1,8 @@
 import type { IndexIntegrity, SearchIndexStatus } from '@statehouse/contracts';
 import type { Db, Dialect } from '../db/database.js';
 import { yieldBetweenChunks } from '../jobs/chunks.js';
-import { JobLeaseRepository } from '../jobs/job-lease.repository.js';
 import { StoreMetaRepository } from '../receipts/store-meta.repository.js';
+import { JobLeaseRepository } from '../retention/job-lease.repository.js';
 import { assertAdmin } from '../shared/access.js';
 import { type Clock, toIso } from '../shared/clock.js';
 import type { OperationContext } from '../shared/context.js';
