@@ -5,6 +5,7 @@ import { Kysely, type KyselyConfig, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { StoreUnavailableError } from '../shared/errors.js';
 import type { DB, Dialect } from './database.js';
+import { SqliteCheckpointer } from './sqlite-checkpointer.js';
 import { StatehouseSqliteDialect } from './sqlite-dialect.js';
 import { SqliteReadPool, SqliteReadPoolDialect } from './sqlite-read-pool.js';
 
@@ -102,6 +103,8 @@ async function connectSqlite(url: string, options: ConnectOptions): Promise<Conn
     writer.pragma('journal_mode = WAL');
     writer.pragma('synchronous = NORMAL');
     writer.pragma('foreign_keys = ON');
+    // Checkpoints run on a worker (SqliteCheckpointer), never inside a commit on the event loop.
+    if (path !== ':memory:') writer.pragma('wal_autocheckpoint = 0');
     // Touch the schema now: a file that is not a database (or is corrupt) fails here, not later.
     writer.prepare('select count(*) from sqlite_master').get();
     if (path !== ':memory:') {
@@ -139,6 +142,7 @@ async function connectSqlite(url: string, options: ConnectOptions): Promise<Conn
           deadlineMs: options.readDeadlineMs ?? DEFAULT_READ_DEADLINE_MS,
         });
   const reads = readPool ? new Kysely<DB>({ dialect: new SqliteReadPoolDialect(readPool), log }) : db;
+  const checkpointer = path === ':memory:' ? null : new SqliteCheckpointer(path);
   return {
     db,
     reads,
@@ -147,7 +151,9 @@ async function connectSqlite(url: string, options: ConnectOptions): Promise<Conn
     created,
     sqlite: { path, reader, readPool },
     async close() {
+      await checkpointer?.close();
       await readPool?.close();
+      // The last connection to close checkpoints what is left and removes the WAL.
       await db.destroy();
     },
   };

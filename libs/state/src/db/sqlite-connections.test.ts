@@ -118,6 +118,38 @@ describe('SQLite connections: lock waits and heavy reads stay off the event loop
     }
   });
 
+  it('checkpoints the WAL on a worker, not inside a commit', async () => {
+    const { rows } = await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(store.db);
+    expect(Number(rows[0].wal_autocheckpoint)).toBe(0);
+    await store.sessions.create(admin, { id: 'wal', profile: 'c', source: 'cli' });
+    for (let i = 0; i < 20; i++) {
+      await store.messages.append(
+        admin,
+        'wal',
+        {
+          messages: Array.from({ length: 200 }, (_, j) => ({
+            role: 'user' as const,
+            content: `wal ${i} ${j} ${'x'.repeat(200)}`,
+          })),
+        },
+        {},
+      );
+    }
+    // Within a few of the worker's rounds every frame is back in the database file.
+    const raw = new Database(sqlitePath(database.url));
+    try {
+      let pending = Number.POSITIVE_INFINITY;
+      for (let round = 0; round < 50 && pending > 0; round++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        const [state] = raw.pragma('wal_checkpoint(NOOP)') as { log: number; checkpointed: number }[];
+        pending = state.log - state.checkpointed;
+      }
+      expect(pending).toBe(0);
+    } finally {
+      raw.close();
+    }
+  });
+
   it('the read pool refuses writes', async () => {
     await expect(sql`delete from sessions`.execute(store.reads)).rejects.toThrow(/read-only|readonly/i);
     expect((await store.sessions.get(admin, 'conn')).id).toBe('conn');
