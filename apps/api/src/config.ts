@@ -13,6 +13,21 @@ export interface ApiConfig {
   secureCookies: boolean;
   /** How often the retention policies are applied (0 disables the scheduler). */
   retentionIntervalSeconds: number;
+  /**
+   * Peers whose X-Forwarded-For / -Host / -Proto are believed (express `trust proxy` values:
+   * addresses, CIDRs, `loopback`, `linklocal`, `uniquelocal`). The dashboard is one: it reports
+   * the browser's address and origin. Empty: believe no one.
+   */
+  trustedProxies: string[];
+}
+
+/** `STATEHOUSE_TRUSTED_PROXIES`: comma-separated; unset → loopback (where the dashboard runs). */
+export function parseTrustedProxies(value: string | undefined): string[] {
+  if (value === undefined) return ['loopback'];
+  return value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '' && entry !== 'none');
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
@@ -30,5 +45,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
       .filter(Boolean),
     secureCookies: env.STATEHOUSE_SECURE_COOKIES === 'true',
     retentionIntervalSeconds: Number(env.STATEHOUSE_RETENTION_INTERVAL_SECONDS ?? 3600),
+    trustedProxies: parseTrustedProxies(env.STATEHOUSE_TRUSTED_PROXIES),
   };
 }

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import type { Dialect } from '@statehouse/state';
+import type { Clock, Dialect, ScryptParameters } from '@statehouse/state';
 import { openTestStore, type TestStore } from '@statehouse/state/testing';
 import request from 'supertest';
 import { createApp } from '../src/app.factory.js';
@@ -21,13 +21,29 @@ export interface ApiHarness {
   close(): Promise<void>;
 }
 
+export interface BootOptions {
+  /** The store's clock (a ManualClock pins throttling windows and TTLs). */
+  clock?: Clock;
+  /** Extra configuration, as the environment would give it (STATEHOUSE_TRUSTED_PROXIES, …). */
+  env?: Record<string, string>;
+  /** scrypt cost of new password hashes (test stores default to a cheap one). */
+  passwordHashing?: ScryptParameters;
+}
+
 /** Boots the real AppModule against a fresh database of the given dialect. */
-export async function bootApi(dialect: Dialect): Promise<ApiHarness> {
-  const testStore = await openTestStore(dialect);
+export async function bootApi(dialect: Dialect, options: BootOptions = {}): Promise<ApiHarness> {
+  const testStore = await openTestStore(dialect, {
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.passwordHashing ? { passwordHashing: options.passwordHashing } : {}),
+  });
   const app = await createApp(
     {
       store: testStore.store,
-      config: loadConfig({ STATEHOUSE_DATABASE_URL: testStore.url, STATEHOUSE_RETENTION_INTERVAL_SECONDS: '0' }),
+      config: loadConfig({
+        STATEHOUSE_DATABASE_URL: testStore.url,
+        STATEHOUSE_RETENTION_INTERVAL_SECONDS: '0',
+        ...options.env,
+      }),
       metrics: new MetricsRegistry(),
     },
     { logger: false },

@@ -1,4 +1,7 @@
 export { DASHBOARD_SESSION_TTL_MS, type LoginResult } from './auth/auth.service.js';
+export { clientAddressKey } from './auth/client-address.js';
+export { LOGIN_THROTTLE } from './auth/login-throttle.js';
+export { hashPassword, needsRehash, SCRYPT_PARAMETERS, type ScryptParameters } from './auth/password.js';
 export { DEFAULT_DATABASE_URL, dialectOf } from './db/connect.js';
 export type { DB, Dialect } from './db/database.js';
 export { GHOST_AGE_MS, MAINTENANCE_BATCH } from './deletion/deletion.service.js';

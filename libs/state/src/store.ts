@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { AuthService } from './auth/auth.service.js';
+import type { ScryptParameters } from './auth/password.js';
 import { type ConnectOptions, connect, DEFAULT_DATABASE_URL } from './db/connect.js';
 import type { Db, Dialect } from './db/database.js';
 import { migrateToLatest } from './db/migrator.js';
@@ -38,6 +39,11 @@ export interface StoreOptions extends ConnectOptions {
   migrate?: boolean;
   /** How long a deletion observer may run before it is logged and abandoned. */
   observerTimeoutMs?: number;
+  /**
+   * scrypt parameters of new password hashes (default SCRYPT_PARAMETERS, N = 2^17). Only test
+   * stores lower them, so suites that create many users stay fast; start-up never does.
+   */
+  passwordHashing?: ScryptParameters;
 }
 
 /** The state layer's facade: one object per process, handed to the API, the CLI and tests. */
@@ -93,7 +99,7 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
   const deletionEngine = new DeletionEngine(dialect, clock, ids, hooks, () => receipts.notifyCommitted());
   const deletion = new DeletionService(db, uow, clock, deletionEngine, sqlDialectPort);
   const lineage = new LineageService(db, uow, clock, ids, sqlDialectPort);
-  const auth = new AuthService(db, uow, clock, ids);
+  const auth = new AuthService(db, uow, clock, ids, dialect, options.passwordHashing);
   const searchIndex = new SearchIndexService(
     db,
     uow,
