@@ -17,10 +17,14 @@ import { ConflictError, DomainError, NotFoundError, ValidationError } from '../s
 import { toDomainError } from '../shared/store-errors.js';
 import type { UnitOfWork } from '../shared/unit-of-work.js';
 import { hashedDocument, ReceiptRepository, toReceipt } from './receipt.repository.js';
-import { ReceiptConsumerRepository } from './receipt-consumer.repository.js';
+import { ReceiptConsumerRepository, type ReceiptConsumerRow } from './receipt-consumer.repository.js';
 import { GENESIS_HASH, receiptHash } from './receipt-hash.js';
+import { ReceiptProfileFloorRepository } from './receipt-profile-floor.repository.js';
 import { META_ANCHOR_HASH, META_FLOOR } from './receipt-writer.js';
 import { StoreMetaRepository } from './store-meta.repository.js';
+
+/** Floors of reclamations made before per-profile floors were recorded apply to every profile. */
+const META_PROFILE_FLOOR_BASE = 'receipt_profile_floor_base';
 
 /** A cursor below the reclaimed floor: the caller missed receipts and must resynchronise. */
 export class CursorExpiredError extends DomainError {
@@ -58,6 +62,7 @@ const VERIFY_PAGE = 1000;
 export class ReceiptService {
   private readonly receipts: ReceiptRepository;
   private readonly consumers = new ReceiptConsumerRepository();
+  private readonly profileFloors = new ReceiptProfileFloorRepository();
   private readonly meta = new StoreMetaRepository();
   private readonly wakeups = new EventEmitter();
 
@@ -76,20 +81,27 @@ export class ReceiptService {
     this.wakeups.emit('receipts');
   }
 
+  /**
+   * Replay from a cursor. `highWater` and `floor` describe what the caller may see: store-wide for
+   * a principal of every profile, within its own profiles for a member — so the list tells a
+   * tenant nothing about other tenants' deletions, and only the reclamation of its own receipts
+   * expires its cursor.
+   */
   async list(ctx: OperationContext, query: ReceiptListQuery): Promise<ReceiptPage> {
     try {
-      const floor = await this.floor();
+      const scope = profileScope(ctx.principal);
+      const floor = await this.floorFor(this.db, scope);
       if (query.after < floor) throw new CursorExpiredError(floor);
       const rows = await this.receipts.list(this.db, {
         after: query.after,
         limit: query.limit + 1,
-        profiles: profileScope(ctx.principal),
+        profiles: scope,
         profile: query.profile,
         intent: query.intent,
         origin: query.origin,
       });
       const page = rows.slice(0, query.limit);
-      const highWater = Math.max(await this.receipts.maxSequence(this.db), floor);
+      const highWater = Math.max(await this.receipts.maxSequence(this.db, scope), floor);
       return {
         items: page.map(toReceipt),
         nextCursor: rows.length > query.limit ? String(page[page.length - 1].sequence) : null,
@@ -120,22 +132,23 @@ export class ReceiptService {
   async *watch(ctx: OperationContext, query: ReceiptWatchQuery, options: WatchOptions): AsyncGenerator<WatchEvent> {
     const pollMs = options.pollMs ?? 1000;
     const bookmarkMs = options.bookmarkMs ?? 15_000;
+    const scope = profileScope(ctx.principal);
     let cursor = query.after;
     let lastSent = this.clock.now();
     let firstPass = true;
     while (!options.signal.aborted) {
-      const floor = await this.floor();
+      const floor = await this.floorFor(this.db, scope);
       if (cursor < floor) {
         yield { type: 'expired', floor };
         return;
       }
-      const highWater = Math.max(await this.receipts.maxSequence(this.db), floor);
+      const highWater = Math.max(await this.receipts.maxSequence(this.db, scope), floor);
       let sent = false;
       for (;;) {
         const rows = await this.receipts.list(this.db, {
           after: cursor,
           limit: WATCH_PAGE,
-          profiles: profileScope(ctx.principal),
+          profiles: scope,
           profile: query.profile,
           intent: query.intent,
           origin: query.origin,
@@ -181,14 +194,22 @@ export class ReceiptService {
       if (target <= floor) return { reclaimed: 0, floor, limitedBy };
       const anchor = await this.receipts.lastAtOrBelow(tx.db, target);
       if (anchor) await this.meta.set(tx.db, META_ANCHOR_HASH, anchor.hash);
+      for (const { profile, max } of await this.receipts.profileMaxima(tx.db, floor, target)) {
+        await this.profileFloors.raise(tx.db, profile, max);
+      }
       const reclaimed = await this.receipts.deleteThrough(tx.db, target);
       await this.meta.set(tx.db, META_FLOOR, String(target));
       return { reclaimed, floor: target, limitedBy };
     });
   }
 
-  /** A consumer acknowledges how far it has processed; acknowledgements never move back. */
+  /**
+   * Registers a consumer or acknowledges how far it has processed (admin only: a consumer's cursor
+   * decides what safe reclamation may delete). Acknowledgements never move back; who registered
+   * the consumer is kept.
+   */
   async acknowledge(ctx: OperationContext, name: string, cursor: number): Promise<ReceiptConsumer> {
+    assertAdmin(ctx.principal);
     return this.uow.run(ctx, async (tx) => {
       const highWater = Math.max(await this.receipts.maxSequence(tx.db), await this.floorIn(tx.db));
       if (cursor > highWater) throw new ValidationError(`cursor ${cursor} is beyond the high-water mark ${highWater}`);
@@ -198,21 +219,36 @@ export class ReceiptService {
           `consumer ${name} already acknowledged ${existing.cursor}; acknowledgements never move back`,
         );
       }
-      const row = { name, cursor, principal: principalKey(ctx.principal), updated_at: this.clock.now() };
+      const now = this.clock.now();
+      const principal = principalKey(ctx.principal);
+      const row: ReceiptConsumerRow = {
+        name,
+        cursor,
+        principal,
+        updated_at: now,
+        created_by: existing ? existing.created_by : principal,
+        created_at: existing ? existing.created_at : now,
+      };
       await this.consumers.upsert(tx.db, row);
-      return { name, cursor, principal: row.principal, updatedAt: toIso(row.updated_at) };
+      return toConsumer(row);
     });
   }
 
   async listConsumers(ctx: OperationContext): Promise<ReceiptConsumer[]> {
     assertAdmin(ctx.principal);
-    const rows = await this.consumers.list(this.db);
-    return rows.map((row) => ({
-      name: row.name,
-      cursor: Number(row.cursor),
-      principal: row.principal,
-      updatedAt: toIso(Number(row.updated_at)),
-    }));
+    try {
+      return (await this.consumers.list(this.db)).map(toConsumer);
+    } catch (error) {
+      throw toDomainError(error);
+    }
+  }
+
+  /** Unregisters a consumer (admin): a gone consumer no longer holds safe reclamation back. */
+  async deleteConsumer(ctx: OperationContext, name: string): Promise<void> {
+    assertAdmin(ctx.principal);
+    await this.uow.run(ctx, async (tx) => {
+      if (!(await this.consumers.delete(tx.db, name))) throw new NotFoundError('receipt consumer');
+    });
   }
 
   /** Walks the chain from the reclaimed anchor: every prevHash links, every hash recomputes. */
@@ -244,6 +280,13 @@ export class ReceiptService {
     return this.floorIn(this.db);
   }
 
+  /** The store-wide floor (scope null), or the highest floor of these profiles' receipts. */
+  private async floorFor(db: Db, scope: string[] | null): Promise<number> {
+    if (scope === null) return this.floorIn(db);
+    const base = Number((await this.meta.get(db, META_PROFILE_FLOOR_BASE)) ?? 0);
+    return Math.max(base, await this.profileFloors.highestOf(db, scope));
+  }
+
   private async floorIn(db: Db | Parameters<StoreMetaRepository['get']>[0]): Promise<number> {
     return Number((await this.meta.get(db, META_FLOOR)) ?? 0);
   }
@@ -261,4 +304,15 @@ export class ReceiptService {
       signal.addEventListener('abort', done, { once: true });
     });
   }
+}
+
+function toConsumer(row: ReceiptConsumerRow): ReceiptConsumer {
+  return {
+    name: row.name,
+    cursor: Number(row.cursor),
+    principal: row.principal,
+    updatedAt: toIso(Number(row.updated_at)),
+    createdBy: row.created_by ?? row.principal,
+    createdAt: toIso(Number(row.created_at ?? row.updated_at)),
+  };
 }
