@@ -14,7 +14,7 @@ import { assertDestructiveAllowed, requireDestructivePreconditions } from '../se
 import { canAccessProfile } from '../shared/access.js';
 import type { Clock } from '../shared/clock.js';
 import type { OperationContext, Preconditions } from '../shared/context.js';
-import { decodeCursor, encodeCursor } from '../shared/cursor.js';
+import { CursorPart, cursorShape, decodeCursor, encodeCursor } from '../shared/cursor.js';
 import { NotFoundError, RevisionConflictError, SessionClosedError, StaleGenerationError } from '../shared/errors.js';
 import { textOrNull } from '../shared/json.js';
 import { isUniqueViolation, type SqlDialect } from '../shared/sql-dialect.js';
@@ -22,6 +22,9 @@ import { toDomainError } from '../shared/store-errors.js';
 import type { Tx, UnitOfWork } from '../shared/unit-of-work.js';
 import { MessageRepository, toMessage } from './message.repository.js';
 import { clampTimestamp, contentText, previewOf, substringEligible } from './message-content.js';
+
+/** The id of the last message of a page. */
+const MESSAGE_CURSOR = cursorShape(CursorPart.id);
 
 export interface WrittenMessages {
   ids: number[];
@@ -180,7 +183,7 @@ export class MessageService {
     try {
       const session = await this.sessions.findById(this.db, sessionId);
       if (!session || !canAccessProfile(ctx.principal, session.profile)) throw new NotFoundError('session');
-      const afterId = query.cursor ? Number(decodeCursor(query.cursor, ['number'])[0]) : query.after;
+      const afterId = query.cursor ? decodeCursor(query.cursor, MESSAGE_CURSOR)[0] : query.after;
       const rows = await this.messages.list(this.db, {
         sessionId,
         includeCompacted: query.includeCompacted,

@@ -4,12 +4,15 @@ import { LineageRepository } from '../lineage/lineage.repository.js';
 import { canAccessProfile, profileScope } from '../shared/access.js';
 import { toIso } from '../shared/clock.js';
 import type { OperationContext } from '../shared/context.js';
-import { decodeCursor, encodeCursor } from '../shared/cursor.js';
+import { CursorPart, cursorShape, decodeCursor, encodeCursor } from '../shared/cursor.js';
 import { DomainError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { toDomainError } from '../shared/store-errors.js';
 import type { SearchFilter, SearchPort, SearchRow } from './search.port.js';
 import { planSearch } from './search-query.js';
+
+/** (index, rank, message id) of the last hit of a page: `w` word index, `s` substring index. */
+const SEARCH_CURSOR = cursorShape(CursorPart.tag('w', 's'), CursorPart.rank, CursorPart.id);
 
 type Mode = 'word' | 'substring';
 
@@ -40,8 +43,8 @@ export class SearchService {
     };
     let cursor: { mode: Mode; rank: number; id: number } | undefined;
     if (query.cursor) {
-      const [tag, rank, id] = decodeCursor(query.cursor, ['string', 'number', 'number']);
-      cursor = { mode: tag === 's' ? 'substring' : 'word', rank: Number(rank), id: Number(id) };
+      const [tag, rank, id] = decodeCursor(query.cursor, SEARCH_CURSOR);
+      cursor = { mode: tag === 's' ? 'substring' : 'word', rank, id };
     }
     let mode: Mode = cursor?.mode ?? (query.mode === 'auto' ? (plan.hasCjk ? 'substring' : 'word') : query.mode);
     if (mode === 'word' && plan.terms.length === 0) mode = 'substring';

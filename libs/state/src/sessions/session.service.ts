@@ -19,7 +19,7 @@ import { ProfileRepository } from '../profiles/profile.repository.js';
 import { canAccessProfile, profileScope } from '../shared/access.js';
 import { type Clock, toIso } from '../shared/clock.js';
 import type { OperationContext, Preconditions } from '../shared/context.js';
-import { decodeCursor, encodeCursor } from '../shared/cursor.js';
+import { CursorPart, cursorShape, decodeCursor, encodeCursor } from '../shared/cursor.js';
 import {
   ConflictError,
   NotFoundError,
@@ -38,6 +38,9 @@ import { SessionRepository, toSession, ZERO_DELTA } from './session.repository.j
 import { requireIfMatch } from './session-guards.js';
 import { SessionLifecycle } from './session-lifecycle.js';
 import { availableTitle } from './session-titles.js';
+
+/** (last activity or start, id) of the last row of a page. */
+const SESSION_CURSOR = cursorShape(CursorPart.epochMs, CursorPart.text);
 
 export class SessionService {
   private readonly sessions: SessionRepository;
@@ -162,7 +165,7 @@ export class SessionService {
     try {
       const scope = profileScope(ctx.principal);
       if (query.profile && !canAccessProfile(ctx.principal, query.profile)) return { items: [], nextCursor: null };
-      const after = query.cursor ? decodeCursor(query.cursor, ['number', 'string']) : undefined;
+      const after = query.cursor ? decodeCursor(query.cursor, SESSION_CURSOR) : undefined;
       const rows = await this.sessions.listConversationTips(this.db, {
         profiles: scope,
         profile: query.profile,
@@ -174,7 +177,7 @@ export class SessionService {
         // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL cannot reach PostgreSQL text.
         q: query.q?.replace(/[\u0000-\u001F]/g, ' ').trim() || undefined,
         order: query.order,
-        after: after ? { at: Number(after[0]), id: String(after[1]) } : undefined,
+        after: after ? { at: after[0], id: after[1] } : undefined,
         limit: query.limit + 1,
       });
       const page = rows.slice(0, query.limit);
