@@ -2,6 +2,7 @@ import type { LoggerService, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { type AppDependencies, AppModule } from './app.module.js';
+import { answerMalformedRequests } from './common/client-error.js';
 import { ProblemDetailsFilter } from './common/problem-details.filter.js';
 import { refuseNulInUrl, wellFormedJson } from './common/request-hygiene.js';
 import { requestIdMiddleware } from './common/request-id.middleware.js';
@@ -39,5 +40,6 @@ export async function createApp(
   app.useGlobalFilters(new ProblemDetailsFilter());
   mountOpenApi(app);
   await app.init();
+  answerMalformedRequests(app.getHttpServer());
   return app;
 }

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiHarness, bearer, bootApi, TEST_DIALECTS } from './harness.js';
 
@@ -11,6 +12,17 @@ import { type ApiHarness, bearer, bootApi, TEST_DIALECTS } from './harness.js';
 const forgedCursor = (parts: unknown[]) => Buffer.from(JSON.stringify(parts)).toString('base64url');
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+
+/** Sends bytes no HTTP client library would, and returns what came back before the server closed. */
+function rawExchange(port: number, request: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(request, 'latin1'));
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk) => chunks.push(chunk));
+    socket.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    socket.on('error', reject);
+  });
+}
 
 function expectProblem(response: { status: number; headers: Record<string, string>; body: { code?: string } }) {
   expect(response.status, JSON.stringify(response.body)).toBeGreaterThanOrEqual(400);
@@ -42,6 +54,21 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expectProblem(await api.http().get('/v1/sessions?source=cli%00').set(admin));
       expectProblem(await api.http().get('/v1/search?q=needle%00').set(admin));
       expectProblem(await api.http().get('/v1/routes?profile=alpha&sessionId=a%00b').set(admin));
+    });
+
+    it('answers requests that are not HTTP (a NUL in a header value) with a 400 problem document', async () => {
+      const server = api.app.getHttpServer();
+      if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const answer = await rawExchange(
+        server.address().port,
+        `GET /v1/sessions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${api.adminToken}\r\nIdempotency-Key: a\u0000b\r\n\r\n`,
+      );
+      expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+      expect(answer).toMatch(/content-type: application\/problem\+json/i);
+      expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toMatchObject({
+        status: 400,
+        code: 'validation_failed',
+      });
     });
 
     it('refuses an operation id that is not an id', async () => {
