@@ -285,4 +285,8 @@ describe('dashboard in a browser', () => {
     await page.goto(`${stack.webUrl}/sessions`);
     await page.waitForURL(/\/login\?next=%2Fsessions/);
   });
+
+  it('ran every page under the dashboard CSP without a violation', () => {
+    expect(browser.cspViolations).toEqual([]);
+  });
 });

@@ -274,4 +274,8 @@ describe('lineage, deletion and profiles in a browser', () => {
     await screenshot(page, 'routes-dark', { dark: true });
     await screenshot(page, 'routes-mobile', { width: 375 });
   });
+
+  it('ran every page under the dashboard CSP without a violation', () => {
+    expect(browser.cspViolations).toEqual([]);
+  });
 });

@@ -102,6 +102,16 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect((await api.http().get('/v1/auth/me').set('Cookie', cookie)).status).toBe(401);
     });
 
+    it('lets a read-only POST (delete preview) through without same-origin proof: it changes nothing', async () => {
+      const response = await api
+        .http()
+        .post('/v1/sessions/delete-preview')
+        .set('Cookie', cookie)
+        .send({ ids: ['nothing-here'] });
+      expect(response.status).toBe(200);
+      expect(response.body.missingIds).toEqual(['nothing-here']);
+    });
+
     it('leaves bearer calls unaffected by fetch metadata and Origin', async () => {
       for (const [, headers] of REFUSED) {
         expect((await createSession(null, { ...admin, ...headers })).status).toBe(201);

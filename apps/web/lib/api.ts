@@ -64,6 +64,7 @@ import { cookies, headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { cache } from 'react';
 import { apiBaseUrl } from './config';
+import { forwardedHeaders } from './forwarding';
 import { CURRENT_PATH_HEADER, loginHref } from './paths';
 
 /**
@@ -153,7 +154,12 @@ async function sessionCookieHeader(): Promise<string | undefined> {
 }
 
 async function send(path: string, options: RequestOptions = {}): Promise<Response> {
-  const requestHeaders: Record<string, string> = { accept: 'application/json', ...options.headers };
+  const requestHeaders: Record<string, string> = {
+    accept: 'application/json',
+    // The browser's address and origin: login limits and the API's same-origin rule need them.
+    ...(await forwardedHeaders(options.method ?? 'GET')),
+    ...options.headers,
+  };
   if (options.idempotencyKey) requestHeaders['idempotency-key'] = options.idempotencyKey;
   const cookie = await sessionCookieHeader();
   if (cookie) requestHeaders.cookie = cookie;
