@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { DEFAULT_DATABASE_URL, dialectOf } from '@statehouse/state';
 
 /** Configuration by environment (API.md, Configuration). */
@@ -21,13 +22,30 @@ export interface ApiConfig {
   trustedProxies: string[];
 }
 
-/** `STATEHOUSE_TRUSTED_PROXIES`: comma-separated; unset → loopback (where the dashboard runs). */
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * `STATEHOUSE_TRUSTED_PROXIES`: comma-separated; unset → loopback (where the dashboard runs);
+ * empty or `none` → nobody. An entry that is not an address, a CIDR or a known name stops start-up.
+ */
 export function parseTrustedProxies(value: string | undefined): string[] {
   if (value === undefined) return ['loopback'];
-  return value
+  const entries = value
     .split(',')
     .map((entry) => entry.trim())
     .filter((entry) => entry !== '' && entry !== 'none');
+  for (const entry of entries) {
+    const [address, prefix, ...rest] = entry.split('/');
+    const bits = isIP(address) === 4 ? 32 : isIP(address) === 6 ? 128 : 0;
+    const validPrefix =
+      prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits && rest.length === 0);
+    if (!PROXY_NAMES.has(entry) && (bits === 0 || !validPrefix)) {
+      throw new Error(
+        `STATEHOUSE_TRUSTED_PROXIES: "${entry}" is not an address, a CIDR or one of loopback, linklocal, uniquelocal`,
+      );
+    }
+  }
+  return entries;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
