@@ -11,7 +11,15 @@ import {
   Req,
   Res,
 } from '@nestjs/common';
-import { ApiBearerAuth, ApiCookieAuth, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiCookieAuth,
+  ApiHeader,
+  ApiOkResponse,
+  ApiOperation,
+  ApiProduces,
+  ApiTags,
+} from '@nestjs/swagger';
 import {
   DeletionReceiptSchema,
   IdSchema,
@@ -60,6 +68,11 @@ export class ReceiptsController implements OnModuleDestroy {
       'Server-sent events: `receipt` as they commit, `bookmark` {highWater} when idle, `expired` {floor} below the floor',
   })
   @ApiProduces('text/event-stream')
+  @ApiHeader({
+    name: 'Last-Event-ID',
+    required: false,
+    description: 'the last sequence an EventSource saw: the stream resumes after it (a safe integer, else 400)',
+  })
   async watch(
     @Ctx() ctx: OperationContext,
     @Query({ schema: ReceiptWatchQuerySchema }) query: ReceiptWatchQuery,
