@@ -35,6 +35,14 @@ for (const { dialect, available } of TEST_DIALECTS) {
       return call.send({ username, password });
     };
 
+    /** Signs `username` in from its own address and returns the session cookie. */
+    const signedIn = async (username: string) => {
+      const response = await login(username, PASSWORD, '198.51.100.77');
+      expect(response.status).toBe(204);
+      const cookies = response.headers['set-cookie'] as unknown as string[];
+      return cookies.find((cookie) => cookie.startsWith('statehouse_session='))!.split(';')[0];
+    };
+
     const statuses = (responses: { status: number }[]) => {
       const counts: Record<number, number> = {};
       for (const response of responses) counts[response.status] = (counts[response.status] ?? 0) + 1;
@@ -43,7 +51,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
 
     beforeAll(async () => {
       api = await bootApi(dialect, { clock });
-      for (const name of ['burst', 'burst2', 'boss', 'victim', 'pairs']) {
+      for (const name of ['burst', 'burst2', 'boss', 'victim', 'pairs', 'pairs-pw']) {
         await createUser(name, name === 'boss' ? 'admin' : 'member');
       }
     });
@@ -122,6 +130,21 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect((await login('victim', PASSWORD, '198.51.100.20')).status).toBe(204);
       // …and the attacker's budget is still spent.
       expect((await login('victim', 'guess 7', '203.0.113.50')).status).toBe(429);
+    });
+
+    it('throttles the current-password check of a password change like a login (a stolen session is no oracle)', async () => {
+      const cookie = await signedIn('pairs-pw');
+      const statusesSeen: number[] = [];
+      for (let index = 0; index < ACCOUNT_FREE_FAILURES + 2; index++) {
+        const response = await api
+          .http()
+          .post('/v1/auth/password')
+          .set({ Cookie: cookie, 'Sec-Fetch-Site': 'same-origin', 'X-Forwarded-For': '198.51.100.77' })
+          .send({ currentPassword: `guess ${index}`, newPassword: 'a brand new password' });
+        statusesSeen.push(response.status);
+      }
+      expect(statusesSeen.slice(0, ACCOUNT_FREE_FAILURES)).toEqual(Array(ACCOUNT_FREE_FAILURES).fill(401));
+      expect(statusesSeen.slice(ACCOUNT_FREE_FAILURES)).toEqual([429, 429]);
     });
 
     it('delays grow with each failure and are capped', async () => {

@@ -197,15 +197,30 @@ export class AuthService {
     return { username: 'admin', password: chosen, generated: password === undefined };
   }
 
-  /** A dashboard user changes their own password (the current one proves it is them). */
-  async changePassword(ctx: OperationContext, currentPassword: string, newPassword: string): Promise<void> {
+  /**
+   * A dashboard user changes their own password (the current one proves it is them). The check
+   * of the current password is throttled like a login: a stolen session must not become an
+   * unlimited password oracle.
+   */
+  async changePassword(
+    ctx: OperationContext,
+    currentPassword: string,
+    newPassword: string,
+    clientAddress = 'unknown',
+  ): Promise<void> {
     if (ctx.principal.kind !== 'user') throw new ForbiddenError('only dashboard users have passwords');
     const user = await this.guard(() => this.users.findById(this.db, ctx.principal.id));
-    if (!user || !(await verifyPassword(currentPassword, user.password_hash))) {
+    if (!user) throw new UnauthenticatedError('the current password is wrong');
+    const reservation = await this.throttle.reserve(user.username, clientAddress, this.clock.now());
+    if (!(await verifyPassword(currentPassword, user.password_hash))) {
+      await this.throttle.failed(reservation);
       throw new UnauthenticatedError('the current password is wrong');
     }
     const passwordHash = await hashPassword(newPassword, this.passwordParameters);
-    await this.uow.run(ctx, async (tx) => this.users.setPasswordHash(tx.db, user.id, passwordHash));
+    await this.uow.run(ctx, async (tx) => {
+      await this.throttle.succeeded(tx.db, reservation, this.clock.now());
+      await this.users.setPasswordHash(tx.db, user.id, passwordHash);
+    });
   }
 
   /**
