@@ -1,6 +1,6 @@
 import { SESSION_COOKIE_NAME } from '@statehouse/contracts';
 import { type NextRequest, NextResponse } from 'next/server';
-import { CURRENT_PATH_HEADER, loginHref } from './lib/paths';
+import { CURRENT_PATH_HEADER, loginHref } from '@/lib/paths';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 

@@ -1,9 +1,13 @@
 import type { Metadata, Viewport } from 'next';
 import { connection } from 'next/server';
 import type { ReactNode } from 'react';
-import '../styles/tokens.css';
-import '../components/ui/ui.css';
-import '../styles/app.css';
+// Global layers, in cascade order: tokens, base elements, primitives, shared page patterns, the shell.
+// Each feature's own styles are imported by its pieces in app/ui/<feature>/.
+import '@/styles/tokens.css';
+import '@/styles/base.css';
+import '@/app/ui/common/ui.css';
+import '@/app/ui/common/patterns.css';
+import '@/app/ui/shell/shell.css';
 
 export const metadata: Metadata = {
   title: { default: 'Statehouse', template: '%s · Statehouse' },

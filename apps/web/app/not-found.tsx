@@ -1,5 +1,5 @@
 import type { Metadata } from 'next';
-import { ButtonLink, Card, EmptyState } from '../components/ui';
+import { ButtonLink, Card, EmptyState } from '@/app/ui/common';
 
 export const metadata: Metadata = { title: 'Not found' };
 

@@ -1,6 +1,6 @@
 import 'server-only';
 import { unstable_rethrow } from 'next/navigation';
-import { ApiProblemError, ApiUnreachableError } from './api';
+import { ApiProblemError, ApiUnreachableError } from '@/lib/api';
 
 export type ApiFailure = ApiProblemError | ApiUnreachableError;
 export type Attempt<T> = { ok: true; value: T } | { ok: false; error: ApiFailure };

@@ -1,6 +1,6 @@
 import 'server-only';
 import type { LineageNode, LineageResponse, Message } from '@statehouse/contracts';
-import { listMessages } from './api';
+import { listMessages } from '@/lib/api';
 import { type Attempt, attempt } from './attempt';
 
 /** The API's largest message page: a segment longer than this links to its own paged view. */

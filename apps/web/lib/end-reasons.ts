@@ -1,9 +1,10 @@
 import {
   AUTOMATIC_ONLY_REASONS,
   EXPLICIT_CLOSE_REASONS,
+  isPermanentEnd,
+  isResetReason,
   RECOVERABLE_REASONS,
   RESET_REASONS,
-  STRUCTURAL_REASONS,
 } from '@statehouse/contracts';
 import { humanize } from './format';
 
@@ -29,17 +30,15 @@ export const END_REASON_GROUPS = [
 
 export const DEFAULT_END_REASON = 'agent_close';
 
-const NEVER_CLEARED = new Set<string>([...STRUCTURAL_REASONS, ...RESET_REASONS]);
-
 /** Whether the dashboard offers "Reopen": compression, branched and reset ends are never cleared. */
 export function reopenable(endReason: string | null): boolean {
-  return !endReason || !NEVER_CLEARED.has(endReason);
+  return !isPermanentEnd(endReason);
 }
 
 export function finalEndNote(endReason: string | null): string {
   if (endReason === 'compression') return 'Ended by compression: the conversation continues in the next segment.';
   if (endReason === 'branched') return 'Ended when it was branched; it cannot be reopened.';
-  if (endReason && (RESET_REASONS as readonly string[]).includes(endReason)) {
+  if (endReason && isResetReason(endReason)) {
     return `Ended by a reset (${humanize(endReason)}): a deliberate boundary that cannot be reopened.`;
   }
   return 'This end cannot be reopened.';

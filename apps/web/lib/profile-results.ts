@@ -1,4 +1,4 @@
-import type { DeleteProfileResponse, RenameCounts } from '@statehouse/contracts';
+import type { DeleteProfileResponse, RenameCounts, RetentionPolicy } from '@statehouse/contracts';
 import { firstParam, type RawSearchParams } from './paths';
 
 /**
@@ -67,3 +67,7 @@ export function parseDeleted(params: RawSearchParams) {
     >,
   };
 }
+
+/** A profile's retention in days; `null` keeps its sessions until deleted. */
+export const retentionDaysOf = (policies: RetentionPolicy[], name: string): number | null =>
+  policies.find((policy) => policy.profile === name)?.retentionDays ?? null;

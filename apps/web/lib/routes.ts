@@ -1,15 +1,20 @@
 import 'server-only';
 import type { Route } from '@statehouse/contracts';
-import { listRoutes } from './api';
+import { listRoutes } from '@/lib/api';
 
 /**
  * How many routes a profile has, by paging the keyset listing (there is no count endpoint). Bounded:
  * past `cap` the answer says "at least".
  */
-export async function countRoutes(
-  profile: string,
-  cap = 1000,
-): Promise<{ count: number; capped: boolean; sample: Route[] }> {
+export interface RouteCount {
+  count: number;
+  /** More routes exist than were counted (`count` is a lower bound). */
+  capped: boolean;
+  /** The first few, e.g. to show how a rename rewrites keys. */
+  sample: Route[];
+}
+
+export async function countRoutes(profile: string, cap = 1000): Promise<RouteCount> {
   let cursor: string | undefined;
   let count = 0;
   const sample: Route[] = [];

@@ -1,5 +1,5 @@
 import type { Session, SessionListItem } from '@statehouse/contracts';
-import type { BadgeTone } from '../components/ui';
+import type { BadgeTone } from '@/app/ui/common';
 import { humanize } from './format';
 
 export function sessionHeading(session: Pick<Session, 'title' | 'id'> & { preview?: string | null }): {

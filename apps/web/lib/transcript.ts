@@ -1,6 +1,6 @@
 import 'server-only';
 import type { Message } from '@statehouse/contracts';
-import { listMessages } from './api';
+import { listMessages } from '@/lib/api';
 import { firstParam, type RawSearchParams, sessionHref } from './paths';
 
 export const TRANSCRIPT_PAGE_SIZE = 50;
@@ -136,4 +136,9 @@ export function conversationToggleHref(sessionId: string, view: TranscriptView, 
     view: conversation ? 'conversation' : null,
     includeHidden: view.includeHidden || null,
   });
+}
+
+/** This very view again (same slice, toggles and anchor): where "Reload" and "Back" return to. */
+export function currentViewHref(sessionId: string, view: TranscriptView): string {
+  return hiddenToggleHref(sessionId, view, view.includeHidden);
 }

@@ -1,5 +1,6 @@
 export * from './auth.schema.js';
 export * from './common.schema.js';
+export * from './end-reasons.js';
 export * from './health.schema.js';
 export * from './lifecycle.schema.js';
 export * from './lineage.schema.js';

@@ -81,4 +81,23 @@ export const PROBLEM_TITLES: Record<ProblemCode, string> = {
   internal_error: 'Internal error',
 };
 
+/**
+ * The problem code of an HTTP status that carries no code of its own: a framework error on the API
+ * side, a non-conforming error body (a proxy's HTML page) on the client side. Each side picks its
+ * own fallback for statuses not listed here.
+ */
+export const PROBLEM_CODE_BY_STATUS: Readonly<Record<number, ProblemCode>> = {
+  400: 'validation_failed',
+  401: 'unauthenticated',
+  403: 'forbidden',
+  404: 'not_found',
+  409: 'conflict',
+  412: 'revision_conflict',
+  413: 'payload_too_large',
+  422: 'validation_failed',
+  428: 'precondition_required',
+  429: 'rate_limited',
+  503: 'store_unavailable',
+};
+
 export const problemTypeUri = (code: ProblemCode) => `https://statehouse.dev/problems/${code.replaceAll('_', '-')}`;

@@ -1,22 +1,15 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
-import { PROBLEM_STATUS, PROBLEM_TITLES, type Problem, type ProblemCode, problemTypeUri } from '@statehouse/contracts';
+import {
+  PROBLEM_CODE_BY_STATUS,
+  PROBLEM_STATUS,
+  PROBLEM_TITLES,
+  type Problem,
+  type ProblemCode,
+  problemTypeUri,
+} from '@statehouse/contracts';
 import { DomainError, toDomainError } from '@statehouse/state';
 import type { Response } from 'express';
 import type { StatehouseRequest } from './request.js';
-
-const STATUS_CODES: Record<number, ProblemCode> = {
-  400: 'validation_failed',
-  401: 'unauthenticated',
-  403: 'forbidden',
-  404: 'not_found',
-  409: 'conflict',
-  412: 'revision_conflict',
-  413: 'payload_too_large',
-  422: 'validation_failed',
-  428: 'precondition_required',
-  429: 'rate_limited',
-  503: 'store_unavailable',
-};
 
 /**
  * The one place errors become responses: `application/problem+json` with a stable `code`.
@@ -49,7 +42,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     }
     if (error instanceof HttpException) {
       const status = error.getStatus();
-      const code = STATUS_CODES[status] ?? (status >= 500 ? 'internal_error' : 'validation_failed');
+      const code = PROBLEM_CODE_BY_STATUS[status] ?? (status >= 500 ? 'internal_error' : 'validation_failed');
       const body = error.getResponse();
       const messages = typeof body === 'object' && body !== null ? (body as { message?: unknown }).message : body;
       const issues = Array.isArray(messages) ? messages.map(String) : undefined;
@@ -69,7 +62,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       const code =
         parserError.type === 'entity.too.large'
           ? 'payload_too_large'
-          : (STATUS_CODES[parserError.status] ?? 'validation_failed');
+          : (PROBLEM_CODE_BY_STATUS[parserError.status] ?? 'validation_failed');
       const detail =
         code === 'payload_too_large' ? 'the request body exceeds the limit' : 'the request body is not valid JSON';
       return this.build(code, detail, requestId, {}, parserError.status);

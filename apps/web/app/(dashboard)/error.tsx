@@ -1,7 +1,7 @@
 'use client';
 
 import { useEffect } from 'react';
-import { Alert, Button, ButtonLink } from '../../components/ui';
+import { Alert, Button, ButtonLink } from '@/app/ui/common';
 
 /** Unexpected failures (not API problems, which pages render themselves): say so, offer a retry. */
 export default function DashboardError({ error, reset }: { error: Error & { digest?: string }; reset: () => void }) {

@@ -1,8 +1,8 @@
 import type { ReactNode } from 'react';
-import { AppHeader } from '../../components/shell/AppHeader';
-import { Alert } from '../../components/ui';
-import { getMe, listProfiles } from '../../lib/api';
-import { attempt } from '../../lib/attempt';
+import { Alert } from '@/app/ui/common';
+import { AppHeader } from '@/app/ui/shell/AppHeader';
+import { getMe, listProfiles } from '@/lib/api';
+import { attempt } from '@/lib/attempt';
 
 /** Every dashboard page: who is signed in, the profile switcher and the primary navigation. */
 export default async function DashboardLayout({ children }: { children: ReactNode }) {

@@ -1,7 +1,7 @@
 'use client';
 
 import { useActionState } from 'react';
-import { Alert, Field, Input, LiveRegion, SubmitButton } from '../../components/ui';
+import { Alert, Field, Input, LiveRegion, SubmitButton } from '@/app/ui/common';
 import { type LoginState, loginAction } from './actions';
 
 export function LoginForm({ next }: { next: string }) {

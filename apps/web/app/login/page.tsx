@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
-import { BrandMark } from '../../components/shell/BrandMark';
-import { Card } from '../../components/ui';
-import { firstParam, type RawSearchParams, safeNextPath } from '../../lib/paths';
+import { Card } from '@/app/ui/common';
+import { BrandMark } from '@/app/ui/shell/BrandMark';
+import { firstParam, type RawSearchParams, safeNextPath } from '@/lib/paths';
 import { LoginForm } from './LoginForm';
 
 export const metadata: Metadata = { title: 'Sign in' };

@@ -1,13 +1,12 @@
 import type { Metadata } from 'next';
-import Link from 'next/link';
-import { ApiErrorAlert } from '../../../../components/ApiErrorAlert';
-import { ReceiptSummary } from '../../../../components/deletion/ReceiptSummary';
-import { Alert, Badge, ButtonLink, Card } from '../../../../components/ui';
-import { getReceipt } from '../../../../lib/api';
-import { attempt } from '../../../../lib/attempt';
-import { backFrom, idsFrom, parseSkipped, SKIP_REASON_LABELS } from '../../../../lib/deletion';
-import { humanize, plural } from '../../../../lib/format';
-import { firstParam, type RawSearchParams } from '../../../../lib/paths';
+import { Alert, ApiErrorAlert, ButtonLink, PageHeader } from '@/app/ui/common';
+import { ReceiptSummary } from '@/app/ui/deletion/ReceiptSummary';
+import { SkippedCard } from '@/app/ui/deletion/SkippedCard';
+import { getReceipt } from '@/lib/api';
+import { attempt } from '@/lib/attempt';
+import { backFrom, idsFrom, parseSkipped } from '@/lib/deletion';
+import { plural } from '@/lib/format';
+import { firstParam, type RawSearchParams } from '@/lib/paths';
 
 export const metadata: Metadata = { title: 'Deleted' };
 
@@ -18,7 +17,6 @@ export const metadata: Metadata = { title: 'Deleted' };
 export default async function DeletionDonePage({ searchParams }: { searchParams: Promise<RawSearchParams> }) {
   const params = await searchParams;
   const operationIds = idsFrom(params, 'receipt').slice(0, 20);
-  const skipped = parseSkipped(params);
   const deleted = Number(firstParam(params.deleted) ?? 0) || 0;
   const back = backFrom(params);
   const receipts = await Promise.all(operationIds.map((id) => attempt(() => getReceipt(id))));
@@ -27,33 +25,20 @@ export default async function DeletionDonePage({ searchParams }: { searchParams:
 
   return (
     <>
-      <div>
-        <nav aria-label="Breadcrumb">
-          <ol className="breadcrumbs">
-            <li>
-              <Link href="/sessions">Sessions</Link>
-            </li>
-            <li aria-current="page">Deleted</li>
-          </ol>
-        </nav>
-        <div className="page-header">
-          <div>
-            <h1 className="page-header__title">
-              {deleted > 0 ? `Deleted ${plural(deleted, 'session')}` : 'Nothing was deleted'}
-            </h1>
-            <p className="page-header__description">
-              {operationIds.length > 0
-                ? 'Each deletion is recorded in a content-free, hash-chained receipt.'
-                : 'No receipt was written: no session was removed.'}
-            </p>
-          </div>
-          <div className="page-header__actions">
-            <ButtonLink href={backToList} variant="primary">
-              Back to sessions
-            </ButtonLink>
-          </div>
-        </div>
-      </div>
+      <PageHeader
+        breadcrumbs={[{ href: '/sessions', label: 'Sessions' }, { label: 'Deleted' }]}
+        title={deleted > 0 ? `Deleted ${plural(deleted, 'session')}` : 'Nothing was deleted'}
+        description={
+          operationIds.length > 0
+            ? 'Each deletion is recorded in a content-free, hash-chained receipt.'
+            : 'No receipt was written: no session was removed.'
+        }
+        actions={
+          <ButtonLink href={backToList} variant="primary">
+            Back to sessions
+          </ButtonLink>
+        }
+      />
 
       {deleted > 0 ? (
         <Alert tone="success" role="status" title="Deletion committed">
@@ -76,22 +61,7 @@ export default async function DeletionDonePage({ searchParams }: { searchParams:
         ),
       )}
 
-      {skipped.length > 0 ? (
-        <Card title="Skipped" description="These were not deleted.">
-          <ul className="preview-list" aria-label="Skipped sessions">
-            {skipped.map((skip) => (
-              <li key={skip.id} className="preview-row" data-session-id={skip.id} data-skip-reason={skip.reason}>
-                <div className="preview-row__main">
-                  <code className="preview-row__title">{skip.id}</code>
-                </div>
-                <div className="preview-row__side">
-                  <Badge tone="warning">{SKIP_REASON_LABELS[skip.reason] ?? humanize(skip.reason)}</Badge>
-                </div>
-              </li>
-            ))}
-          </ul>
-        </Card>
-      ) : null}
+      <SkippedCard skipped={parseSkipped(params)} />
     </>
   );
 }

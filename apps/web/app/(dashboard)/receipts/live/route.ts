@@ -1,6 +1,6 @@
 import { ReceiptWatchQuerySchema } from '@statehouse/contracts';
 import type { NextRequest } from 'next/server';
-import { ApiUnreachableError, openReceiptWatch } from '../../../../lib/api';
+import { ApiUnreachableError, openReceiptWatch } from '@/lib/api';
 
 export const dynamic = 'force-dynamic';
 

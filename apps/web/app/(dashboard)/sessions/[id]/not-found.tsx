@@ -1,4 +1,4 @@
-import { ButtonLink, Card, EmptyState } from '../../../../components/ui';
+import { ButtonLink, Card, EmptyState } from '@/app/ui/common';
 
 export default function SessionNotFound() {
   return (

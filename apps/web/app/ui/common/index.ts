@@ -1,0 +1,18 @@
+export { Alert, type AlertTone, LiveRegion } from './Alert';
+export { ApiErrorAlert } from './ApiErrorAlert';
+export { Badge, type BadgeTone } from './Badge';
+export { Button, ButtonLink, buttonClass } from './Button';
+export { Card } from './Card';
+export { cx } from './cx';
+export { EmptyState } from './EmptyState';
+export { Checkbox, Field, hintId, Input, Select } from './Field';
+export { FilterForm, HiddenFields } from './FilterForm';
+export { Breadcrumbs, type Crumb, PageHeader } from './PageHeader';
+export { Pagination } from './Pagination';
+export { QueryIssuesAlert } from './QueryIssuesAlert';
+export { ResultAlert } from './ResultAlert';
+export { ResultsCard } from './ResultsCard';
+export { Stat, StatStrip } from './Stat';
+export { SubmitButton } from './SubmitButton';
+export { type DescriptionItem, DescriptionList, List, ListItem, Table } from './Table';
+export { Timestamp } from './Timestamp';

@@ -1,0 +1,18 @@
+import type { LineageResponse } from '@statehouse/contracts';
+import Link from 'next/link';
+import { sessionHref } from '@/lib/paths';
+import './lineage.css';
+
+/** A compressed segment that is not the tip: say where the conversation went on. */
+export function ContinuedNotice({ lineage }: { lineage: LineageResponse }) {
+  return (
+    <div className="continued-notice" role="note">
+      <span>This is an earlier segment of a compressed conversation; it continues in</span>{' '}
+      <Link href={sessionHref(lineage.tipId)}>
+        <code>{lineage.tipId}</code>
+      </Link>
+      <span> (the tip).</span>{' '}
+      <Link href={sessionHref(lineage.tipId, { view: 'conversation' })}>Read the whole conversation</Link>
+    </div>
+  );
+}

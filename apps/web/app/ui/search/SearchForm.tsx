@@ -1,0 +1,64 @@
+import { MESSAGE_ROLES, SEARCH_MODES } from '@statehouse/contracts';
+import { Field, FilterForm, Input, Select, SubmitButton } from '@/app/ui/common';
+import { SourceField } from '@/app/ui/sessions/SourceField';
+import { humanize } from '@/lib/format';
+import type { SearchRaw } from '@/lib/search-state';
+import './search.css';
+
+const MODE_LABELS: Record<(typeof SEARCH_MODES)[number], string> = {
+  auto: 'Automatic',
+  word: 'Whole words',
+  substring: 'Substring (CJK, fragments)',
+};
+
+/** A plain GET form: a search is a URL (shareable, back-button safe); the profile is kept. */
+export function SearchForm({ raw }: { raw: SearchRaw }) {
+  return (
+    <FilterForm
+      label="Search messages"
+      action="/search"
+      className="filter-form--search"
+      keep={{ profile: raw.profile }}
+    >
+      <Field label="Search for" htmlFor="search-q" className="filter-form__wide">
+        <Input
+          id="search-q"
+          name="q"
+          type="search"
+          required
+          maxLength={2048}
+          defaultValue={raw.q}
+          placeholder="e.g. rollback, 会议, 東京"
+        />
+      </Field>
+      <Field label="Role" htmlFor="search-role">
+        <Select id="search-role" name="role" defaultValue={raw.role ?? ''}>
+          <option value="">Any role</option>
+          {MESSAGE_ROLES.filter((role) => role !== 'session_meta').map((role) => (
+            <option key={role} value={role}>
+              {humanize(role)}
+            </option>
+          ))}
+        </Select>
+      </Field>
+      <SourceField id="search-source" listId="search-sources" defaultValue={raw.source} />
+      <Field label="Match" htmlFor="search-mode">
+        <Select id="search-mode" name="mode" defaultValue={raw.mode ?? 'auto'}>
+          {SEARCH_MODES.map((mode) => (
+            <option key={mode} value={mode}>
+              {MODE_LABELS[mode]}
+            </option>
+          ))}
+        </Select>
+      </Field>
+      <div className="filter-form__footer">
+        <p className="field__hint">
+          Hidden scaffolding is never searched; substring matches skip tool output and cron or sub-agent sessions.
+        </p>
+        <div className="filter-form__buttons">
+          <SubmitButton>Search</SubmitButton>
+        </div>
+      </div>
+    </FilterForm>
+  );
+}

@@ -1,0 +1,60 @@
+import { ButtonLink, Checkbox, Field, FilterForm, Input, Select, SubmitButton } from '@/app/ui/common';
+import { type SessionListRaw, sessionListHref } from '@/lib/session-list-state';
+import { SourceField } from './SourceField';
+
+/**
+ * A plain GET form: applying filters is a navigation, so the URL holds the whole list state, the
+ * back button works, and it needs no JavaScript. The profile comes from the header's switcher.
+ */
+export function SessionFilters({ raw }: { raw: SessionListRaw }) {
+  return (
+    <FilterForm label="Filter sessions" action="/sessions" keep={{ profile: raw.profile, limit: raw.limit }}>
+      <Field label="Text" htmlFor="filter-q" className="filter-form__wide">
+        <Input
+          id="filter-q"
+          name="q"
+          type="search"
+          placeholder="Title, id or first message"
+          defaultValue={raw.q}
+          maxLength={200}
+        />
+      </Field>
+      <SourceField id="filter-source" listId="known-sources" defaultValue={raw.source} />
+      <Field label="Status" htmlFor="filter-status">
+        <Select id="filter-status" name="status" defaultValue={raw.status ?? 'all'}>
+          <option value="all">Any status</option>
+          <option value="open">Open</option>
+          <option value="ended">Ended</option>
+        </Select>
+      </Field>
+      <Field label="Archived" htmlFor="filter-archived">
+        <Select id="filter-archived" name="archived" defaultValue={raw.archived ?? 'exclude'}>
+          <option value="exclude">Hide archived</option>
+          <option value="include">Include archived</option>
+          <option value="only">Archived only</option>
+        </Select>
+      </Field>
+      <Field label="Sort by" htmlFor="filter-order">
+        <Select id="filter-order" name="order" defaultValue={raw.order ?? 'recent'}>
+          <option value="recent">Last activity</option>
+          <option value="started">Start time</option>
+        </Select>
+      </Field>
+      <div className="filter-form__footer">
+        <Checkbox
+          id="filter-children"
+          name="includeChildren"
+          value="true"
+          defaultChecked={raw.includeChildren === 'true'}
+          label="Include sub-agent (delegate) sessions"
+        />
+        <div className="filter-form__buttons">
+          <ButtonLink href={sessionListHref({ profile: raw.profile })} variant="ghost">
+            Reset
+          </ButtonLink>
+          <SubmitButton>Apply filters</SubmitButton>
+        </div>
+      </div>
+    </FilterForm>
+  );
+}

@@ -1,0 +1,53 @@
+import type { Principal, ProfileSummary } from '@statehouse/contracts';
+import Link from 'next/link';
+import { Suspense } from 'react';
+import { Button } from '@/app/ui/common';
+import { logoutAction } from '@/lib/actions/auth';
+import { BrandMark } from './BrandMark';
+import { NavLinks } from './NavLinks';
+import { ProfileSwitcher } from './ProfileSwitcher';
+
+interface AppHeaderProps {
+  principal: Principal;
+  profiles: ProfileSummary[];
+}
+
+export function AppHeader({ principal, profiles }: AppHeaderProps) {
+  const scope = principal.profiles === '*' ? 'all profiles' : principal.profiles.join(', ');
+  return (
+    <header className="app-header">
+      <div className="app-header__inner">
+        <Link href="/sessions" className="brand">
+          <BrandMark />
+          <span>Statehouse</span>
+        </Link>
+        <nav className="primary-nav" aria-label="Primary">
+          <NavLinks role={principal.role} />
+        </nav>
+        <div className="app-header__profile">
+          <Suspense fallback={null}>
+            <ProfileSwitcher profiles={profiles} />
+          </Suspense>
+        </div>
+        <div className="user-menu" data-testid="current-user">
+          <span className="user-menu__avatar" aria-hidden="true" title={`${principal.name} · ${principal.role}`}>
+            {principal.name.slice(0, 1)}
+          </span>
+          {/* Shown once to sighted users (name, role) and once, as a sentence, to screen readers. */}
+          <span className="user-menu__who" aria-hidden="true" title={`${principal.role} · ${scope}`}>
+            <span className="user-menu__name">{principal.name}</span>
+            <span className="user-menu__role">{principal.role === 'admin' ? 'Administrator' : 'Member'}</span>
+          </span>
+          <span className="visually-hidden">
+            Signed in as {principal.name} ({principal.role}, {scope})
+          </span>
+          <form action={logoutAction}>
+            <Button type="submit" variant="ghost" size="sm">
+              Log out
+            </Button>
+          </form>
+        </div>
+      </div>
+    </header>
+  );
+}

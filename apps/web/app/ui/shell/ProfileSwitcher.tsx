@@ -1,0 +1,75 @@
+'use client';
+
+import type { ProfileSummary } from '@statehouse/contracts';
+import { usePathname, useRouter, useSearchParams } from 'next/navigation';
+import { useId, useTransition } from 'react';
+import { Select } from '@/app/ui/common';
+import { PRIMARY_NAV, PROFILE_SWITCH_KEEPS } from '@/lib/navigation';
+import { hrefWith } from '@/lib/paths';
+
+const NO_SELECTION = '__none__';
+
+/**
+ * Sets `profile` in the URL. On a profile-scoped page (sessions, search) the page's filters are
+ * kept and its cursor dropped; anywhere else it opens the chosen profile's sessions.
+ */
+export function ProfileSwitcher({ profiles }: { profiles: ProfileSummary[] }) {
+  const id = useId();
+  const router = useRouter();
+  const pathname = usePathname();
+  const searchParams = useSearchParams();
+  const [pending, startTransition] = useTransition();
+  const scoped = PRIMARY_NAV.find((item) => item.profileScoped && item.href === pathname);
+  // Outside a list (a single session) no profile is "selected": the switcher only navigates.
+  const current = scoped ? (searchParams.get('profile') ?? '') : NO_SELECTION;
+
+  function targetFor(profile: string): string {
+    if (!scoped) return hrefWith('/sessions', { profile });
+    const kept: Record<string, string | null> = {};
+    for (const key of PROFILE_SWITCH_KEEPS[scoped.href] ?? []) kept[key] = searchParams.get(key);
+    return hrefWith(scoped.href, { ...kept, profile });
+  }
+
+  return (
+    <form
+      className="profile-switcher"
+      action={scoped?.href ?? '/sessions'}
+      method="get"
+      onSubmit={(event) => {
+        event.preventDefault();
+        const data = new FormData(event.currentTarget);
+        const profile = String(data.get('profile') ?? '');
+        if (profile !== NO_SELECTION) startTransition(() => router.push(targetFor(profile)));
+      }}
+    >
+      <label className="profile-switcher__label" htmlFor={id}>
+        Profile
+      </label>
+      <Select
+        id={id}
+        name="profile"
+        defaultValue={current}
+        key={`${pathname}:${current}`}
+        aria-busy={pending || undefined}
+        onChange={(event) => event.currentTarget.form?.requestSubmit()}
+      >
+        {scoped ? null : (
+          <option value={NO_SELECTION} disabled>
+            Switch profile…
+          </option>
+        )}
+        <option value="">All profiles</option>
+        {profiles.map((profile) => (
+          <option key={profile.name} value={profile.name}>
+            {profile.name} ({profile.sessionCount})
+          </option>
+        ))}
+      </Select>
+      <noscript>
+        <button type="submit" className="btn btn--secondary btn--sm">
+          Switch
+        </button>
+      </noscript>
+    </form>
+  );
+}

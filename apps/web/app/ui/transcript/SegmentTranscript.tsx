@@ -1,0 +1,74 @@
+import type { Session } from '@statehouse/contracts';
+import Link from 'next/link';
+import { ApiErrorAlert, ButtonLink, EmptyState, Pagination } from '@/app/ui/common';
+import type { Attempt } from '@/lib/attempt';
+import { conversationToggleHref, type TranscriptPage, type TranscriptView, transcriptHrefs } from '@/lib/transcript';
+import { MessageItem } from './MessageItem';
+import './transcript.css';
+
+/** One segment's transcript, a page at a time (keyset by message id), with pagers above and below. */
+export function SegmentTranscript({
+  session,
+  view,
+  result,
+  chainLength,
+}: {
+  session: Session;
+  view: TranscriptView;
+  result: Attempt<TranscriptPage>;
+  chainLength: number;
+}) {
+  if (!result.ok) return <ApiErrorAlert error={result.error} title="The transcript could not be loaded" />;
+  const page = result.value;
+  const hrefs = transcriptHrefs(session.id, view, page);
+  const pager = (
+    <Pagination
+      label="Transcript pages"
+      firstHref={hrefs.first}
+      previousHref={hrefs.earlier}
+      nextHref={hrefs.later}
+      lastHref={hrefs.latest}
+      firstLabel="From the start"
+      previousLabel="← Earlier"
+      nextLabel="Later →"
+      lastLabel="Latest"
+      status={page.messages.length > 0 ? `Messages #${page.messages[0].id}–#${page.messages.at(-1)?.id}` : undefined}
+    />
+  );
+  const paged = hrefs.first || hrefs.earlier || hrefs.later || hrefs.latest;
+  const earlierSegmentId = session.lineageKind === 'compression' ? session.parentSessionId : null;
+  return (
+    <>
+      {paged ? pager : null}
+      {page.messages.length === 0 ? (
+        <EmptyState
+          title="No messages here"
+          description={
+            view.includeHidden
+              ? 'This part of the transcript is empty.'
+              : 'Nothing visible on this page. Hidden scaffolding rows are switched off.'
+          }
+          action={hrefs.first ? <ButtonLink href={hrefs.first}>From the start</ButtonLink> : null}
+        />
+      ) : (
+        <ol className="transcript" aria-label="Messages">
+          {page.messages.map((message) => (
+            <MessageItem
+              key={message.id}
+              message={message}
+              highlighted={message.id === page.highlightedId}
+              earlierSegmentId={earlierSegmentId}
+            />
+          ))}
+        </ol>
+      )}
+      {paged && page.messages.length > 3 ? pager : null}
+      {chainLength > 1 && !paged ? (
+        <p className="transcript-footnote">
+          This is one segment of a {chainLength}-segment conversation.{' '}
+          <Link href={conversationToggleHref(session.id, view, true)}>Read it whole</Link>
+        </p>
+      ) : null}
+    </>
+  );
+}

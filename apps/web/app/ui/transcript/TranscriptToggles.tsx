@@ -1,0 +1,78 @@
+import Link from 'next/link';
+import type { ReactNode } from 'react';
+import { conversationToggleHref, hiddenToggleHref, type TranscriptView } from '@/lib/transcript';
+import './transcript.css';
+
+interface Option {
+  href: string;
+  label: ReactNode;
+  current: boolean;
+}
+
+/** Two or more views of the same thing as links; the current one is marked for assistive technology. */
+function SegmentedNav({ label, options }: { label: string; options: Option[] }) {
+  return (
+    <nav className="segmented" aria-label={label}>
+      {options.map((option) => (
+        <Link
+          key={option.href}
+          className="segmented__option"
+          href={option.href}
+          aria-current={option.current ? 'true' : undefined}
+        >
+          {option.label}
+        </Link>
+      ))}
+    </nav>
+  );
+}
+
+/** Scope (this segment or the whole chain) and hidden rows, as links: each is a URL of its own. */
+export function TranscriptToggles({
+  sessionId,
+  view,
+  chainLength,
+}: {
+  sessionId: string;
+  view: TranscriptView;
+  chainLength: number;
+}) {
+  return (
+    <div className="transcript-toolbar">
+      <div className="transcript-toggles">
+        {chainLength > 1 ? (
+          <SegmentedNav
+            label="Transcript scope"
+            options={[
+              {
+                href: conversationToggleHref(sessionId, view, false),
+                label: 'This segment',
+                current: !view.conversation,
+              },
+              {
+                href: conversationToggleHref(sessionId, view, true),
+                label: (
+                  <>
+                    Whole conversation<span className="hide-narrow"> ({chainLength} segments)</span>
+                  </>
+                ),
+                current: view.conversation,
+              },
+            ]}
+          />
+        ) : null}
+        <SegmentedNav
+          label="Hidden rows"
+          options={[
+            { href: hiddenToggleHref(sessionId, view, false), label: 'Visible only', current: !view.includeHidden },
+            {
+              href: hiddenToggleHref(sessionId, view, true),
+              label: 'Include hidden rows',
+              current: view.includeHidden,
+            },
+          ]}
+        />
+      </div>
+    </div>
+  );
+}
