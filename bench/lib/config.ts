@@ -53,6 +53,11 @@ export interface BenchConfig {
     receipts: number;
     replayRounds: number;
   };
+  import: {
+    /** Hermes conversations of 4 sessions each (figure 12): 625 × 4 × 40 = 10⁵ messages. */
+    conversations: number;
+    messagesPerSession: number;
+  };
   pg: {
     growthCheckpoints: number[];
     listCheckpoints: number[];
@@ -114,6 +119,7 @@ export function loadConfig(env = process.env): BenchConfig {
       receipts: size(100_000),
       replayRounds: quick ? 2 : 3,
     },
+    import: { conversations: size(625), messagesPerSession: 40 },
     pg: {
       growthCheckpoints: [size(10_000), size(100_000), size(200_000)],
       listCheckpoints: [size(10_000), size(100_000)],

@@ -1,7 +1,9 @@
 import { isIP } from 'node:net';
-import { DEFAULT_DATABASE_URL, dialectOf } from '@statehouse/state';
+import { tmpdir } from 'node:os';
+import { IMPORT_MAX_BYTES_DEFAULT } from '@statehouse/contracts';
+import { DEFAULT_DATABASE_URL, DEFAULT_RUNTIME_WINDOWS, dialectOf, type RuntimeWindows } from '@statehouse/state';
 
-/** Configuration by environment (API.md, Configuration). */
+/** Configuration by environment (README, Configuration; docs/api.md). */
 export interface ApiConfig {
   databaseUrl: string;
   host: string;
@@ -15,11 +17,29 @@ export interface ApiConfig {
   /** How often the retention policies are applied (0 disables the scheduler). */
   retentionIntervalSeconds: number;
   /**
+   * How often the liveness sweep runs (docs/domain.md §10): orphaned open rows, expired handoffs.
+   * It also runs once at start-up. 0 disables both.
+   */
+  sweepIntervalSeconds: number;
+  /** Liveness windows handed to the state layer. */
+  runtime: RuntimeWindows;
+  /** Largest file POST /v1/imports accepts (streamed to disk, never held in memory). */
+  importMaxBytes: number;
+  /** Where uploads are written while they are imported (a private directory each). */
+  importDir: string;
+  /**
    * Peers whose X-Forwarded-For / -Host / -Proto are believed (express `trust proxy` values:
    * addresses, CIDRs, `loopback`, `linklocal`, `uniquelocal`). The dashboard is one: it reports
    * the browser's address and origin. Empty: believe no one.
    */
   trustedProxies: string[];
+}
+
+function seconds(value: string | undefined, fallback: number, name: string, minimum = 0): number {
+  if (value === undefined || value === '') return fallback;
+  const parsed = Number(value);
+  if (!Number.isFinite(parsed) || parsed < minimum) throw new Error(`${name} must be a number of seconds ≥ ${minimum}`);
+  return parsed;
 }
 
 const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
@@ -64,5 +84,35 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     secureCookies: env.STATEHOUSE_SECURE_COOKIES === 'true',
     retentionIntervalSeconds: Number(env.STATEHOUSE_RETENTION_INTERVAL_SECONDS ?? 3600),
     trustedProxies: parseTrustedProxies(env.STATEHOUSE_TRUSTED_PROXIES),
+    sweepIntervalSeconds: seconds(env.STATEHOUSE_SWEEP_INTERVAL_SECONDS, 30, 'STATEHOUSE_SWEEP_INTERVAL_SECONDS'),
+    runtime: {
+      gatewayTimeoutMs:
+        seconds(
+          env.STATEHOUSE_GATEWAY_TIMEOUT_SECONDS,
+          DEFAULT_RUNTIME_WINDOWS.gatewayTimeoutMs / 1000,
+          'STATEHOUSE_GATEWAY_TIMEOUT_SECONDS',
+          1,
+        ) * 1000,
+      orphanIdleMs:
+        seconds(
+          env.STATEHOUSE_ORPHAN_IDLE_SECONDS,
+          DEFAULT_RUNTIME_WINDOWS.orphanIdleMs / 1000,
+          'STATEHOUSE_ORPHAN_IDLE_SECONDS',
+        ) * 1000,
+      handoffTimeoutMs:
+        seconds(
+          env.STATEHOUSE_HANDOFF_TIMEOUT_SECONDS,
+          DEFAULT_RUNTIME_WINDOWS.handoffTimeoutMs / 1000,
+          'STATEHOUSE_HANDOFF_TIMEOUT_SECONDS',
+          1,
+        ) * 1000,
+    },
+    importMaxBytes: positiveOr(env.STATEHOUSE_IMPORT_MAX_BYTES, IMPORT_MAX_BYTES_DEFAULT),
+    importDir: env.STATEHOUSE_IMPORT_DIR || tmpdir(),
   };
+}
+
+function positiveOr(value: string | undefined, fallback: number): number {
+  const n = Number(value);
+  return value !== undefined && value !== '' && Number.isFinite(n) && n > 0 ? Math.floor(n) : fallback;
 }

@@ -12,6 +12,8 @@ export { TEST_DIALECTS } from '@statehouse/state/testing';
 export interface ApiHarness {
   app: NestExpressApplication;
   store: TestStore['store'];
+  /** The database URL (another store or process may open the same database). */
+  url: string;
   http: () => ReturnType<typeof request>;
   adminToken: string;
   /** A member token limited to `profiles`. */
@@ -24,14 +26,19 @@ export interface ApiHarness {
 export interface BootOptions {
   /** The store's clock (a ManualClock pins throttling windows and TTLs). */
   clock?: Clock;
-  /** Extra configuration, as the environment would give it (STATEHOUSE_TRUSTED_PROXIES, …). */
-  env?: Record<string, string>;
   /** scrypt cost of new password hashes (test stores default to a cheap one). */
   passwordHashing?: ScryptParameters;
 }
 
-/** Boots the real AppModule against a fresh database of the given dialect. */
-export async function bootApi(dialect: Dialect, options: BootOptions = {}): Promise<ApiHarness> {
+/**
+ * Boots the real AppModule against a fresh database of the given dialect (`env`: more
+ * configuration, as the environment would give it; `options`: the store's clock and hashing cost).
+ */
+export async function bootApi(
+  dialect: Dialect,
+  env: Record<string, string> = {},
+  options: BootOptions = {},
+): Promise<ApiHarness> {
   const testStore = await openTestStore(dialect, {
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.passwordHashing ? { passwordHashing: options.passwordHashing } : {}),
@@ -42,7 +49,8 @@ export async function bootApi(dialect: Dialect, options: BootOptions = {}): Prom
       config: loadConfig({
         STATEHOUSE_DATABASE_URL: testStore.url,
         STATEHOUSE_RETENTION_INTERVAL_SECONDS: '0',
-        ...options.env,
+        ...env,
+        STATEHOUSE_SWEEP_INTERVAL_SECONDS: '0',
       }),
       metrics: new MetricsRegistry(),
     },
@@ -57,6 +65,7 @@ export async function bootApi(dialect: Dialect, options: BootOptions = {}): Prom
   return {
     app,
     store: testStore.store,
+    url: testStore.url,
     http: () => request(server),
     adminToken: admin.token,
     async memberToken(profiles, name = 'member') {

@@ -112,6 +112,20 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(response.body.missingIds).toEqual(['nothing-here']);
     });
 
+    it('lets a dry run through without same-origin proof, but not the real call', async () => {
+      await api.http().post('/v1/profiles').set(admin).send({ name: 'csrf-target' }).expect(201);
+      const dryRun = await api.http().delete('/v1/profiles/csrf-target?dryRun=true').set('Cookie', cookie);
+      expect(dryRun.status).toBe(200);
+      expect(dryRun.body.dryRun).toBe(true);
+      for (const query of ['', '?dryRun=false', '?dryRun=yes', '?dryRun=true&dryRun=true']) {
+        const real = await api.http().delete(`/v1/profiles/csrf-target${query}`).set('Cookie', cookie);
+        expect(real.status, query).toBe(403);
+      }
+      expect((await api.http().get('/v1/profiles').set(admin)).body.map((p: { name: string }) => p.name)).toContain(
+        'csrf-target',
+      );
+    });
+
     it('leaves bearer calls unaffected by fetch metadata and Origin', async () => {
       for (const [, headers] of REFUSED) {
         expect((await createSession(null, { ...admin, ...headers })).status).toBe(201);

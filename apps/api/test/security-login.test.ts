@@ -50,7 +50,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
     };
 
     beforeAll(async () => {
-      api = await bootApi(dialect, { clock });
+      api = await bootApi(dialect, {}, { clock });
       for (const name of ['burst', 'burst2', 'boss', 'victim', 'pairs', 'pairs-pw']) {
         await createUser(name, name === 'boss' ? 'admin' : 'member');
       }
@@ -171,7 +171,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
 
     beforeAll(async () => {
       // The API's only trusted proxy is elsewhere: X-Forwarded-For from this test client is not believed.
-      api = await bootApi(dialect, { clock: new ManualClock(), env: { STATEHOUSE_TRUSTED_PROXIES: '10.9.8.7' } });
+      api = await bootApi(dialect, { STATEHOUSE_TRUSTED_PROXIES: '10.9.8.7' }, { clock: new ManualClock() });
     });
     afterAll(async () => api?.close());
 
@@ -215,7 +215,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
 
     beforeAll(async () => {
       // The production parameters, as start-up uses them (test stores default to cheaper ones).
-      api = await bootApi(dialect, { passwordHashing: SCRYPT_PARAMETERS });
+      api = await bootApi(dialect, {}, { passwordHashing: SCRYPT_PARAMETERS });
     });
     afterAll(async () => api?.close());
 

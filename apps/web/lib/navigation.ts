@@ -20,8 +20,10 @@ export const PRIMARY_NAV: readonly NavItem[] = [
   { href: '/sessions', label: 'Sessions', profileScoped: true, alsoActiveOn: ['/delete'] },
   { href: '/search', label: 'Search', profileScoped: true },
   { href: '/routes', label: 'Routes', profileScoped: true },
+  { href: '/gateways', label: 'Gateways', profileScoped: true },
   { href: '/profiles', label: 'Profiles', profileScoped: false },
   { href: '/receipts', label: 'Receipts', profileScoped: true, adminOnly: true },
+  { href: '/admin/import', label: 'Import', profileScoped: false, adminOnly: true },
 ];
 
 export function navFor(role: 'admin' | 'member'): readonly NavItem[] {
@@ -39,5 +41,6 @@ export const PROFILE_SWITCH_KEEPS: Record<string, readonly string[]> = {
   '/sessions': ['source', 'status', 'archived', 'q', 'order', 'includeChildren', 'limit'],
   '/search': ['q', 'role', 'mode', 'source'],
   '/routes': ['limit'],
+  '/gateways': ['limit'],
   '/receipts': ['intent', 'origin', 'limit'],
 };

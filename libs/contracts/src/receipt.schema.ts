@@ -13,6 +13,7 @@ export const DELETION_ORIGINS = [
   'never_active_prune',
   'profile_delete',
   'profile_repair',
+  'import_replace',
 ] as const;
 export const DeletionOriginSchema = z.enum(DELETION_ORIGINS);
 export type DeletionOrigin = z.infer<typeof DeletionOriginSchema>;
@@ -30,6 +31,7 @@ export const DELETION_REASONS = [
   'ghost_prune',
   'profile_delete',
   'profile_repair',
+  'import_replace',
 ] as const;
 export const DeletionReasonSchema = z.enum(DELETION_REASONS);
 export type DeletionReason = z.infer<typeof DeletionReasonSchema>;
@@ -56,6 +58,11 @@ export const ReceiptCountsSchema = z.object({
   sessions: z.number().int(),
   messages: z.number().int(),
   routes: z.number().int(),
+  deliveries: z
+    .number()
+    .int()
+    .optional()
+    .describe('pending delivery obligations of the removed sessions, marked abandoned (receipts since gateways)'),
 });
 export type ReceiptCounts = z.infer<typeof ReceiptCountsSchema>;
 

@@ -10,7 +10,7 @@ import {
   QueryBooleanSchema,
 } from './common.schema.js';
 import { LineageKindSchema } from './lineage.schema.js';
-import { MessageInputSchema } from './message.schema.js';
+import { type MessageInput, WireMessageInputSchema } from './message.schema.js';
 import { TurnLeaseSchema } from './turn.schema.js';
 
 /** Surface labels are open-ended (SPEC §2.2 lists examples), but bounded and printable. */
@@ -68,6 +68,10 @@ export const SessionSchema = z.object({
   handoffError: z.string().nullable(),
   revision: z.number().int(),
   generation: z.number().int(),
+  gatewayId: z
+    .string()
+    .nullable()
+    .describe('the gateway process that owns this row (set by create, resolve and turns that name one)'),
   conversationGeneration: z
     .number()
     .int()
@@ -97,7 +101,8 @@ export const CreateSessionRequestSchema = z
     origin: JsonObjectSchema.optional(),
     parentSessionId: IdSchema.optional(),
     lineageKind: LineageKindSchema.optional(),
-    messages: z.array(MessageInputSchema).max(1000).optional(),
+    gatewayId: IdSchema.optional().describe('the registered gateway process that owns the new session'),
+    messages: z.array(WireMessageInputSchema).max(1000).optional(),
   })
   .strict()
   .refine((body) => (body.parentSessionId === undefined) === (body.lineageKind === undefined), {
@@ -105,6 +110,8 @@ export const CreateSessionRequestSchema = z
     path: ['lineageKind'],
   });
 export type CreateSessionRequest = z.infer<typeof CreateSessionRequestSchema>;
+/** What the state layer accepts: the wire request, or internal writers' messages of any display kind. */
+export type CreateSessionCommand = Omit<CreateSessionRequest, 'messages'> & { messages?: MessageInput[] };
 
 export const UpdateSessionRequestSchema = z
   .object({
@@ -114,6 +121,10 @@ export const UpdateSessionRequestSchema = z
     pinned: z.boolean().optional(),
     hidden: z.boolean().optional(),
     source: SourceSchema.optional(),
+    transportProfile: ShortText(128)
+      .nullable()
+      .optional()
+      .describe('re-stamp which bot or adapter delivers this conversation'),
   })
   .strict()
   .refine((body) => Object.keys(body).length > 0, { message: 'nothing to update' });
@@ -134,6 +145,9 @@ export const ListSessionsQuerySchema = z.object({
   limit: LimitSchema,
   cursor: CursorSchema.optional(),
   order: z.enum(SESSION_ORDERS).default('recent'),
+  handoff: HandoffStateSchema.optional().describe(
+    'only sessions in this handoff state (`pending`: the cheap probe of gateways that pick up handoffs)',
+  ),
 });
 export type ListSessionsQuery = z.infer<typeof ListSessionsQuerySchema>;
 

@@ -6,13 +6,23 @@ export { DEFAULT_DATABASE_URL, dialectOf } from './db/connect.js';
 export type { DB, Dialect } from './db/database.js';
 export { GHOST_AGE_MS, MAINTENANCE_BATCH } from './deletion/deletion.service.js';
 export type { DeletionParticipant } from './deletion/deletion-participant.js';
+export { LIVENESS_SWEEP_JOB, ORPHAN_REAP_REASON } from './gateways/gateway.service.js';
 export {
   HookRegistry,
   OBSERVER_TIMEOUT_MS,
   type SessionDeletedEvent,
   type SessionDeletedObserver,
+  type SessionMovedEvent,
+  type SessionMovedObserver,
 } from './hooks/hook-registry.js';
 export { IDEMPOTENCY_RETENTION_MS, type IdempotencyLookup } from './idempotency/idempotency.service.js';
+export {
+  type HermesImportResult,
+  ImportAbortedError,
+} from './importers/hermes/hermes-importer.js';
+export { assertSqliteHeader } from './importers/hermes/hermes-snapshot.js';
+export { IMPORT_LEASE_MS } from './importers/import.service.js';
+export { ImportInputError } from './importers/import-errors.js';
 export { CursorExpiredError, type WatchEvent } from './receipts/receipt.service.js';
 export { canonicalJson, receiptHash } from './receipts/receipt-hash.js';
 export { RETENTION_JOB, type RetentionRunReport } from './retention/retention.service.js';
@@ -24,6 +34,7 @@ export type { IdempotencyClaim, OperationContext, Preconditions } from './shared
 export * from './shared/errors.js';
 export { type IdGenerator, UlidGenerator } from './shared/ids.js';
 export { consoleLogger, type Logger, silentLogger } from './shared/logger.js';
+export { DEFAULT_RUNTIME_WINDOWS, type RuntimeWindows } from './shared/runtime.js';
 export { sanitizeTitle } from './shared/sanitize.js';
 export { toDomainError } from './shared/store-errors.js';
 export { openStore, type StateStore, type StoreOptions } from './store.js';

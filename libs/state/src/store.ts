@@ -6,9 +6,14 @@ import type { Db, Dialect } from './db/database.js';
 import { migrateToLatest } from './db/migrator.js';
 import { DeletionEngine } from './deletion/deletion.engine.js';
 import { DeletionService } from './deletion/deletion.service.js';
+import { DeliveryService } from './deliveries/delivery.service.js';
+import { GatewayService } from './gateways/gateway.service.js';
 import { HandoffService } from './handoff/handoff.service.js';
 import { HookRegistry } from './hooks/hook-registry.js';
 import { IdempotencyService } from './idempotency/idempotency.service.js';
+import { HermesImporter } from './importers/hermes/hermes-importer.js';
+import { ImportService } from './importers/import.service.js';
+import { ImportLedgerParticipant } from './importers/import-ledger.participant.js';
 import { LineageService } from './lineage/lineage.service.js';
 import { MessageService } from './messages/message.service.js';
 import { ProfileService } from './profiles/profile.service.js';
@@ -26,6 +31,7 @@ import { SessionService } from './sessions/session.service.js';
 import { type Clock, systemClock } from './shared/clock.js';
 import { type IdGenerator, UlidGenerator } from './shared/ids.js';
 import { consoleLogger, type Logger } from './shared/logger.js';
+import { DEFAULT_RUNTIME_WINDOWS, type RuntimeWindows } from './shared/runtime.js';
 import { sqlDialect } from './shared/sql-dialect.js';
 import { UnitOfWork } from './shared/unit-of-work.js';
 import { TurnService } from './turns/turn.service.js';
@@ -44,6 +50,8 @@ export interface StoreOptions extends ConnectOptions {
    * stores lower them, so suites that create many users stay fast; start-up never does.
    */
   passwordHashing?: ScryptParameters;
+  /** Liveness windows of the gateway runtime contract (docs/domain.md §10); defaults otherwise. */
+  runtime?: Partial<RuntimeWindows>;
 }
 
 /** The state layer's facade: one object per process, handed to the API, the CLI and tests. */
@@ -64,14 +72,21 @@ export interface StateStore {
   readonly profileAdmin: ProfileAdminService;
   readonly routes: RouteService;
   readonly handoff: HandoffService;
+  /** Gateway heartbeats, liveness and the orphan sweep (docs/domain.md §10). */
+  readonly gateways: GatewayService;
+  /** Delivery obligations a gateway owes a chat (docs/domain.md §11). */
+  readonly deliveries: DeliveryService;
+  readonly runtime: RuntimeWindows;
   readonly auth: AuthService;
   readonly idempotency: IdempotencyService;
   readonly deletion: DeletionService;
   readonly receipts: ReceiptService;
   readonly retention: RetentionService;
+  /** Importing other stores' history (a Hermes Agent state.db): runs, progress, reports. */
+  readonly imports: ImportService;
   /** In-process observers (plugins): `hooks.onSessionDeleted(fn)`. */
   readonly hooks: HookRegistry;
-  /** Rows other modules keep per session join deletions here (routes). */
+  /** Rows other modules keep per session join deletions here (routes, deliveries). */
   readonly deletionEngine: DeletionEngine;
   /** Answers when the store can serve a query (readiness). */
   ping(): Promise<void>;
@@ -111,6 +126,22 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
   const routes = new RouteService(db, uow, clock, sqlDialectPort);
   lineage.addContinuationHook(routes);
   deletionEngine.addParticipant(routes);
+  // An imported session's ledger entry becomes a tombstone when it is deleted (no resurrection on re-import).
+  deletionEngine.addParticipant(new ImportLedgerParticipant());
+  const imports = new ImportService(
+    db,
+    uow,
+    clock,
+    ids,
+    new HermesImporter(db, uow, clock, sqlDialectPort, deletionEngine),
+    logger,
+  );
+  // Obligations are marked abandoned (never dropped) when their session is deleted, and follow a move.
+  const deliveries = new DeliveryService(db, uow, clock, ids, sqlDialectPort);
+  deletionEngine.addParticipant(deliveries);
+  const runtime: RuntimeWindows = { ...DEFAULT_RUNTIME_WINDOWS, ...options.runtime };
+  const handoff = new HandoffService(uow, clock, sqlDialectPort, runtime.handoffTimeoutMs);
+  const gateways = new GatewayService(db, uow, clock, sqlDialectPort, runtime, handoff, logger);
   return {
     dialect,
     location: connection.location,
@@ -121,7 +152,10 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
     sessions: new SessionService(db, uow, clock, ids, sqlDialectPort, messages, hooks),
     lineage,
     routes,
-    handoff: new HandoffService(uow, clock, sqlDialectPort),
+    handoff,
+    gateways,
+    deliveries,
+    runtime,
     profileAdmin: new ProfileAdminService(uow, clock, deletionEngine, sqlDialectPort, () => auth.forgetPrincipals()),
     turns: new TurnService(uow, clock, ids, sqlDialectPort),
     search: new SearchService(db, dialect === 'sqlite' ? new SqliteSearch() : new PostgresSearch(), logger),
@@ -134,10 +168,12 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
     deletion,
     receipts,
     retention: new RetentionService(db, uow, clock, deletion, logger),
+    imports,
     async ping() {
       await sql`select 1`.execute(db);
     },
     async close() {
+      await imports.close();
       await hooks.idle();
       await searchIndex.idle();
       await connection.close();

@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import { ForbiddenError, UnauthenticatedError } from '@statehouse/state';
 import type { StatehouseRequest } from '../common/request.js';
-import { AUTH_MODE, type AuthMode, READ_ONLY } from './auth-mode.decorator.js';
+import { AUTH_MODE, type AuthMode, READ_ONLY, type ReadOnlyWhen } from './auth-mode.decorator.js';
 import { isCrossSiteBrowserRequest, isSameOriginRequest } from './same-origin.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -25,11 +25,12 @@ export class StatehouseAuthGuard extends AuthGuard(['bearer', 'cookie']) {
       this.reflector.getAllAndOverride<AuthMode | undefined>(AUTH_MODE, [context.getHandler(), context.getClass()]) ??
       'required';
     const request = context.switchToHttp().getRequest<StatehouseRequest>();
-    const readOnly = this.reflector.getAllAndOverride<boolean | undefined>(READ_ONLY, [
+    const readOnly = this.reflector.getAllAndOverride<ReadOnlyWhen | true | undefined>(READ_ONLY, [
       context.getHandler(),
       context.getClass(),
     ]);
-    const mutation = !SAFE_METHODS.has(request.method) && !readOnly;
+    const readsOnly = readOnly === true || (typeof readOnly === 'function' && readOnly(request));
+    const mutation = !SAFE_METHODS.has(request.method) && !readsOnly;
     if (mode === 'public') {
       // Login from a page on another site would sign the victim's browser into the attacker's account.
       if (mutation && isCrossSiteBrowserRequest(request)) {

@@ -62,6 +62,11 @@ export interface SessionsTable {
   delegated: ColumnType<Bool, Bool | undefined, Bool>;
   /** The peer's conversation generation when this session was created (0 when unkeyed). */
   conversation_generation: ColumnType<number, number | undefined, number>;
+  /** The gateway process that owns this open row (docs/domain.md §10), and its incarnation. */
+  gateway_id: ColumnType<string | null, string | null | undefined, string | null>;
+  gateway_started_at: ColumnType<number | null, number | null | undefined, number | null>;
+  /** When the handoff state last moved: a `running` handoff expires after a timeout. */
+  handoff_updated_at: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface RoutesTable {
@@ -213,6 +218,113 @@ export interface JobLeasesTable {
   expires_at: number;
 }
 
+/** A gateway process identity and its liveness (docs/domain.md §10). */
+export interface GatewaysTable {
+  id: string;
+  profile: string;
+  host: string;
+  pid: number;
+  /** The incarnation: when the process now heartbeating under this id started. */
+  started_at: number;
+  registered_at: number;
+  last_seen_at: number;
+  heartbeats: Counter;
+}
+
+/** An obligation a gateway owes a chat (docs/domain.md §11). */
+export interface DeliveriesTable {
+  id: string;
+  profile: string;
+  session_id: string;
+  transport_profile: string | null;
+  /** JSON; erased when the obligation is abandoned because its session was deleted. */
+  payload: string | null;
+  fingerprint: string;
+  state: string;
+  attempts: Counter;
+  max_attempts: number;
+  claim_id: string | null;
+  claim_holder: string | null;
+  claim_expires_at: number | null;
+  last_error: string | null;
+  abandoned_reason: string | null;
+  created_at: number;
+  updated_at: number;
+  delivered_at: number | null;
+}
+
+export interface ImportJobsTable {
+  id: string;
+  kind: string;
+  state: string;
+  dry_run: ColumnType<Bool, Bool | undefined, Bool>;
+  profile: string | null;
+  on_conflict: string;
+  file_name: string | null;
+  file_bytes: number;
+  /** JSON: ImportProgress. */
+  progress: string;
+  /** JSON: ImportReport (counts so far while running). */
+  report: string;
+  /** JSON: [{id, title}], a bounded sample of imported conversations. */
+  conversations: string;
+  error: string | null;
+  /** Which process runs it (host:pid:…); with updated_at, tells a live run from an interrupted one. */
+  holder: string | null;
+  created_by: string;
+  created_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+  updated_at: number;
+}
+
+/** The import ledger: one row per source session ever imported (a tombstone once deleted here). */
+export interface ImportSessionsTable {
+  source: string;
+  source_session_id: string;
+  session_id: string;
+  /** Fingerprint of what makes the source session the same one (id, first source, start). */
+  identity: string;
+  /** JSON of the session fields as last imported (null once deleted here): the base of a three-way update. */
+  snapshot: string | null;
+  /** Fingerprint of the whole source transcript as last imported (null once deleted here). */
+  messages_hash: string | null;
+  state: 'imported' | 'deleted' | string;
+  job_id: string | null;
+  imported_at: number;
+}
+
+export interface ImportMessagesTable {
+  session_id: string;
+  source_message_id: number;
+  message_id: number;
+  fingerprint: string;
+  active: Bool;
+  compacted: Bool;
+}
+
+/** Token and cost counters per (session, model, billing route, task); `task = ''` is the main loop. */
+export interface SessionModelUsageTable {
+  session_id: string;
+  model: string;
+  billing_provider: string;
+  billing_base_url: string;
+  billing_mode: string;
+  task: string;
+  api_call_count: number;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  reasoning_tokens: number;
+  estimated_cost_usd: number;
+  actual_cost_usd: number | null;
+  cost_status: string | null;
+  cost_source: string | null;
+  first_seen: number | null;
+  last_seen: number | null;
+}
+
 export interface DB {
   profiles: ProfilesTable;
   sessions: SessionsTable;
@@ -231,6 +343,12 @@ export interface DB {
   retention_policies: RetentionPoliciesTable;
   job_leases: JobLeasesTable;
   routes: RoutesTable;
+  gateways: GatewaysTable;
+  deliveries: DeliveriesTable;
+  import_jobs: ImportJobsTable;
+  import_sessions: ImportSessionsTable;
+  import_messages: ImportMessagesTable;
+  session_model_usage: SessionModelUsageTable;
 }
 
 export type Dialect = 'sqlite' | 'postgres';

@@ -8,6 +8,8 @@ import { routesMigration } from './migrations/2026-11-29T21.00-routes-and-handof
 import { searchTriggerWhenMigration } from './migrations/2026-11-29T23.00-search-trigger-when.js';
 import { loginThrottleMigration } from './migrations/2026-11-30T01.00-login-throttle.js';
 import { receiptConsumerOwnersMigration } from './migrations/2026-11-30T01.10-receipt-consumer-owners.js';
+import { gatewaysAndDeliveriesMigration } from './migrations/2026-11-30T02.00-gateways-and-deliveries.js';
+import { importsMigration } from './migrations/2026-11-30T03.00-imports.js';
 
 /** Every migration, in order. Names are timestamps; files are frozen once shipped. */
 function migrations(dialect: Dialect): Record<string, Migration> {
@@ -19,6 +21,8 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '2026-11-29T23.00-search-trigger-when': searchTriggerWhenMigration(dialect),
     '2026-11-30T01.00-login-throttle': loginThrottleMigration(dialect),
     '2026-11-30T01.10-receipt-consumer-owners': receiptConsumerOwnersMigration(dialect),
+    '2026-11-30T02.00-gateways-and-deliveries': gatewaysAndDeliveriesMigration(dialect),
+    '2026-11-30T03.00-imports': importsMigration(dialect),
   };
 }
 

@@ -1,5 +1,5 @@
 import type {
-  AppendMessagesRequest,
+  AppendMessagesCommand,
   AppendMessagesResponse,
   ListMessagesQuery,
   MessageInput,
@@ -10,7 +10,11 @@ import type {
 } from '@statehouse/contracts';
 import type { Db, NewMessageRow, SessionRow } from '../db/database.js';
 import { SessionRepository, toSession } from '../sessions/session.repository.js';
-import { assertDestructiveAllowed, requireDestructivePreconditions } from '../sessions/session-guards.js';
+import {
+  assertDestructiveAllowed,
+  assertWriterMayProceed,
+  requireDestructivePreconditions,
+} from '../sessions/session-guards.js';
 import { canAccessProfile } from '../shared/access.js';
 import type { Clock } from '../shared/clock.js';
 import type { OperationContext, Preconditions } from '../shared/context.js';
@@ -21,7 +25,14 @@ import { isUniqueViolation, type SqlDialect } from '../shared/sql-dialect.js';
 import { toDomainError } from '../shared/store-errors.js';
 import type { Tx, UnitOfWork } from '../shared/unit-of-work.js';
 import { MessageRepository, toMessage } from './message.repository.js';
-import { clampTimestamp, contentText, previewOf, substringEligible } from './message-content.js';
+import {
+  clampTimestamp,
+  contentText,
+  previewOf,
+  substringEligible,
+  substringIndexed,
+  toolUseParts,
+} from './message-content.js';
 
 /** The id of the last message of a page. */
 const MESSAGE_CURSOR = cursorShape(CursorPart.id);
@@ -54,7 +65,7 @@ export class MessageService {
   async append(
     ctx: OperationContext,
     sessionId: string,
-    request: AppendMessagesRequest,
+    request: AppendMessagesCommand,
     preconditions: Preconditions = {},
   ): Promise<AppendMessagesResponse> {
     try {
@@ -76,7 +87,7 @@ export class MessageService {
   private async appendOnce(
     ctx: OperationContext,
     sessionId: string,
-    request: AppendMessagesRequest,
+    request: AppendMessagesCommand,
     preconditions: Preconditions,
   ): Promise<AppendMessagesResponse> {
     return this.uow.run(ctx, async (tx) => {
@@ -90,6 +101,7 @@ export class MessageService {
         if (!session || !canAccessProfile(ctx.principal, session.profile)) throw new NotFoundError('session');
         if (session.end_reason === 'compression') throw closedByCompression();
         assertPreconditions(session, preconditions);
+        assertWriterMayProceed(session, preconditions, now);
         return {
           ids: dedupe.ids([]),
           created: 0,
@@ -113,9 +125,7 @@ export class MessageService {
       if (preconditions.ifMatch !== undefined && preconditions.ifMatch !== revision - 1) {
         throw new RevisionConflictError(revision - 1);
       }
-      if (preconditions.expectedGeneration !== undefined && preconditions.expectedGeneration !== generation) {
-        throw new StaleGenerationError(generation);
-      }
+      assertWriterMayProceed(session, preconditions, now);
       const rows = drafts.rows.map((row) => rowFor(row, sessionId, substringEligible(session)));
       const insertedIds =
         rows.length === 0
@@ -261,14 +271,6 @@ export function toolCallCount(toolCalls: string | null | undefined): number {
   }
 }
 
-/** Tool calls carried as content parts (`{type: 'tool_use'}`, Anthropic style) count as tool calls too. */
-function toolUseParts(content: MessageInput['content']): number {
-  if (!Array.isArray(content)) return 0;
-  return content.filter(
-    (part) => typeof part === 'object' && part !== null && (part as { type?: unknown }).type === 'tool_use',
-  ).length;
-}
-
 type DraftRow = Omit<NewMessageRow, 'session_id' | 'substring_indexed'>;
 
 interface Drafts {
@@ -310,11 +312,7 @@ function draftRows(inputs: readonly MessageInput[], now: number): Drafts {
 }
 
 function rowFor(draft: DraftRow, sessionId: string, substringEligibleSession: boolean): NewMessageRow {
-  return {
-    ...draft,
-    session_id: sessionId,
-    substring_indexed: substringEligibleSession && draft.role !== 'tool' ? 1 : 0,
-  };
+  return { ...draft, session_id: sessionId, substring_indexed: substringIndexed(substringEligibleSession, draft.role) };
 }
 
 function counterDelta(drafts: { visible: number; toolCalls: number }, usage: UsageDelta = {}) {
