@@ -53,12 +53,20 @@ export interface BenchConfig {
     receipts: number;
     replayRounds: number;
   };
+  stats: {
+    /** Messages written through the store before the overview queries are timed (figure 11). */
+    messages: number;
+    messagesPerSession: number;
+    iterations: number;
+  };
   import: {
     /** Hermes conversations of 4 sessions each (figure 12): 625 × 4 × 40 = 10⁵ messages. */
     conversations: number;
     messagesPerSession: number;
   };
   pg: {
+    /** Messages for the PostgreSQL overview figure (11). */
+    statsMessages: number;
     growthCheckpoints: number[];
     listCheckpoints: number[];
     search: { sessions: number; messagesPerSession: number };
@@ -119,8 +127,10 @@ export function loadConfig(env = process.env): BenchConfig {
       receipts: size(100_000),
       replayRounds: quick ? 2 : 3,
     },
+    stats: { messages: size(1_000_000), messagesPerSession: 50, iterations: quick ? 30 : 100 },
     import: { conversations: size(625), messagesPerSession: 40 },
     pg: {
+      statsMessages: size(200_000),
       growthCheckpoints: [size(10_000), size(100_000), size(200_000)],
       listCheckpoints: [size(10_000), size(100_000)],
       search: { sessions: size(2000), messagesPerSession: 100 },

@@ -34,6 +34,7 @@ import { consoleLogger, type Logger } from './shared/logger.js';
 import { DEFAULT_RUNTIME_WINDOWS, type RuntimeWindows } from './shared/runtime.js';
 import { sqlDialect } from './shared/sql-dialect.js';
 import { UnitOfWork } from './shared/unit-of-work.js';
+import { StatsService } from './stats/stats.service.js';
 import { TurnService } from './turns/turn.service.js';
 
 export interface StoreOptions extends ConnectOptions {
@@ -82,6 +83,8 @@ export interface StateStore {
   readonly deletion: DeletionService;
   readonly receipts: ReceiptService;
   readonly retention: RetentionService;
+  /** Usage and deletion figures for the overview (rollups kept in the write transactions). */
+  readonly stats: StatsService;
   /** Importing other stores' history (a Hermes Agent state.db): runs, progress, reports. */
   readonly imports: ImportService;
   /** In-process observers (plugins): `hooks.onSessionDeleted(fn)`. */
@@ -114,7 +117,7 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
   const deletionEngine = new DeletionEngine(dialect, clock, ids, hooks, () => receipts.notifyCommitted());
   const deletion = new DeletionService(db, uow, clock, deletionEngine, sqlDialectPort);
   const lineage = new LineageService(db, uow, clock, ids, sqlDialectPort);
-  const auth = new AuthService(db, uow, clock, ids, dialect, options.passwordHashing);
+  const auth = new AuthService(db, uow, clock, ids, sqlDialectPort, options.passwordHashing);
   const searchIndex = new SearchIndexService(
     db,
     uow,
@@ -168,6 +171,7 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
     deletion,
     receipts,
     retention: new RetentionService(db, uow, clock, deletion, logger),
+    stats: new StatsService(db, clock, sqlDialectPort),
     imports,
     async ping() {
       await sql`select 1`.execute(db);

@@ -10,6 +10,9 @@ import { loginThrottleMigration } from './migrations/2026-11-30T01.00-login-thro
 import { receiptConsumerOwnersMigration } from './migrations/2026-11-30T01.10-receipt-consumer-owners.js';
 import { gatewaysAndDeliveriesMigration } from './migrations/2026-11-30T02.00-gateways-and-deliveries.js';
 import { importsMigration } from './migrations/2026-11-30T03.00-imports.js';
+import { usageRollupsMigration } from './migrations/2026-11-30T04.00-usage-rollups.js';
+import { sessionListIndexesMigration } from './migrations/2026-11-30T04.10-session-list-indexes.js';
+import { accountAdminMigration } from './migrations/2026-11-30T04.20-account-admin.js';
 
 /** Every migration, in order. Names are timestamps; files are frozen once shipped. */
 function migrations(dialect: Dialect): Record<string, Migration> {
@@ -23,7 +26,15 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '2026-11-30T01.10-receipt-consumer-owners': receiptConsumerOwnersMigration(dialect),
     '2026-11-30T02.00-gateways-and-deliveries': gatewaysAndDeliveriesMigration(dialect),
     '2026-11-30T03.00-imports': importsMigration(dialect),
+    '2026-11-30T04.00-usage-rollups': usageRollupsMigration(dialect),
+    '2026-11-30T04.10-session-list-indexes': sessionListIndexesMigration(dialect),
+    '2026-11-30T04.20-account-admin': accountAdminMigration(dialect),
   };
+}
+
+/** The migrations of a dialect, for a Migrator (tests migrate down and up again). */
+export function migrationProvider(dialect: Dialect): MigrationProvider {
+  return new StaticProvider(dialect);
 }
 
 class StaticProvider implements MigrationProvider {

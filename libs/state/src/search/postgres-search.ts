@@ -4,6 +4,8 @@ import type { SearchFilter, SearchPort, WordCursor } from './search.port.js';
 import { type SubstringClause, toTsQuery, type WordClause } from './search-query.js';
 import {
   boundedScan,
+  countUpTo,
+  matchesClauses,
   newestContaining,
   type SearchSqlRow,
   searchFilters,
@@ -38,6 +40,26 @@ export class PostgresSearch implements SearchPort {
   substring(db: Executor, clauses: readonly SubstringClause[], filter: SearchFilter, afterId?: number) {
     // ILIKE uses the partial pg_trgm index for terms of three characters or more.
     return newestContaining(db, { clauses, operator: 'ilike', filter, afterId, substringIndexedOnly: true });
+  }
+
+  async count(
+    db: Executor,
+    mode: 'word' | 'substring',
+    query: { clauses: readonly WordClause[]; substringClauses: readonly SubstringClause[] },
+    filter: SearchFilter,
+    bound: number,
+  ) {
+    if (filter.profiles?.length === 0) return 0;
+    const matches =
+      mode === 'word'
+        ? sql`m.search_vector @@ to_tsquery('simple', ${toTsQuery(query.clauses)})`
+        : sql`m.substring_indexed = 1 and ${matchesClauses(query.substringClauses, 'ilike')}`;
+    return countUpTo(
+      db,
+      sql`select 1 from messages m join sessions s on s.id = m.session_id
+        where ${matches} and ${VISIBLE_MESSAGE} ${searchFilters(filter)}`,
+      bound,
+    );
   }
 
   scan(db: Executor, clauses: readonly SubstringClause[], filter: SearchFilter, afterId?: number) {

@@ -25,6 +25,8 @@ export interface SearchSqlRow {
 /** The owner fence and the caller's filters, over `m` (messages) and `s` (sessions). */
 export function searchFilters(filter: SearchFilter): RawBuilder<unknown> {
   const parts: RawBuilder<unknown>[] = [];
+  if (filter.from !== undefined) parts.push(sql`m.timestamp >= ${filter.from}`);
+  if (filter.to !== undefined) parts.push(sql`m.timestamp < ${filter.to}`);
   if (filter.profiles !== null) parts.push(sql`s.profile in (${sql.join(filter.profiles)})`);
   if (filter.profile) parts.push(sql`s.profile = ${filter.profile}`);
   if (filter.source) parts.push(sql`s.source = ${filter.source}`);
@@ -177,6 +179,9 @@ export async function titleHits(
   if (filter.profile) sessionFilters.push(sql`s.profile = ${filter.profile}`);
   if (filter.source) sessionFilters.push(sql`s.source = ${filter.source}`);
   if (filter.sessionId) sessionFilters.push(sql`s.id = ${filter.sessionId}`);
+  // A date range keeps the sessions that were active in it.
+  if (filter.from !== undefined) sessionFilters.push(sql`s.last_activity_at >= ${filter.from}`);
+  if (filter.to !== undefined) sessionFilters.push(sql`s.started_at < ${filter.to}`);
   // Bounded like every scan: the titles of the most recently active sessions of the selection.
   const { rows } = await sql<{
     session_id: string;
@@ -223,4 +228,12 @@ export async function titleHits(
       },
     ];
   });
+}
+
+/** `select count(*)` of a hit query stopped after `bound` + 1 rows (a search's "100+"). */
+export async function countUpTo(db: Executor, hits: RawBuilder<unknown>, bound: number): Promise<number> {
+  const { rows } = await sql<{
+    n: number | string;
+  }>`select count(*) as n from (${hits} limit ${bound + 1}) hits`.execute(db);
+  return Number(rows[0]?.n ?? 0);
 }

@@ -4,6 +4,9 @@ import type { SubstringClause, WordClause } from './search-query.js';
 
 export interface SearchFilter {
   profiles: string[] | null;
+  /** Message times: at or after `from`, before `to` (epoch ms). */
+  from?: number;
+  to?: number;
   profile?: string;
   source?: string;
   role?: MessageRole;
@@ -58,6 +61,14 @@ export interface SearchPort {
    * filter selects rows outside the substring index (cron, sub-agent and delegate sessions).
    */
   scan(db: Executor, clauses: readonly SubstringClause[], filter: SearchFilter, afterId?: number): Promise<SearchRow[]>;
+  /** How many messages `word` or `substring` would find, counted up to `bound` + 1. */
+  count(
+    db: Executor,
+    mode: 'word' | 'substring',
+    query: { clauses: readonly WordClause[]; substringClauses: readonly SubstringClause[] },
+    filter: SearchFilter,
+    bound: number,
+  ): Promise<number>;
   /** Sessions whose title contains the query (newest activity first, at most `limit`). */
   titles(db: Executor, clauses: readonly SubstringClause[], filter: SearchFilter): Promise<TitleRow[]>;
 }

@@ -1,4 +1,12 @@
-import type { MessageRole, SearchHit, SearchQuery, SearchResponse } from '@statehouse/contracts';
+import {
+  type BoundedCount,
+  instantMs,
+  type MessageRole,
+  SEARCH_TOTAL_BOUND,
+  type SearchHit,
+  type SearchQuery,
+  type SearchResponse,
+} from '@statehouse/contracts';
 import type { Db } from '../db/database.js';
 import { LineageRepository } from '../lineage/lineage.repository.js';
 import { SUBSTRING_EXCLUDED_SOURCES } from '../messages/message-content.js';
@@ -6,7 +14,7 @@ import { canAccessProfile, profileScope } from '../shared/access.js';
 import { toIso } from '../shared/clock.js';
 import type { OperationContext } from '../shared/context.js';
 import { CursorPart, cursorShape, decodeCursor, encodeCursor } from '../shared/cursor.js';
-import { DomainError } from '../shared/errors.js';
+import { DomainError, ValidationError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { toDomainError } from '../shared/store-errors.js';
 import type { SearchFilter, SearchPort, SearchRow, TitleRow } from './search.port.js';
@@ -33,14 +41,26 @@ export class SearchService {
    * finds "trigram"). A substring query whose filter selects rows the substring index leaves out
    * (cron, sub-agent and delegate sessions, or one session) is answered by a bounded scan. The first
    * page names up to five sessions whose title matches. If an index is unusable the answer is a
-   * bounded scan marked `degraded`, never an error.
+   * bounded scan marked `degraded`, never an error. Hits carry their conversation (tip id and
+   * title) and the answer a total of matching messages counted up to 100.
    */
   async search(ctx: OperationContext, query: SearchQuery): Promise<SearchResponse> {
-    const empty = (mode: Mode): SearchResponse => ({ items: [], nextCursor: null, mode, degraded: false });
+    const empty = (mode: Mode): SearchResponse => ({
+      items: [],
+      nextCursor: null,
+      mode,
+      degraded: false,
+      total: { count: 0, exact: true },
+    });
+    const from = query.from === undefined ? undefined : instantMs(query.from);
+    const to = query.to === undefined ? undefined : instantMs(query.to);
+    if (from !== undefined && to !== undefined && from >= to) throw new ValidationError('`to` must be after `from`');
     if (query.profile && !canAccessProfile(ctx.principal, query.profile)) return empty('word');
     const plan = planSearch(query.q);
     const filter: SearchFilter = {
       profiles: profileScope(ctx.principal),
+      from,
+      to,
       profile: query.profile,
       source: query.source,
       role: query.role as MessageRole | undefined,
@@ -70,7 +90,8 @@ export class SearchService {
         : (await this.port.titles(this.db, plan.substringClauses, filter))
             .filter((row) => !shown.has(row.sessionId))
             .slice(0, Math.max(0, query.limit - 1));
-      return { ...(await this.page(titles, rows, query.limit, mode, plan.substrings)), degraded: false };
+      const total = await this.total(mode, plan, filter, rows.length, query.limit - titles.length, !!cursor);
+      return { ...(await this.page(titles, rows, query.limit, mode, plan.substrings)), degraded: false, total };
     } catch (error) {
       const mapped = toDomainError(error);
       if (mapped instanceof DomainError) throw mapped;
@@ -78,11 +99,33 @@ export class SearchService {
       this.logger.warn('search index unusable; answering with a bounded scan', { error: String(error) });
       try {
         const rows = await this.port.scan(this.db, plan.substringClauses, filter, cursor?.id);
-        return { ...(await this.page([], rows, query.limit, 'substring', plan.substrings)), degraded: true };
+        // A bounded scan sees only the newest messages: what it found is a floor, never "exact".
+        const total = { count: Math.min(rows.length, query.limit), exact: false };
+        return { ...(await this.page([], rows, query.limit, 'substring', plan.substrings)), degraded: true, total };
       } catch (scanError) {
         throw toDomainError(scanError);
       }
     }
+  }
+
+  /**
+   * Matching messages counted up to `SEARCH_TOTAL_BOUND` ("100+" beyond it); title hits are not
+   * messages and are not counted. A first page that holds every match needs no second query.
+   */
+  private async total(
+    mode: Mode,
+    plan: SearchPlan,
+    filter: SearchFilter,
+    found: number,
+    messageLimit: number,
+    paged: boolean,
+  ): Promise<BoundedCount> {
+    if (!paged && found <= messageLimit) return { count: found, exact: true };
+    const counted =
+      mode === 'substring' && outsideSubstringIndex(filter)
+        ? (await this.port.scan(this.db, plan.substringClauses, { ...filter, limit: SEARCH_TOTAL_BOUND + 1 })).length
+        : await this.port.count(this.db, mode, plan, filter, SEARCH_TOTAL_BOUND);
+    return { count: Math.min(counted, SEARCH_TOTAL_BOUND), exact: counted <= SEARCH_TOTAL_BOUND };
   }
 
   private run(
@@ -104,10 +147,15 @@ export class SearchService {
       ...titles.map((row) => row.sessionId),
       ...page.map((row) => row.sessionId),
     ]);
+    const tipTitles = await this.lineage.titlesOf(this.db, [...new Set(tips.values())]);
+    const tipOf = (sessionId: string, title: string | null) => {
+      const tipSessionId = tips.get(sessionId) ?? sessionId;
+      return { tipSessionId, tipSessionTitle: tipTitles.get(tipSessionId) ?? title };
+    };
     const items: SearchHit[] = [
       ...titles.map((row) => ({
         sessionId: row.sessionId,
-        tipSessionId: tips.get(row.sessionId) ?? row.sessionId,
+        ...tipOf(row.sessionId, row.title),
         sessionTitle: row.title,
         profile: row.profile,
         source: row.source,
@@ -120,7 +168,7 @@ export class SearchService {
       })),
       ...page.map((row) => ({
         sessionId: row.sessionId,
-        tipSessionId: tips.get(row.sessionId) ?? row.sessionId,
+        ...tipOf(row.sessionId, row.title),
         sessionTitle: row.title,
         profile: row.profile,
         source: row.source,

@@ -4,12 +4,14 @@ import type { SearchFilter, SearchPort, WordCursor } from './search.port.js';
 import { type SubstringClause, toFts5Match, toTrigramMatch, type WordClause } from './search-query.js';
 import {
   boundedScan,
+  countUpTo,
   matchesClauses,
   newestContaining,
   type SearchSqlRow,
   searchFilters,
   titleHits,
   toSearchRow,
+  VISIBLE_MESSAGE,
 } from './search-sql.js';
 
 /** How many extra top-ranked hits the word query reads so ties at the page edge order exactly. */
@@ -80,6 +82,49 @@ export class SqliteSearch implements SearchPort {
       order by t.rowid desc
       limit ${filter.limit}`.execute(db);
     return rows.map((row) => toSearchRow(row, terms));
+  }
+
+  async count(
+    db: Executor,
+    mode: 'word' | 'substring',
+    query: { clauses: readonly WordClause[]; substringClauses: readonly SubstringClause[] },
+    filter: SearchFilter,
+    bound: number,
+  ) {
+    if (filter.profiles?.length === 0) return 0;
+    if (mode === 'word') {
+      return countUpTo(
+        db,
+        sql`select 1 from messages_fts f join messages m on m.id = f.rowid join sessions s on s.id = m.session_id
+          where messages_fts match ${toFts5Match(query.clauses)} ${searchFilters(filter)}`,
+        bound,
+      );
+    }
+    // The same index choice as `substring`.
+    const clauses = query.substringClauses;
+    const plain = clauses.length === 1 && clauses[0].exclude.length === 0 ? clauses[0].include : undefined;
+    const long = plain?.filter((term) => Array.from(term).length >= 3) ?? [];
+    const short = plain?.filter((term) => Array.from(term).length < 3) ?? [];
+    const match = plain
+      ? long.length > 0
+        ? toTrigramMatch([{ include: long, exclude: [] }])
+        : null
+      : toTrigramMatch(clauses);
+    if (match === null) {
+      return countUpTo(
+        db,
+        sql`select 1 from messages m join sessions s on s.id = m.session_id
+          where m.substring_indexed = 1 and ${VISIBLE_MESSAGE} and ${matchesClauses(clauses, 'like')} ${searchFilters(filter)}`,
+        bound,
+      );
+    }
+    const shortFilter = short.length ? sql`and ${matchesClauses([{ include: short, exclude: [] }], 'like')}` : sql``;
+    return countUpTo(
+      db,
+      sql`select 1 from messages_trgm t join messages m on m.id = t.rowid join sessions s on s.id = m.session_id
+        where messages_trgm match ${match} ${shortFilter} ${searchFilters(filter)}`,
+      bound,
+    );
   }
 
   scan(db: Executor, clauses: readonly SubstringClause[], filter: SearchFilter, afterId?: number) {

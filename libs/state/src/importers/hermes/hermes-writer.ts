@@ -10,6 +10,8 @@ import { DomainError } from '../../shared/errors.js';
 import { titleMayReplace } from '../../shared/sanitize.js';
 import type { SqlDialect } from '../../shared/sql-dialect.js';
 import type { Tx } from '../../shared/unit-of-work.js';
+import { appendTriggerContribution, correctionFor, usageContributions } from '../../stats/usage-contributions.js';
+import { UsageRollupRepository } from '../../stats/usage-rollup.repository.js';
 import { SessionModelUsageRepository } from '../../usage/session-model-usage.repository.js';
 import { ImportLedgerRepository, type ImportSessionRow } from '../import-ledger.repository.js';
 import type { ReportDelta } from '../import-report.js';
@@ -75,6 +77,7 @@ export class HermesWriter {
   private readonly profiles = new ProfileRepository();
   private readonly ledger = new ImportLedgerRepository();
   private readonly usage = new SessionModelUsageRepository();
+  private readonly usageRollups = new UsageRollupRepository();
 
   constructor(
     dialect: SqlDialect,
@@ -210,6 +213,24 @@ export class HermesWriter {
       undefined,
       {},
       false,
+    );
+    // The overview counts imported history at its own times: the messages by theirs, the usage at the
+    // last one (docs/stats.md). The session's start is counted by the insert trigger.
+    await this.usageRollups.record(
+      tx.db,
+      usageContributions(
+        { id: session.id, profile: session.profile, source: s.source, model: s.model },
+        countedTimes(session.messages),
+        {
+          inputTokens: s.inputTokens,
+          outputTokens: s.outputTokens,
+          cacheReadTokens: s.cacheReadTokens,
+          cacheWriteTokens: s.cacheWriteTokens,
+          reasoningTokens: s.reasoningTokens,
+          estimatedCostUsd: s.estimatedCostUsd,
+        },
+        s.lastActivityAt,
+      ),
     );
     await this.usage.upsertMany(tx.db, session.usage);
     await this.saveLedger(tx, session, title, options);
@@ -367,6 +388,30 @@ export class HermesWriter {
       undefined,
       {},
     );
+    // That counter update bumped the revision, so the sessions trigger rolled it up at the last
+    // activity; put the new messages at their own times and the usage at the last of them instead.
+    const after = (await this.sessions.findById(tx.db, session.id))!;
+    const who = { id: session.id, profile: after.profile, source: after.source, model: after.model };
+    const lastActivityAt = Number(after.last_activity_at);
+    await this.usageRollups.record(
+      tx.db,
+      correctionFor(
+        usageContributions(
+          who,
+          countedTimes(fresh),
+          {
+            inputTokens: counterDelta.inputTokens,
+            outputTokens: counterDelta.outputTokens,
+            cacheReadTokens: counterDelta.cacheReadTokens,
+            cacheWriteTokens: counterDelta.cacheWriteTokens,
+            reasoningTokens: counterDelta.reasoningTokens,
+            estimatedCostUsd: counterDelta.estimatedCostUsd,
+          },
+          lastActivityAt,
+        ),
+        appendTriggerContribution({ ...who, lastActivityAt }, counterDelta),
+      ),
+    );
     await this.usage.upsertMany(tx.db, session.usage);
     await this.saveLedger(tx, session, title, options);
     delta.sessions.updated++;
@@ -511,4 +556,9 @@ export class HermesWriter {
       delta.conversations.push({ id: session.id, title });
     }
   }
+}
+
+/** The times of the messages a session counts (shown and not rewound): what the overview counts. */
+function countedTimes(messages: readonly MappedMessage[]) {
+  return messages.filter((m) => m.counted).map((m) => ({ timestamp: Number(m.row.timestamp) }));
 }
