@@ -4,8 +4,8 @@
  *
  *   BENCH_QUICK=1                 data sizes ÷ 10, output to the temp dir unless BENCH_OUT is set
  *   STATEHOUSE_BENCH_PG_URL=…     also PostgreSQL (or STATEHOUSE_TEST_PG_URL); scratch databases are dropped
- *   BENCH_ONLY=append,growth,list,search,lineage,deletion,api,pg   run a subset (`pg` = every PostgreSQL
- *                                 part; `pg-lineage`, `pg-api`, … one of them)
+ *   BENCH_ONLY=append,growth,list,search,lineage,deletion,api,stats,pg   run a subset (`pg` = every
+ *                                 PostgreSQL part; `pg-lineage`, `pg-api`, `pg-stats`, … one of them)
  *   BENCH_OUT=path                where the Markdown goes
  */
 import { writeFileSync } from 'node:fs';
@@ -32,13 +32,14 @@ import {
 import { lineagePg, lineageSqlite } from './lineage.bench.js';
 import { sessionsList } from './list.bench.js';
 import { searchPg, searchSqlite } from './search.bench.js';
+import { statsOverview, statsPgTarget, statsSqliteTarget } from './stats.bench.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const config = loadConfig();
 const only = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((s) => s.trim())) : undefined;
 const enabled = (name: string) => !only || only.has(name);
 /** PostgreSQL parts: `pg` selects them all, `pg-<part>` one of them. */
-const PG_PARTS = ['append', 'list', 'search', 'lineage', 'deletion', 'api'];
+const PG_PARTS = ['append', 'list', 'search', 'lineage', 'deletion', 'api', 'stats'];
 const enabledPg = (part: string) => !only || only.has('pg') || only.has(`pg-${part}`);
 const out = process.env.BENCH_OUT
   ? resolve(process.env.BENCH_OUT)
@@ -81,6 +82,7 @@ async function main(): Promise<void> {
   if (enabled('lineage')) await lineageSqlite(report, config);
   if (enabled('deletion')) await deletionSqlite(report, config);
   if (enabled('api')) await apiSqlite(report, config, root);
+  if (enabled('stats')) await statsOverview(report, config, statsSqliteTarget);
   if (PG_PARTS.some(enabledPg) && pgReachable) {
     if (enabledPg('append')) await appendThroughputPg(report, config, openPg('append'));
     if (enabledPg('list')) {
@@ -98,6 +100,13 @@ async function main(): Promise<void> {
     if (enabledPg('lineage')) await lineagePg(report, config, openPg('lineage'));
     if (enabledPg('deletion')) await deletionPg(report, config, openPg('deletion'));
     if (enabledPg('api')) await apiPg(report, config, root, config.pgUrl!);
+    if (enabledPg('stats')) {
+      await statsOverview(
+        report,
+        { ...config, stats: { ...config.stats, messages: config.pg.statsMessages } },
+        statsPgTarget(config.pgUrl!),
+      );
+    }
   } else if (PG_PARTS.some(enabledPg)) {
     report.note(
       config.pgUrl
@@ -129,8 +138,9 @@ npm run bench                                   # SQLite; writes docs/benchmarks
 STATEHOUSE_BENCH_PG_URL=postgres://postgres@127.0.0.1:5432/test npm run bench   # + PostgreSQL
 BENCH_QUICK=1 npm run bench                     # sizes ÷ 10; writes to the temp dir (BENCH_OUT=path to choose)
 BENCH_ONLY=lineage,deletion,api npm run bench   # a subset (also writes to the temp dir); parts: append, growth,
-                                                # list, search, lineage, deletion, api; pg = every PostgreSQL part,
-                                                # pg-append, pg-list, pg-search, pg-lineage, pg-deletion, pg-api one
+                                                # list, search, lineage, deletion, api, stats; pg = every PostgreSQL
+                                                # part, pg-append, pg-list, pg-search, pg-lineage, pg-deletion,
+                                                # pg-api, pg-stats one
 \`\`\`
 
 Databases are temp files (SQLite) and scratch databases (PostgreSQL), removed at the end. Data comes
@@ -174,7 +184,8 @@ function addNotes(report: Report): void {
       `${fmtCount(config.lineage.chainDepth)} deep; single delete of ${fmtCount(config.deletion.deleteMessages)} ` +
       `messages, bulk delete of ${fmtCount(config.deletion.bulkSessions)} sessions; receipt replay of ` +
       `${fmtCount(config.deletion.receipts)} receipts; API load rounds of ${config.api.roundSeconds} s with ` +
-      `${config.api.connections} connections.`,
+      `${config.api.connections} connections; usage overview at ${fmtCount(config.stats.messages)} messages ` +
+      `(${fmtCount(config.pg.statsMessages)} on PostgreSQL).`,
   );
 }
 

@@ -53,7 +53,15 @@ export interface BenchConfig {
     receipts: number;
     replayRounds: number;
   };
+  stats: {
+    /** Messages written through the store before the overview queries are timed (figure 11). */
+    messages: number;
+    messagesPerSession: number;
+    iterations: number;
+  };
   pg: {
+    /** Messages for the PostgreSQL overview figure (12). */
+    statsMessages: number;
     growthCheckpoints: number[];
     listCheckpoints: number[];
     search: { sessions: number; messagesPerSession: number };
@@ -114,7 +122,9 @@ export function loadConfig(env = process.env): BenchConfig {
       receipts: size(100_000),
       replayRounds: quick ? 2 : 3,
     },
+    stats: { messages: size(1_000_000), messagesPerSession: 50, iterations: quick ? 30 : 100 },
     pg: {
+      statsMessages: size(200_000),
       growthCheckpoints: [size(10_000), size(100_000), size(200_000)],
       listCheckpoints: [size(10_000), size(100_000)],
       search: { sessions: size(2000), messagesPerSession: 100 },

@@ -28,6 +28,7 @@ import { RoutesController } from './routes/routes.controller.js';
 import { SearchController } from './search/search.controller.js';
 import { SearchIndexController } from './search/search-index.controller.js';
 import { SessionsController } from './sessions/sessions.controller.js';
+import { StatsController } from './stats/stats.controller.js';
 import { TurnsController } from './turns/turns.controller.js';
 
 export interface AppDependencies {
@@ -61,6 +62,7 @@ export class AppModule {
         RetentionController,
         RoutesController,
         HandoffController,
+        StatsController,
       ],
       providers: [
         { provide: STATE_STORE, useValue: dependencies.store },

@@ -50,9 +50,9 @@ if (config.seedDemo && (store.created || explicitSeed)) {
     { status: 'all', archived: 'include', includeChildren: true, includeHidden: true, limit: 1, order: 'recent' },
   );
   if (existing.items.length === 0) {
-    const seeded = await seedDemoData(store);
+    const seeded = await seedDemoData(config.databaseUrl);
     logger.log(
-      `seeded demo data: ${seeded.sessions} sessions, ${seeded.messages} messages (STATEHOUSE_SEED_DEMO=false to skip)`,
+      `seeded demo data: ${seeded.sessions} sessions, ${seeded.messages} messages, ${seeded.deletions} deletions over the last two weeks (STATEHOUSE_SEED_DEMO=false to skip)`,
     );
   }
 }

@@ -64,8 +64,35 @@ export const UserSchema = z.object({
   role: RoleSchema,
   profiles: ProfileSetSchema,
   createdAt: IsoDateSchema,
+  disabled: z.boolean().describe('a disabled user cannot sign in; disabling ends their dashboard sessions'),
+  disabledAt: IsoDateSchema.nullable(),
+  lastLoginAt: IsoDateSchema.nullable(),
+  activeSessions: z.number().int().describe('dashboard sessions signed in now'),
 });
 export type User = z.infer<typeof UserSchema>;
+
+/** Admin changes to a user; the last active admin can be neither disabled nor demoted (409). */
+export const UpdateUserRequestSchema = z
+  .object({
+    role: RoleSchema.optional(),
+    profiles: ProfileSetSchema.optional(),
+    disabled: z.boolean().optional(),
+  })
+  .strict()
+  .refine((body) => Object.keys(body).length > 0, { message: 'nothing to update' });
+export type UpdateUserRequest = z.infer<typeof UpdateUserRequestSchema>;
+
+/** One signed-in dashboard session of the caller (never its secret). */
+export const DashboardSessionSchema = z.object({
+  id: z.string().describe('public id (not the cookie secret)'),
+  createdAt: IsoDateSchema.describe('when it signed in'),
+  lastSeenAt: IsoDateSchema.nullable().describe('last request (updated at most once a minute)'),
+  expiresAt: IsoDateSchema,
+  userAgent: z.string().nullable(),
+  address: z.string().nullable().describe('client address seen at sign-in'),
+  current: z.boolean().describe('the session making this request'),
+});
+export type DashboardSession = z.infer<typeof DashboardSessionSchema>;
 
 export const ChangePasswordRequestSchema = z
   .object({ currentPassword: z.string().min(1).max(1024), newPassword: z.string().min(8).max(1024) })

@@ -10,6 +10,26 @@ export const ProfileNameSchema = z.string().regex(PROFILE_PATTERN, 'must match [
 
 export const IsoDateSchema = z.string().describe('ISO-8601 timestamp (UTC)');
 
+/**
+ * A point in time in a query string: an ISO-8601 date (`2026-11-30`, midnight UTC) or date-time
+ * with a zone (`2026-11-30T08:00:00Z`, `…+01:00`). Kept as the string given; servers convert it.
+ */
+export const QueryInstantSchema = z
+  .union([z.iso.date(), z.iso.datetime({ offset: true })], {
+    error: 'must be an ISO-8601 date (2026-11-30) or date-time with a zone (2026-11-30T08:00:00Z)',
+  })
+  .describe('ISO-8601 date (midnight UTC) or date-time with a zone');
+
+/** Epoch milliseconds of a valid `QueryInstantSchema` value. */
+export const instantMs = (value: string): number => Date.parse(value.length === 10 ? `${value}T00:00:00Z` : value);
+
+/** A count that stops at a bound: `{count: 1000, exact: false}` reads "1,000+". */
+export const BoundedCountSchema = z.object({
+  count: z.number().int().describe('the number of matches, or the bound when there are more'),
+  exact: z.boolean().describe('false when there are more than `count` (show "count+")'),
+});
+export type BoundedCount = z.infer<typeof BoundedCountSchema>;
+
 /** JSON objects stored as given (origin, modelConfig). Bounded by the body limit. */
 export const JsonObjectSchema = z.record(z.string(), z.unknown());
 

@@ -5,7 +5,10 @@ import {
   MessageInputSchema,
   PROBLEM_CODES,
   PROBLEM_STATUS,
+  SearchQuerySchema,
   UpdateSessionRequestSchema,
+  UpdateUserRequestSchema,
+  UsageQuerySchema,
 } from './index.js';
 
 describe('contracts', () => {
@@ -61,5 +64,32 @@ describe('contracts', () => {
 
   it('maps every problem code to an HTTP status', () => {
     for (const code of PROBLEM_CODES) expect(PROBLEM_STATUS[code]).toBeGreaterThanOrEqual(400);
+  });
+
+  it('reads stats queries with defaults and refuses inverted, oversized and malformed ranges', () => {
+    expect(UsageQuerySchema.parse({})).toMatchObject({ bucket: 'day', groupBy: 'source' });
+    expect(UsageQuerySchema.safeParse({ from: '2026-11-01', to: '2026-11-30T12:00:00Z' }).success).toBe(true);
+    expect(UsageQuerySchema.safeParse({ from: '2026-11-02', to: '2026-11-01' }).success).toBe(false);
+    expect(UsageQuerySchema.safeParse({ from: '2026-11-01', to: '2026-11-01' }).success).toBe(false);
+    expect(UsageQuerySchema.safeParse({ from: '2020-01-01', to: '2026-01-01' }).success).toBe(false);
+    expect(UsageQuerySchema.safeParse({ bucket: 'hour', from: '2026-01-01', to: '2026-03-01' }).success).toBe(false);
+    expect(UsageQuerySchema.safeParse({ bucket: 'week' }).success).toBe(false);
+    expect(UsageQuerySchema.safeParse({ from: 'yesterday' }).success).toBe(false);
+    expect(UsageQuerySchema.safeParse({ from: '2026-02-30' }).success).toBe(false);
+    expect(UsageQuerySchema.safeParse({ groupBy: 'user' }).success).toBe(false);
+  });
+
+  it('reads list date ranges and refuses an inverted one', () => {
+    expect(ListSessionsQuerySchema.safeParse({ startedFrom: '2026-11-01', startedTo: '2026-11-02' }).success).toBe(
+      true,
+    );
+    expect(ListSessionsQuerySchema.safeParse({ activeFrom: '2026-11-02', activeTo: '2026-11-01' }).success).toBe(false);
+    expect(SearchQuerySchema.safeParse({ q: 'x', from: 'not a date' }).success).toBe(false);
+  });
+
+  it('refuses an empty user update and unknown fields', () => {
+    expect(UpdateUserRequestSchema.safeParse({}).success).toBe(false);
+    expect(UpdateUserRequestSchema.safeParse({ password: 'x' }).success).toBe(false);
+    expect(UpdateUserRequestSchema.safeParse({ disabled: true }).success).toBe(true);
   });
 });

@@ -11,4 +11,5 @@ export * from './receipt.schema.js';
 export * from './route.schema.js';
 export * from './search.schema.js';
 export * from './session.schema.js';
+export * from './stats.schema.js';
 export * from './turn.schema.js';

@@ -1,9 +1,17 @@
 import { z } from 'zod';
-import { CursorSchema, IsoDateSchema, ProfileNameSchema } from './common.schema.js';
+import {
+  BoundedCountSchema,
+  CursorSchema,
+  IsoDateSchema,
+  ProfileNameSchema,
+  QueryInstantSchema,
+} from './common.schema.js';
 import { MessageRoleSchema } from './message.schema.js';
 import { SourceSchema } from './session.schema.js';
 
 export const SEARCH_QUERY_MAX = 2048;
+/** A search's total is counted up to this bound ("100+" beyond it). */
+export const SEARCH_TOTAL_BOUND = 100;
 export const SEARCH_MODES = ['auto', 'word', 'substring'] as const;
 
 export const SearchQuerySchema = z.object({
@@ -17,13 +25,16 @@ export const SearchQuerySchema = z.object({
     .describe('auto: substring index for CJK text or when words find nothing, word index otherwise'),
   limit: z.coerce.number().int().min(1).max(100).default(20),
   cursor: CursorSchema.optional(),
+  from: QueryInstantSchema.optional().describe('messages at or after this instant'),
+  to: QueryInstantSchema.optional().describe('messages before this instant (after `from`)'),
 });
 export type SearchQuery = z.infer<typeof SearchQuerySchema>;
 
 export const SearchHitSchema = z.object({
   sessionId: z.string(),
-  tipSessionId: z.string(),
+  tipSessionId: z.string().describe('the conversation the hit belongs to (its compression tip): group hits by it'),
   sessionTitle: z.string().nullable(),
+  tipSessionTitle: z.string().nullable().describe("the conversation's title (its tip's)"),
   profile: z.string(),
   source: z.string(),
   messageId: z.number().int(),
@@ -39,6 +50,7 @@ export const SearchResponseSchema = z.object({
   nextCursor: z.string().nullable(),
   mode: z.enum(['word', 'substring']),
   degraded: z.boolean(),
+  total: BoundedCountSchema.describe(`matching messages, counted up to ${SEARCH_TOTAL_BOUND}`),
 });
 export type SearchResponse = z.infer<typeof SearchResponseSchema>;
 

@@ -1,13 +1,15 @@
 import { z } from 'zod';
 import {
+  BoundedCountSchema,
   CursorSchema,
   IdSchema,
   IsoDateSchema,
+  instantMs,
   JsonObjectSchema,
   LimitSchema,
   ProfileNameSchema,
-  pageOf,
   QueryBooleanSchema,
+  QueryInstantSchema,
 } from './common.schema.js';
 import { LineageKindSchema } from './lineage.schema.js';
 import { MessageInputSchema } from './message.schema.js';
@@ -123,19 +125,56 @@ export const SESSION_STATUSES = ['open', 'ended', 'all'] as const;
 export const ARCHIVED_FILTERS = ['exclude', 'only', 'include'] as const;
 export const SESSION_ORDERS = ['recent', 'started'] as const;
 
-export const ListSessionsQuerySchema = z.object({
-  profile: ProfileNameSchema.optional(),
-  source: SourceSchema.optional(),
-  status: z.enum(SESSION_STATUSES).default('all'),
-  archived: z.enum(ARCHIVED_FILTERS).default('exclude'),
-  q: z.string().max(200).optional(),
-  includeChildren: QueryBooleanSchema.default(false).describe('include delegate (sub-agent) sessions'),
-  includeHidden: QueryBooleanSchema.default(false).describe('include sessions flagged hidden'),
-  limit: LimitSchema,
-  cursor: CursorSchema.optional(),
-  order: z.enum(SESSION_ORDERS).default('recent'),
-});
+/** A list's total is counted up to this bound ("1,000+" beyond it). */
+export const SESSION_LIST_TOTAL_BOUND = 1000;
+
+const timeRange = (from: string | undefined, to: string | undefined) =>
+  from === undefined || to === undefined || instantMs(from) < instantMs(to);
+
+export const ListSessionsQuerySchema = z
+  .object({
+    profile: ProfileNameSchema.optional(),
+    source: SourceSchema.optional(),
+    status: z.enum(SESSION_STATUSES).default('all'),
+    archived: z.enum(ARCHIVED_FILTERS).default('exclude'),
+    q: z.string().max(200).optional(),
+    model: z.string().min(1).max(256).optional().describe('exact model name (see GET /v1/sessions/facets)'),
+    userId: z.string().min(1).max(256).optional().describe('exact platform user id'),
+    startedFrom: QueryInstantSchema.optional().describe('the row started at or after this instant'),
+    startedTo: QueryInstantSchema.optional().describe('the row started before this instant'),
+    activeFrom: QueryInstantSchema.optional().describe('last activity at or after this instant'),
+    activeTo: QueryInstantSchema.optional().describe('last activity before this instant'),
+    includeChildren: QueryBooleanSchema.default(false).describe('include delegate (sub-agent) sessions'),
+    includeHidden: QueryBooleanSchema.default(false).describe('include sessions flagged hidden'),
+    limit: LimitSchema,
+    cursor: CursorSchema.optional().describe('a `nextCursor` or `prevCursor` of an earlier page'),
+    order: z
+      .enum(SESSION_ORDERS)
+      .default('recent')
+      .describe('recent: by last activity; started: by start (both newest first, both keyset-indexed)'),
+  })
+  .refine((query) => timeRange(query.startedFrom, query.startedTo), {
+    message: '`startedTo` must be after `startedFrom`',
+    path: ['startedTo'],
+  })
+  .refine((query) => timeRange(query.activeFrom, query.activeTo), {
+    message: '`activeTo` must be after `activeFrom`',
+    path: ['activeTo'],
+  });
 export type ListSessionsQuery = z.infer<typeof ListSessionsQuerySchema>;
+
+/** Token and cost counters of a whole conversation: every segment of its compression chain. */
+export const ConversationUsageSchema = z.object({
+  segments: z.number().int().describe('sessions in the compression chain (1 when never compressed)'),
+  inputTokens: z.number().int(),
+  outputTokens: z.number().int(),
+  cacheReadTokens: z.number().int(),
+  cacheWriteTokens: z.number().int(),
+  reasoningTokens: z.number().int(),
+  totalTokens: z.number().int().describe('inputTokens + outputTokens'),
+  estimatedCostUsd: z.number(),
+});
+export type ConversationUsage = z.infer<typeof ConversationUsageSchema>;
 
 /** One row per logical conversation: a compression chain is shown as its tip (SPEC §3). */
 export const SessionListItemSchema = SessionSchema.extend({
@@ -143,9 +182,34 @@ export const SessionListItemSchema = SessionSchema.extend({
   conversationStartedAt: IsoDateSchema.describe("the chain root's start"),
   preview: z.string().nullable().describe('first visible user message of the conversation'),
   lastActiveAt: IsoDateSchema,
+  durationMs: z
+    .number()
+    .int()
+    .describe('from the conversation start to its end (or, while open, to its last activity)'),
+  conversationUsage: ConversationUsageSchema,
 });
 export type SessionListItem = z.infer<typeof SessionListItemSchema>;
-export const SessionListResponseSchema = pageOf(SessionListItemSchema);
+export const SessionListResponseSchema = z.object({
+  items: z.array(SessionListItemSchema),
+  nextCursor: z.string().nullable().describe('the next (older) page; null on the last page'),
+  prevCursor: z.string().nullable().describe('the previous (newer) page; null on the first page'),
+  total: BoundedCountSchema.describe(`rows matching the filters, counted up to ${SESSION_LIST_TOTAL_BOUND}`),
+});
 export type SessionListResponse = z.infer<typeof SessionListResponseSchema>;
+
+/** Known values for the list's choice filters (from the usage rollups: every surface and model seen). */
+export const SESSION_FACET_LIMIT = 100;
+export const SessionFacetsQuerySchema = z.object({ profile: ProfileNameSchema.optional() });
+export type SessionFacetsQuery = z.infer<typeof SessionFacetsQuerySchema>;
+export const FacetValueSchema = z.object({
+  value: z.string().nullable().describe('null: sessions without a recorded model'),
+  sessions: z.number().int().describe('sessions started with this value'),
+});
+export const SessionFacetsSchema = z.object({
+  sources: z.array(FacetValueSchema).describe(`most used first, at most ${SESSION_FACET_LIMIT}`),
+  models: z.array(FacetValueSchema).describe(`most used first, at most ${SESSION_FACET_LIMIT}`),
+  truncated: z.boolean().describe('more values exist than were returned'),
+});
+export type SessionFacets = z.infer<typeof SessionFacetsSchema>;
 
 export const SessionIdParamSchema = IdSchema;

@@ -27,6 +27,7 @@ import { type IdGenerator, UlidGenerator } from './shared/ids.js';
 import { consoleLogger, type Logger } from './shared/logger.js';
 import { sqlDialect } from './shared/sql-dialect.js';
 import { UnitOfWork } from './shared/unit-of-work.js';
+import { StatsService } from './stats/stats.service.js';
 import { TurnService } from './turns/turn.service.js';
 
 export interface StoreOptions extends ConnectOptions {
@@ -63,6 +64,8 @@ export interface StateStore {
   readonly deletion: DeletionService;
   readonly receipts: ReceiptService;
   readonly retention: RetentionService;
+  /** Usage and deletion figures for the overview (rollups kept in the write transactions). */
+  readonly stats: StatsService;
   /** In-process observers (plugins): `hooks.onSessionDeleted(fn)`. */
   readonly hooks: HookRegistry;
   /** Rows other modules keep per session join deletions here (routes). */
@@ -93,7 +96,7 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
   const deletionEngine = new DeletionEngine(dialect, clock, ids, hooks, () => receipts.notifyCommitted());
   const deletion = new DeletionService(db, uow, clock, deletionEngine, sqlDialectPort);
   const lineage = new LineageService(db, uow, clock, ids, sqlDialectPort);
-  const auth = new AuthService(db, uow, clock, ids);
+  const auth = new AuthService(db, uow, clock, ids, sqlDialectPort);
   const searchIndex = new SearchIndexService(
     db,
     uow,
@@ -128,6 +131,7 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
     deletion,
     receipts,
     retention: new RetentionService(db, uow, clock, deletion, logger),
+    stats: new StatsService(db, clock, sqlDialectPort),
     async ping() {
       await sql`select 1`.execute(db);
     },

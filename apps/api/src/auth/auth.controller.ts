@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiCookieAuth,
@@ -10,6 +10,8 @@ import {
 import {
   type ChangePasswordRequest,
   ChangePasswordRequestSchema,
+  DashboardSessionSchema,
+  IdSchema,
   type LoginRequest,
   LoginRequestSchema,
   PrincipalSchema,
@@ -42,7 +44,12 @@ export class AuthController {
     @Req() request: StatehouseRequest,
     @Res({ passthrough: true }) response: Response,
   ): Promise<void> {
-    const result = await this.store.auth.login(body.username, body.password, request.ip ?? 'unknown');
+    const result = await this.store.auth.login(
+      body.username,
+      body.password,
+      request.ip ?? 'unknown',
+      request.header('user-agent'),
+    );
     response.cookie(SESSION_COOKIE_NAME, result.sessionSecret, {
       httpOnly: true,
       sameSite: 'strict',
@@ -73,6 +80,31 @@ export class AuthController {
     @Body({ schema: ChangePasswordRequestSchema }) body: ChangePasswordRequest,
   ) {
     return this.store.auth.changePassword(ctx, body.currentPassword, body.newPassword);
+  }
+
+  @Get('sessions')
+  @ApiCookieAuth()
+  @ApiOperation({
+    summary: 'Your signed-in dashboard sessions, newest first; the one making this request is marked current',
+  })
+  @ApiOkResponse({ standardSchema: DashboardSessionSchema.array() })
+  sessions(@Ctx() ctx: OperationContext, @Req() request: StatehouseRequest) {
+    return this.store.auth.listDashboardSessions(ctx, readCookie(request, SESSION_COOKIE_NAME));
+  }
+
+  @Delete('sessions/:id')
+  @HttpCode(204)
+  @ApiCookieAuth()
+  @ApiOperation({ summary: 'Sign out one of your dashboard sessions (ending the current one also clears its cookie)' })
+  @ApiNoContentResponse()
+  async endSession(
+    @Ctx() ctx: OperationContext,
+    @Param('id', { schema: IdSchema }) id: string,
+    @Req() request: StatehouseRequest,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<void> {
+    const ended = await this.store.auth.endDashboardSession(ctx, id, readCookie(request, SESSION_COOKIE_NAME));
+    if (ended.current) response.clearCookie(SESSION_COOKIE_NAME, { httpOnly: true, sameSite: 'strict', path: '/' });
   }
 
   @Get('me')

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Inject, Post } from '@nestjs/common';
+import { Body, Controller, Get, Inject, Param, Patch, Post } from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiCookieAuth,
@@ -7,7 +7,14 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
-import { type CreateUserRequest, CreateUserRequestSchema, UserSchema } from '@statehouse/contracts';
+import {
+  type CreateUserRequest,
+  CreateUserRequestSchema,
+  IdSchema,
+  type UpdateUserRequest,
+  UpdateUserRequestSchema,
+  UserSchema,
+} from '@statehouse/contracts';
 import type { OperationContext, StateStore } from '@statehouse/state';
 import { Mutation } from '../common/api-headers.decorator.js';
 import { Ctx } from '../common/context.decorator.js';
@@ -29,9 +36,24 @@ export class UsersController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'List dashboard users (admin)' })
+  @ApiOperation({ summary: 'List dashboard users (admin): role, profiles, disabled, last sign-in, sessions signed in' })
   @ApiOkResponse({ standardSchema: UserSchema.array() })
   list(@Ctx() ctx: OperationContext) {
     return this.store.auth.listUsers(ctx);
+  }
+
+  @Patch(':id')
+  @Mutation()
+  @ApiOperation({
+    summary:
+      'Change a user’s role, profiles or disabled state (admin); disabling ends their dashboard sessions; the last active admin cannot be disabled or demoted (409)',
+  })
+  @ApiOkResponse({ standardSchema: UserSchema })
+  update(
+    @Ctx() ctx: OperationContext,
+    @Param('id', { schema: IdSchema }) id: string,
+    @Body({ schema: UpdateUserRequestSchema }) body: UpdateUserRequest,
+  ) {
+    return this.store.auth.updateUser(ctx, id, body);
   }
 }

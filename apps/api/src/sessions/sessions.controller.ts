@@ -46,6 +46,9 @@ import {
   type RewindRequest,
   RewindRequestSchema,
   RewindResponseSchema,
+  type SessionFacetsQuery,
+  SessionFacetsQuerySchema,
+  SessionFacetsSchema,
   SessionListResponseSchema,
   SessionSchema,
   type UpdateSessionRequest,
@@ -76,10 +79,20 @@ export class SessionsController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'List conversations: one row per logical conversation, compression chains at their tip' })
+  @ApiOperation({
+    summary:
+      'List conversations: one row per logical conversation, compression chains at their tip, with usage and duration; pages both ways, bounded total',
+  })
   @ApiOkResponse({ standardSchema: SessionListResponseSchema })
   list(@Ctx() ctx: OperationContext, @Query({ schema: ListSessionsQuerySchema }) query: ListSessionsQuery) {
     return this.store.sessions.list(ctx, query);
+  }
+
+  @Get('facets')
+  @ApiOperation({ summary: 'Known sources and models (most used first, bounded) for the list filters' })
+  @ApiOkResponse({ standardSchema: SessionFacetsSchema })
+  facets(@Ctx() ctx: OperationContext, @Query({ schema: SessionFacetsQuerySchema }) query: SessionFacetsQuery) {
+    return this.store.stats.facets(ctx, query);
   }
 
   @Post('bulk-delete')

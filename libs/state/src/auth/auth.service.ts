@@ -4,10 +4,12 @@ import {
   type CreatedToken,
   type CreateTokenRequest,
   type CreateUserRequest,
+  type DashboardSession,
   type Principal,
   type ProfileSet,
   ProfileSetSchema,
   type Role,
+  type UpdateUserRequest,
   type User,
 } from '@statehouse/contracts';
 import type { Db } from '../db/database.js';
@@ -22,11 +24,11 @@ import {
   UnauthenticatedError,
 } from '../shared/errors.js';
 import { type IdGenerator, randomSecret } from '../shared/ids.js';
-import { isUniqueViolation } from '../shared/sql-dialect.js';
+import { isUniqueViolation, type SqlDialect } from '../shared/sql-dialect.js';
 import { toDomainError } from '../shared/store-errors.js';
 import type { UnitOfWork } from '../shared/unit-of-work.js';
 import { ApiTokenRepository, type ApiTokenRow } from './api-token.repository.js';
-import { AuthSessionRepository } from './auth-session.repository.js';
+import { AuthSessionRepository, type AuthSessionRow } from './auth-session.repository.js';
 import { LoginFailureRepository } from './login-failure.repository.js';
 import { DUMMY_HASH_PROMISE, hashPassword, verifyPassword } from './password.js';
 import { UserRepository, type UserRow } from './user.repository.js';
@@ -65,6 +67,7 @@ export class AuthService {
     private readonly uow: UnitOfWork,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
+    private readonly dialect: SqlDialect,
   ) {}
 
   // ---- API tokens -------------------------------------------------------------------------
@@ -151,6 +154,8 @@ export class AuthService {
         role: request.role,
         profiles: JSON.stringify(request.profiles),
         created_at: this.clock.now(),
+        disabled_at: null,
+        last_login_at: null,
       };
       try {
         await this.users.insert(tx.db, row);
@@ -158,13 +163,71 @@ export class AuthService {
         if (isUniqueViolation(error)) throw new ConflictError(`user ${request.username} already exists`);
         throw error;
       }
-      return toUser(row);
+      return toUser(row, 0);
     });
   }
 
   async listUsers(ctx: OperationContext): Promise<User[]> {
     assertAdmin(ctx.principal);
-    return (await this.guard(() => this.users.list(this.db))).map(toUser);
+    const [rows, live] = await this.guard(() =>
+      Promise.all([this.users.list(this.db), this.authSessions.countLiveByUser(this.db, this.clock.now())]),
+    );
+    return rows.map((row) => toUser(row, live.get(row.id) ?? 0));
+  }
+
+  /**
+   * Role, profile set and disabled state (admin). Disabling ends the user's dashboard sessions in
+   * the same transaction; the last active admin can be neither disabled nor demoted (409).
+   */
+  async updateUser(ctx: OperationContext, id: string, request: UpdateUserRequest): Promise<User> {
+    assertAdmin(ctx.principal);
+    return this.uow.run(ctx, async (tx) => {
+      const activeAdmins = await this.users.lockActiveAdmins(tx.db, this.dialect);
+      const user = await this.users.findById(tx.db, id);
+      if (!user) throw new NotFoundError('user');
+      const now = this.clock.now();
+      const disabling = request.disabled === true && user.disabled_at === null;
+      const demoting = request.role === 'member' && user.role === 'admin';
+      if ((disabling || demoting) && activeAdmins.length === 1 && activeAdmins[0] === id) {
+        throw new ConflictError(
+          `${user.username} is the last active admin: make another user admin first, then ${disabling ? 'disable' : 'demote'} this one`,
+        );
+      }
+      const patch: { role?: string; profiles?: string; disabled_at?: number | null } = {};
+      if (request.role !== undefined) patch.role = request.role;
+      if (request.profiles !== undefined) patch.profiles = JSON.stringify(request.profiles);
+      if (request.disabled !== undefined) patch.disabled_at = request.disabled ? (user.disabled_at ?? now) : null;
+      await this.users.update(tx.db, id, patch);
+      if (request.disabled === true) await this.authSessions.deleteAllForUser(tx.db, id);
+      tx.afterCommit(() => this.forgetPrincipals());
+      const updated = (await this.users.findById(tx.db, id))!;
+      const live = await this.authSessions.listLiveForUser(tx.db, id, now);
+      return toUser(updated, live.length);
+    });
+  }
+
+  /** The caller's signed-in dashboard sessions, newest first, the one making this request marked. */
+  async listDashboardSessions(ctx: OperationContext, currentSecret: string | undefined): Promise<DashboardSession[]> {
+    const userId = dashboardUserOf(ctx);
+    const rows = await this.guard(() => this.authSessions.listLiveForUser(this.db, userId, this.clock.now()));
+    const currentHash = currentSecret === undefined ? undefined : sha256(currentSecret);
+    return rows.map((row) => toDashboardSession(row, row.id_hash === currentHash));
+  }
+
+  /** Ends one of the caller's dashboard sessions; says whether it was the one making this request. */
+  async endDashboardSession(
+    ctx: OperationContext,
+    publicId: string,
+    currentSecret: string | undefined,
+  ): Promise<{ current: boolean }> {
+    const userId = dashboardUserOf(ctx);
+    return this.uow.run(ctx, async (tx) => {
+      const current =
+        currentSecret === undefined ? undefined : await this.authSessions.findLive(tx.db, sha256(currentSecret), 0);
+      if (!(await this.authSessions.deleteForUser(tx.db, userId, publicId)))
+        throw new NotFoundError('dashboard session');
+      return { current: current?.public_id === publicId };
+    });
   }
 
   /**
@@ -185,6 +248,8 @@ export class AuthService {
         role: 'admin',
         profiles: JSON.stringify('*'),
         created_at: this.clock.now(),
+        disabled_at: null,
+        last_login_at: null,
       });
     } catch (error) {
       // Another replica created it first.
@@ -205,8 +270,11 @@ export class AuthService {
     await this.uow.run(ctx, async (tx) => this.users.setPasswordHash(tx.db, user.id, passwordHash));
   }
 
-  /** Rate-limited per username and per client address; failures are counted in the store. */
-  async login(username: string, password: string, clientAddress: string): Promise<LoginResult> {
+  /**
+   * Rate-limited per username and per client address; failures are counted in the store. A
+   * disabled user with the right password is told so (and nobody else is).
+   */
+  async login(username: string, password: string, clientAddress: string, userAgent?: string): Promise<LoginResult> {
     const now = this.clock.now();
     const since = now - LOGIN_WINDOW_MS;
     const userSubject = `user:${username.toLowerCase()}`;
@@ -237,6 +305,7 @@ export class AuthService {
       });
       throw new UnauthenticatedError('wrong username or password');
     }
+    if (user.disabled_at !== null) throw new UnauthenticatedError('this account is disabled; ask an admin');
     const secret = randomSecret(32);
     const expiresAt = now + DASHBOARD_SESSION_TTL_MS;
     await this.guard(async () => {
@@ -247,16 +316,27 @@ export class AuthService {
         user_id: user.id,
         created_at: now,
         expires_at: expiresAt,
+        public_id: randomSecret(12),
+        last_seen_at: now,
+        user_agent: userAgent ? userAgent.slice(0, 512) : null,
+        client_address: clientAddress.slice(0, 128),
       });
+      await this.users.setLastLogin(this.db, user.id, now);
     });
     return { sessionSecret: secret, expiresAt, principal: userPrincipal(user) };
   }
 
   async authenticateSession(secret: string): Promise<Principal> {
-    const session = await this.guard(() => this.authSessions.findLive(this.db, sha256(secret), this.clock.now()));
+    const now = this.clock.now();
+    const session = await this.guard(() => this.authSessions.findLive(this.db, sha256(secret), now));
     if (!session) throw new UnauthenticatedError('the dashboard session expired or was ended');
     const user = await this.guard(() => this.users.findById(this.db, session.user_id));
-    if (!user) throw new UnauthenticatedError('the dashboard session expired or was ended');
+    if (!user || user.disabled_at !== null)
+      throw new UnauthenticatedError('the dashboard session expired or was ended');
+    if (session.last_seen_at === null || now - Number(session.last_seen_at) > TOUCH_INTERVAL_MS) {
+      // Best effort and throttled, like token use: "last seen" on the account page.
+      await this.authSessions.touch(this.db, session.id_hash, now).catch(() => undefined);
+    }
     return userPrincipal(user);
   }
 
@@ -298,12 +378,34 @@ function toApiToken(row: ApiTokenRow): ApiToken {
   };
 }
 
-function toUser(row: UserRow): User {
+function toUser(row: UserRow, activeSessions: number): User {
   return {
     id: row.id,
     username: row.username,
     role: row.role as Role,
     profiles: parseProfiles(row.profiles),
     createdAt: toIso(Number(row.created_at)),
+    disabled: row.disabled_at !== null,
+    disabledAt: toIsoOrNull(row.disabled_at === null ? null : Number(row.disabled_at)),
+    lastLoginAt: toIsoOrNull(row.last_login_at === null ? null : Number(row.last_login_at)),
+    activeSessions,
   };
+}
+
+function toDashboardSession(row: AuthSessionRow, current: boolean): DashboardSession {
+  return {
+    id: row.public_id,
+    createdAt: toIso(Number(row.created_at)),
+    lastSeenAt: toIsoOrNull(row.last_seen_at === null ? null : Number(row.last_seen_at)),
+    expiresAt: toIso(Number(row.expires_at)),
+    userAgent: row.user_agent,
+    address: row.client_address,
+    current,
+  };
+}
+
+/** Dashboard sessions belong to users; a token has none. */
+function dashboardUserOf(ctx: OperationContext): string {
+  if (ctx.principal.kind !== 'user') throw new ForbiddenError('only dashboard users have dashboard sessions');
+  return ctx.principal.id;
 }

@@ -1,5 +1,6 @@
-import type { Insertable, Selectable } from 'kysely';
+import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Executor, UsersTable } from '../db/database.js';
+import type { SqlDialect } from '../shared/sql-dialect.js';
 
 export type UserRow = Selectable<UsersTable>;
 
@@ -23,6 +24,30 @@ export class UserRepository {
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .executeTakeFirstOrThrow();
     return Number(row.n);
+  }
+
+  /**
+   * The active (not disabled) admins, locked on PostgreSQL until the transaction ends: two admins
+   * demoting or disabling each other at once are serialised, and the second sees the first's change.
+   * (SQLite transactions are exclusive already.)
+   */
+  async lockActiveAdmins(db: Executor, dialect: SqlDialect): Promise<string[]> {
+    const query = db
+      .selectFrom('users')
+      .select('id')
+      .where('role', '=', 'admin')
+      .where('disabled_at', 'is', null)
+      .orderBy('id');
+    const rows = await (dialect.name === 'postgres' ? query.forUpdate() : query).execute();
+    return rows.map((row) => row.id);
+  }
+
+  async update(db: Executor, id: string, patch: Updateable<UsersTable>): Promise<void> {
+    await db.updateTable('users').set(patch).where('id', '=', id).execute();
+  }
+
+  async setLastLogin(db: Executor, id: string, at: number): Promise<void> {
+    await db.updateTable('users').set({ last_login_at: at }).where('id', '=', id).execute();
   }
 
   /** Principals whose profile set is an explicit list (the `*` set follows every profile anyway). */

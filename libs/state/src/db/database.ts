@@ -125,6 +125,9 @@ export interface UsersTable {
   role: string;
   profiles: string;
   created_at: number;
+  /** Set while the user is disabled: no sign-in, no dashboard session. */
+  disabled_at: ColumnType<number | null, number | null | undefined, number | null>;
+  last_login_at: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface AuthSessionsTable {
@@ -132,6 +135,11 @@ export interface AuthSessionsTable {
   user_id: string;
   created_at: number;
   expires_at: number;
+  /** What the owner sees and ends a session by: random, never the secret or its hash. */
+  public_id: string;
+  last_seen_at: ColumnType<number | null, number | null | undefined, number | null>;
+  user_agent: ColumnType<string | null, string | null | undefined, string | null>;
+  client_address: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface LoginFailuresTable {
@@ -191,6 +199,46 @@ export interface JobLeasesTable {
   expires_at: number;
 }
 
+/** The additive figures a usage rollup row carries (docs/stats.md). */
+export interface UsageCounterColumns {
+  conversations: Counter;
+  sessions: Counter;
+  messages: Counter;
+  input_tokens: Counter;
+  output_tokens: Counter;
+  cache_read_tokens: Counter;
+  cache_write_tokens: Counter;
+  reasoning_tokens: Counter;
+  cost_usd: Counter;
+}
+
+/** What one session contributed in one UTC hour, on one surface, with one model ('' = none). */
+export interface SessionUsageTable extends UsageCounterColumns {
+  session_id: string;
+  hour_start: number;
+  source: string;
+  model: string;
+  profile: string;
+}
+
+/** `session_usage` summed per UTC day, profile, surface and model; kept by triggers. */
+export interface UsageDailyTable extends UsageCounterColumns {
+  day_start: number;
+  profile: string;
+  source: string;
+  model: string;
+}
+
+/** Deletion receipts per UTC hour, profile and origin (kept when receipts are reclaimed). */
+export interface DeletionRollupsTable {
+  hour_start: number;
+  profile: string;
+  origin: string;
+  operations: Counter;
+  sessions: Counter;
+  messages: Counter;
+}
+
 export interface DB {
   profiles: ProfilesTable;
   sessions: SessionsTable;
@@ -207,6 +255,9 @@ export interface DB {
   retention_policies: RetentionPoliciesTable;
   job_leases: JobLeasesTable;
   routes: RoutesTable;
+  session_usage: SessionUsageTable;
+  usage_daily: UsageDailyTable;
+  deletion_rollups: DeletionRollupsTable;
 }
 
 export type Dialect = 'sqlite' | 'postgres';

@@ -18,6 +18,32 @@ export const LINEAGE_NODE_COLUMNS = [
 ] as const;
 export type LineageNodeRow = Pick<SessionRow, (typeof LINEAGE_NODE_COLUMNS)[number]>;
 
+/** A conversation's root and the token and cost counters summed over its segments. */
+export interface ChainUsage {
+  rootId: string;
+  rootStartedAt: number;
+  segments: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  reasoningTokens: number;
+  estimatedCostUsd: number;
+}
+
+interface ChainUsageRow {
+  start_id: string;
+  id: string;
+  started_at: number;
+  depth: number;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  reasoning_tokens: number;
+  estimated_cost_usd: number;
+}
+
 /** Walks are bounded and cycle-guarded by depth (SPEC §3). */
 export const MAX_WALK = 1000;
 
@@ -59,6 +85,65 @@ export class LineageRepository {
       }
     }
     return new Map([...roots].map(([id, root]) => [id, { id: root.id, startedAt: root.startedAt }]));
+  }
+
+  /**
+   * For each id, its compression-chain root and the token and cost counters of every segment from
+   * the root to it (a listed tip: the whole conversation). Same bounded walk as `chainRootsOf`.
+   */
+  async chainUsageOf(db: Executor, ids: readonly string[]): Promise<Map<string, ChainUsage>> {
+    const result = new Map<string, ChainUsage & { depth: number }>();
+    const seen = new Set<string>();
+    for (const part of chunk([...new Set(ids)])) {
+      // The counters ride along the walk (no second lookup per segment).
+      const { rows } = await sql<ChainUsageRow>`
+        with recursive up(start_id, id, parent_id, kind, started_at, depth, input_tokens, output_tokens,
+          cache_read_tokens, cache_write_tokens, reasoning_tokens, estimated_cost_usd) as (
+          select id, id, parent_session_id, lineage_kind, started_at, 0, input_tokens, output_tokens,
+            cache_read_tokens, cache_write_tokens, reasoning_tokens, estimated_cost_usd
+          from sessions where id in (${sql.join(part)})
+          union all
+          select up.start_id, s.id, s.parent_session_id, s.lineage_kind, s.started_at, up.depth + 1, s.input_tokens,
+            s.output_tokens, s.cache_read_tokens, s.cache_write_tokens, s.reasoning_tokens, s.estimated_cost_usd
+          from up join sessions s on s.id = up.parent_id
+          where up.kind = 'compression' and up.depth < ${MAX_WALK}
+        )
+        select start_id, id, started_at, depth, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens,
+          reasoning_tokens, estimated_cost_usd
+        from up`.execute(db);
+      for (const row of rows) {
+        // A cycle (never written, but walks are guarded anyway) must not count a segment twice.
+        if (seen.has(`${row.start_id}\n${row.id}`)) continue;
+        seen.add(`${row.start_id}\n${row.id}`);
+        const depth = Number(row.depth);
+        const current = result.get(row.start_id) ?? {
+          rootId: row.id,
+          rootStartedAt: Number(row.started_at),
+          depth: -1,
+          segments: 0,
+          inputTokens: 0,
+          outputTokens: 0,
+          cacheReadTokens: 0,
+          cacheWriteTokens: 0,
+          reasoningTokens: 0,
+          estimatedCostUsd: 0,
+        };
+        if (depth > current.depth) {
+          current.rootId = row.id;
+          current.rootStartedAt = Number(row.started_at);
+          current.depth = depth;
+        }
+        current.segments++;
+        current.inputTokens += Number(row.input_tokens);
+        current.outputTokens += Number(row.output_tokens);
+        current.cacheReadTokens += Number(row.cache_read_tokens);
+        current.cacheWriteTokens += Number(row.cache_write_tokens);
+        current.reasoningTokens += Number(row.reasoning_tokens);
+        current.estimatedCostUsd += Number(row.estimated_cost_usd);
+        result.set(row.start_id, current);
+      }
+    }
+    return new Map([...result].map(([id, { depth: _depth, ...usage }]) => [id, usage]));
   }
 
   /**

@@ -20,6 +20,8 @@ import { textOrNull } from '../shared/json.js';
 import { isUniqueViolation, type SqlDialect } from '../shared/sql-dialect.js';
 import { toDomainError } from '../shared/store-errors.js';
 import type { Tx, UnitOfWork } from '../shared/unit-of-work.js';
+import { usageContributions } from '../stats/usage-contributions.js';
+import { UsageRollupRepository } from '../stats/usage-rollup.repository.js';
 import { MessageRepository, toMessage } from './message.repository.js';
 import { clampTimestamp, contentText, previewOf, substringEligible } from './message-content.js';
 
@@ -33,6 +35,7 @@ export interface WrittenMessages {
 
 export class MessageService {
   private readonly messages = new MessageRepository();
+  private readonly usage = new UsageRollupRepository();
   private readonly sessions: SessionRepository;
 
   constructor(
@@ -120,6 +123,10 @@ export class MessageService {
           : rows.length === 1
             ? [await this.messages.insert(tx.db, rows[0])]
             : await this.messages.insertMany(tx.db, rows);
+      await this.usage.record(
+        tx.db,
+        usageContributions({ id: sessionId, ...session }, drafts.rows, request.usage, now),
+      );
       return { ids: dedupe.ids(insertedIds), created: rows.length, revision, generation };
     });
   }
@@ -161,12 +168,17 @@ export class MessageService {
     };
   }
 
-  /** Inserts message rows for `session` inside `tx` (creation, copies); counters are the caller's to apply. */
+  /**
+   * Inserts new message rows for `session` inside `tx` (a session's opening messages) and counts
+   * them in the usage rollups; the session's counters are the caller's to apply.
+   */
   async write(tx: Tx, session: SessionRow, inputs: readonly MessageInput[]): Promise<WrittenMessages> {
+    const now = this.clock.now();
     const dedupe = await this.dedupe(tx, session.id, inputs);
-    const drafts = draftRows(dedupe.kept, this.clock.now());
+    const drafts = draftRows(dedupe.kept, now);
     const rows = drafts.rows.map((row) => rowFor(row, session.id, substringEligible(session)));
     const insertedIds = rows.length ? await this.messages.insertMany(tx.db, rows) : [];
+    await this.usage.record(tx.db, usageContributions(session, drafts.rows, undefined, now));
     return {
       ids: dedupe.ids(insertedIds),
       created: rows.length,

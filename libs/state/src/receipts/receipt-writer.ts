@@ -2,6 +2,7 @@ import type { DeletionReceipt, ReceiptRef } from '@statehouse/contracts';
 import type { Dialect } from '../db/database.js';
 import { toIso } from '../shared/clock.js';
 import type { Tx } from '../shared/unit-of-work.js';
+import { DeletionRollupRepository } from '../stats/deletion-rollup.repository.js';
 import { ReceiptRepository } from './receipt.repository.js';
 import { GENESIS_HASH, receiptHash } from './receipt-hash.js';
 import { StoreMetaRepository } from './store-meta.repository.js';
@@ -11,10 +12,11 @@ export const META_ANCHOR_HASH = 'receipt_anchor_hash';
 
 export type ReceiptDraft = Omit<DeletionReceipt, 'sequence' | 'prevHash' | 'hash' | 'createdAt'>;
 
-/** Appends one receipt to the hash chain inside the deleting transaction. */
+/** Appends one receipt to the hash chain (and to the deletion rollups) inside the deleting transaction. */
 export class ReceiptWriter {
   private readonly receipts: ReceiptRepository;
   private readonly meta = new StoreMetaRepository();
+  private readonly rollups = new DeletionRollupRepository();
 
   constructor(dialect: Dialect) {
     this.receipts = new ReceiptRepository(dialect);
@@ -43,6 +45,14 @@ export class ReceiptWriter {
       sequence,
       receiptHash(prevHash, { ...draft, sequence, createdAt: toIso(createdAtMs) }),
     );
+    // The deletions chart counts receipts as they commit, and keeps them when receipts are reclaimed.
+    await this.rollups.record(tx.db, {
+      createdAt: createdAtMs,
+      profile: draft.profile,
+      origin: draft.origin,
+      sessions: draft.counts.sessions,
+      messages: draft.counts.messages,
+    });
     return { sequence, operationId: draft.operationId };
   }
 }

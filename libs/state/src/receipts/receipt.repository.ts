@@ -105,6 +105,23 @@ export class ReceiptRepository {
       .executeTakeFirst();
   }
 
+  /** Receipts after `cursor` and when the first of them committed (how far a consumer trails). */
+  async pendingAfter(db: Executor, cursor: number): Promise<{ count: number; firstCreatedAt: number | null }> {
+    const counted = await db
+      .selectFrom('deletion_receipts')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('sequence', '>', cursor)
+      .executeTakeFirstOrThrow();
+    const first = await db
+      .selectFrom('deletion_receipts')
+      .select('created_at')
+      .where('sequence', '>', cursor)
+      .orderBy('sequence')
+      .limit(1)
+      .executeTakeFirst();
+    return { count: Number(counted.n), firstCreatedAt: first ? Number(first.created_at) : null };
+  }
+
   async deleteThrough(db: Executor, sequence: number): Promise<number> {
     const result = await db.deleteFrom('deletion_receipts').where('sequence', '<=', sequence).executeTakeFirst();
     return Number(result.numDeletedRows);

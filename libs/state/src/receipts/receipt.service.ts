@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import type {
   DeletionReceipt,
   ReceiptConsumer,
+  ReceiptLag,
   ReceiptListQuery,
   ReceiptPage,
   ReceiptWatchQuery,
@@ -213,6 +214,32 @@ export class ReceiptService {
       principal: row.principal,
       updatedAt: toIso(Number(row.updated_at)),
     }));
+  }
+
+  /** How far each registered consumer trails the feed: receipts after its cursor and the age of the oldest. */
+  async lag(ctx: OperationContext): Promise<ReceiptLag> {
+    assertAdmin(ctx.principal);
+    try {
+      const now = this.clock.now();
+      const floor = await this.floor();
+      const highWater = Math.max(await this.receipts.maxSequence(this.db), floor);
+      const consumers = [];
+      for (const row of await this.consumers.list(this.db)) {
+        const pending = await this.receipts.pendingAfter(this.db, Number(row.cursor));
+        consumers.push({
+          name: row.name,
+          cursor: Number(row.cursor),
+          principal: row.principal,
+          updatedAt: toIso(Number(row.updated_at)),
+          behind: pending.count,
+          oldestPendingAt: pending.firstCreatedAt === null ? null : toIso(pending.firstCreatedAt),
+          lagSeconds: pending.firstCreatedAt === null ? null : Math.max(0, (now - pending.firstCreatedAt) / 1000),
+        });
+      }
+      return { at: toIso(now), highWater, floor, consumers };
+    } catch (error) {
+      throw toDomainError(error);
+    }
   }
 
   /** Walks the chain from the reclaimed anchor: every prevHash links, every hash recomputes. */

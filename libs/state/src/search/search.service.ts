@@ -28,7 +28,13 @@ export class SearchService {
    * If an index is unusable the answer is a bounded scan marked `degraded`, never an error.
    */
   async search(ctx: OperationContext, query: SearchQuery): Promise<SearchResponse> {
-    const empty = (mode: Mode): SearchResponse => ({ items: [], nextCursor: null, mode, degraded: false });
+    const empty = (mode: Mode): SearchResponse => ({
+      items: [],
+      nextCursor: null,
+      mode,
+      degraded: false,
+      total: { count: 0, exact: true },
+    });
     if (query.profile && !canAccessProfile(ctx.principal, query.profile)) return empty('word');
     const plan = planSearch(query.q);
     const filter: SearchFilter = {
@@ -89,6 +95,8 @@ export class SearchService {
       sessionId: row.sessionId,
       tipSessionId: tips.get(row.sessionId) ?? row.sessionId,
       sessionTitle: row.title,
+      // TODO(i11api search step, after merging main): the tip's own title.
+      tipSessionTitle: row.title,
       profile: row.profile,
       source: row.source,
       messageId: row.messageId,
@@ -101,6 +109,8 @@ export class SearchService {
     return {
       items,
       mode,
+      // TODO(i11api search step, after merging main): a bounded count of every match.
+      total: { count: items.length, exact: rows.length <= limit },
       nextCursor:
         rows.length > limit && last ? encodeCursor([mode === 'word' ? 'w' : 's', last.rank, last.messageId]) : null,
     };

@@ -63,13 +63,20 @@ export interface SessionListFilter {
   profiles: string[] | null;
   profile?: string;
   source?: string;
+  model?: string;
+  userId?: string;
   status: 'open' | 'ended' | 'all';
   archived: 'exclude' | 'only' | 'include';
   includeChildren: boolean;
   includeHidden: boolean;
   q?: string;
+  /** Half-open ranges [from, to) in epoch ms. */
+  started?: { from?: number; to?: number };
+  active?: { from?: number; to?: number };
   order: 'recent' | 'started';
+  /** Keyset bound: `after` walks to older rows (the next page), `before` to newer ones (the previous page). */
   after?: { at: number; id: string };
+  before?: { at: number; id: string };
   limit: number;
 }
 
@@ -100,6 +107,7 @@ export interface AppendedSession {
   profile: string;
   source: string;
   created_source: string;
+  model: string | null;
   delegated: number;
   end_reason: string | null;
   revision: number;
@@ -143,7 +151,7 @@ export class SessionRepository {
         model: eb.fn.coalesce(sql.val(param('model')), 'model'),
       }))
       .where('id', '=', param('id'))
-      .returning(['profile', 'source', 'created_source', 'delegated', 'end_reason', 'revision', 'generation']),
+      .returning(['profile', 'source', 'created_source', 'model', 'delegated', 'end_reason', 'revision', 'generation']),
   );
 
   /** The most frequent read of all (every single-session request): prepared once. */
@@ -261,14 +269,45 @@ export class SessionRepository {
 
   /**
    * One row per logical conversation: tips of compression chains (rows without a compression
-   * child), delegates only when asked. Keyset over (activity|start, id) on an index, so the first
-   * page costs the same at any table size.
+   * child), delegates only when asked. Keyset over (activity|start, id) on an index, so a page
+   * costs the same at any table size. With `before`, rows come newest-last (the caller reverses).
    */
   async listConversationTips(db: Executor, filter: SessionListFilter): Promise<SessionRow[]> {
+    if (filter.profiles !== null && filter.profiles.length === 0) return [];
     const orderColumn = filter.order === 'recent' ? 'last_activity_at' : 'started_at';
+    let query = this.filteredTips(db, filter).selectAll('s');
+    if (filter.after) {
+      const { at, id } = filter.after;
+      query = query.where((eb) =>
+        eb.or([eb(`s.${orderColumn}`, '<', at), eb.and([eb(`s.${orderColumn}`, '=', at), eb('s.id', '<', id)])]),
+      );
+    }
+    if (filter.before) {
+      const { at, id } = filter.before;
+      query = query.where((eb) =>
+        eb.or([eb(`s.${orderColumn}`, '>', at), eb.and([eb(`s.${orderColumn}`, '=', at), eb('s.id', '>', id)])]),
+      );
+      return query.orderBy(`s.${orderColumn}`, 'asc').orderBy('s.id', 'asc').limit(filter.limit).execute();
+    }
+    return query.orderBy(`s.${orderColumn}`, 'desc').orderBy('s.id', 'desc').limit(filter.limit).execute();
+  }
+
+  /** Rows the list's filters match, counted up to `bound` + 1 (the caller shows "bound+" beyond it). */
+  async countConversationTips(db: Executor, filter: SessionListFilter, bound: number): Promise<number> {
+    if (filter.profiles !== null && filter.profiles.length === 0) return 0;
+    const matching = this.filteredTips(db, filter)
+      .select(sql<number>`1`.as('one'))
+      .limit(bound + 1);
+    const row = await db
+      .selectFrom(matching.as('m'))
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  private filteredTips(db: Executor, filter: SessionListFilter) {
     let query = db
       .selectFrom('sessions as s')
-      .selectAll('s')
       .where(({ not, exists, selectFrom }) =>
         not(
           exists(
@@ -279,18 +318,21 @@ export class SessionRepository {
           ),
         ),
       );
-    if (filter.profiles !== null) {
-      if (filter.profiles.length === 0) return [];
-      query = query.where('s.profile', 'in', filter.profiles);
-    }
+    if (filter.profiles !== null) query = query.where('s.profile', 'in', filter.profiles);
     if (filter.profile) query = query.where('s.profile', '=', filter.profile);
     if (filter.source) query = query.where('s.source', '=', filter.source);
+    if (filter.model) query = query.where('s.model', '=', filter.model);
+    if (filter.userId) query = query.where('s.user_id', '=', filter.userId);
     if (filter.status === 'open') query = query.where('s.ended_at', 'is', null);
     if (filter.status === 'ended') query = query.where('s.ended_at', 'is not', null);
     if (filter.archived === 'exclude') query = query.where('s.archived', '=', 0);
     if (filter.archived === 'only') query = query.where('s.archived', '=', 1);
     if (!filter.includeHidden) query = query.where('s.hidden', '=', 0);
     if (!filter.includeChildren) query = query.where('s.delegated', '=', 0);
+    if (filter.started?.from !== undefined) query = query.where('s.started_at', '>=', filter.started.from);
+    if (filter.started?.to !== undefined) query = query.where('s.started_at', '<', filter.started.to);
+    if (filter.active?.from !== undefined) query = query.where('s.last_activity_at', '>=', filter.active.from);
+    if (filter.active?.to !== undefined) query = query.where('s.last_activity_at', '<', filter.active.to);
     if (filter.q) {
       const pattern = likeContains(filter.q.toLowerCase());
       query = query.where((eb) =>
@@ -301,13 +343,7 @@ export class SessionRepository {
         ]),
       );
     }
-    if (filter.after) {
-      const { at, id } = filter.after;
-      query = query.where((eb) =>
-        eb.or([eb(`s.${orderColumn}`, '<', at), eb.and([eb(`s.${orderColumn}`, '=', at), eb('s.id', '<', id)])]),
-      );
-    }
-    return query.orderBy(`s.${orderColumn}`, 'desc').orderBy('s.id', 'desc').limit(filter.limit).execute();
+    return query;
   }
 
   /** First end wins: stamps only a row that is still open. Returns false when it was not open. */
@@ -435,6 +471,29 @@ export class SessionRepository {
     if (expectedRevision !== undefined) query = query.where('revision', '=', expectedRevision);
     const result = await query.executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
+  }
+
+  /** Open sessions with activity since `since` (the recent-activity index bounds the scan). */
+  async countActiveSince(db: Executor, since: number, profiles: string[] | null): Promise<number> {
+    if (profiles !== null && profiles.length === 0) return 0;
+    let query = db
+      .selectFrom('sessions')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('last_activity_at', '>=', since)
+      .where('ended_at', 'is', null);
+    if (profiles !== null) query = query.where('profile', 'in', profiles);
+    return Number((await query.executeTakeFirstOrThrow()).n);
+  }
+
+  /** Sessions holding a live turn lease (the lease index holds only rows with one). */
+  async countBusy(db: Executor, now: number, profiles: string[] | null): Promise<number> {
+    if (profiles !== null && profiles.length === 0) return 0;
+    let query = db
+      .selectFrom('sessions')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('lease_expires_at', '>', now);
+    if (profiles !== null) query = query.where('profile', 'in', profiles);
+    return Number((await query.executeTakeFirstOrThrow()).n);
   }
 
   async countInProfile(db: Executor, profile: string): Promise<number> {

@@ -1,19 +1,21 @@
-import type {
-  CreateSessionRequest,
-  EndSessionRequest,
-  ListSessionsQuery,
-  ReopenSessionRequest,
-  Session,
-  SessionListItem,
-  SessionListResponse,
-  TitleSource,
-  UpdateSessionRequest,
+import {
+  type CreateSessionRequest,
+  type EndSessionRequest,
+  instantMs,
+  type ListSessionsQuery,
+  type ReopenSessionRequest,
+  SESSION_LIST_TOTAL_BOUND,
+  type Session,
+  type SessionListItem,
+  type SessionListResponse,
+  type TitleSource,
+  type UpdateSessionRequest,
 } from '@statehouse/contracts';
 import type { Db, SessionPatch, SessionRow } from '../db/database.js';
 import { reopenVerdict } from '../end-reasons.js';
 import { ConversationGenerationRepository } from '../generations/conversation-generation.repository.js';
 import type { HookRegistry } from '../hooks/hook-registry.js';
-import { LineageRepository } from '../lineage/lineage.repository.js';
+import { type ChainUsage, LineageRepository } from '../lineage/lineage.repository.js';
 import type { MessageService } from '../messages/message.service.js';
 import { ProfileRepository } from '../profiles/profile.repository.js';
 import { canAccessProfile, profileScope } from '../shared/access.js';
@@ -27,6 +29,7 @@ import {
   RevisionConflictError,
   SessionClosedError,
   TitleConflictError,
+  ValidationError,
 } from '../shared/errors.js';
 import type { IdGenerator } from '../shared/ids.js';
 import { textOrNull, toJsonOrNull } from '../shared/json.js';
@@ -34,7 +37,7 @@ import { sanitizeTitle, titleMayReplace } from '../shared/sanitize.js';
 import { isUniqueViolation, type SqlDialect } from '../shared/sql-dialect.js';
 import { toDomainError } from '../shared/store-errors.js';
 import type { Tx, UnitOfWork } from '../shared/unit-of-work.js';
-import { SessionRepository, toSession, ZERO_DELTA } from './session.repository.js';
+import { type SessionListFilter, SessionRepository, toSession, ZERO_DELTA } from './session.repository.js';
 import { requireIfMatch } from './session-guards.js';
 import { SessionLifecycle } from './session-lifecycle.js';
 import { availableTitle } from './session-titles.js';
@@ -154,48 +157,107 @@ export class SessionService {
     }
   }
 
-  /** One row per logical conversation, compression chains projected onto their tip (SPEC §3). */
+  /**
+   * One row per logical conversation, compression chains projected onto their tip (SPEC §3), with
+   * the conversation's token and cost counters summed over its segments. Pages both ways by
+   * keyset (`nextCursor` older, `prevCursor` newer) and counts the matches up to a bound.
+   */
   async list(
     ctx: OperationContext,
-    query: ListSessionsQuery & { includeHidden?: boolean },
+    query: Omit<ListSessionsQuery, 'includeHidden'> & { includeHidden?: boolean },
   ): Promise<SessionListResponse> {
     try {
       const scope = profileScope(ctx.principal);
-      if (query.profile && !canAccessProfile(ctx.principal, query.profile)) return { items: [], nextCursor: null };
-      const after = query.cursor ? decodeCursor(query.cursor, ['number', 'string']) : undefined;
-      const rows = await this.sessions.listConversationTips(this.db, {
+      const empty = { items: [], nextCursor: null, prevCursor: null, total: { count: 0, exact: true } };
+      if (query.profile && !canAccessProfile(ctx.principal, query.profile)) return empty;
+      const position = query.cursor ? decodeListCursor(query.cursor) : undefined;
+      const filter: SessionListFilter = {
         profiles: scope,
         profile: query.profile,
         source: query.source,
+        model: query.model,
+        userId: query.userId,
         status: query.status,
         archived: query.archived,
         includeChildren: query.includeChildren,
         includeHidden: query.includeHidden ?? false,
         // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL cannot reach PostgreSQL text.
         q: query.q?.replace(/[\u0000-\u001F]/g, ' ').trim() || undefined,
+        started: timeRange(query.startedFrom, query.startedTo),
+        active: timeRange(query.activeFrom, query.activeTo),
         order: query.order,
-        after: after ? { at: Number(after[0]), id: String(after[1]) } : undefined,
         limit: query.limit + 1,
-      });
-      const page = rows.slice(0, query.limit);
-      const continuations = page.filter((row) => row.lineage_kind === 'compression').map((row) => row.id);
-      const roots = continuations.length ? await this.lineage.chainRootsOf(this.db, continuations) : new Map();
-      const items: SessionListItem[] = page.map((row) => {
-        const root = roots.get(row.id) ?? { id: row.id, startedAt: Number(row.started_at) };
-        const session = toSession(row, this.clock.now());
+      };
+      const orderKey = (row: SessionRow) => Number(query.order === 'recent' ? row.last_activity_at : row.started_at);
+      let page: SessionRow[];
+      let nextCursor: string | null;
+      let prevCursor: string | null;
+      const firstPage = async () => {
+        const rows = await this.sessions.listConversationTips(this.db, filter);
+        page = rows.slice(0, query.limit);
+        nextCursor =
+          rows.length > query.limit
+            ? encodeListCursor('next', orderKey(page[page.length - 1]), page[page.length - 1].id)
+            : null;
+        prevCursor = null;
+      };
+      if (!position) {
+        await firstPage();
+      } else if (position.direction === 'next') {
+        const rows = await this.sessions.listConversationTips(this.db, { ...filter, after: position });
+        page = rows.slice(0, query.limit);
+        const last = page[page.length - 1];
+        nextCursor = rows.length > query.limit ? encodeListCursor('next', orderKey(last), last.id) : null;
+        // Rows came before this page (the reader paged past them); the previous page starts above its first row.
+        prevCursor =
+          page.length > 0
+            ? encodeListCursor('prev', orderKey(page[0]), page[0].id)
+            : encodeListCursor('prev', position.at, position.id);
+      } else {
+        const newer = await this.sessions.listConversationTips(this.db, { ...filter, before: position });
+        if (newer.length <= query.limit) {
+          // Back at the top: the first page itself, full, so paging back never shows a short page.
+          await firstPage();
+        } else {
+          page = newer.slice(0, query.limit).reverse();
+          prevCursor = encodeListCursor('prev', orderKey(page[0]), page[0].id);
+          nextCursor = encodeListCursor('next', orderKey(page[page.length - 1]), page[page.length - 1].id);
+        }
+      }
+      const counted = await this.sessions.countConversationTips(this.db, filter, SESSION_LIST_TOTAL_BOUND);
+      const usage = await this.lineage.chainUsageOf(
+        this.db,
+        page!.filter((row) => row.lineage_kind === 'compression').map((row) => row.id),
+      );
+      const now = this.clock.now();
+      const items: SessionListItem[] = page!.map((row) => {
+        const chain = usage.get(row.id) ?? ownUsage(row);
+        const session = toSession(row, now);
+        const end = row.ended_at === null ? Number(row.last_activity_at) : Number(row.ended_at);
         return {
           ...session,
-          rootId: root.id,
-          conversationStartedAt: toIso(root.startedAt),
+          rootId: chain.rootId,
+          conversationStartedAt: toIso(chain.rootStartedAt),
           preview: row.preview,
           lastActiveAt: session.lastActivityAt,
+          durationMs: Math.max(0, end - chain.rootStartedAt),
+          conversationUsage: {
+            segments: chain.segments,
+            inputTokens: chain.inputTokens,
+            outputTokens: chain.outputTokens,
+            cacheReadTokens: chain.cacheReadTokens,
+            cacheWriteTokens: chain.cacheWriteTokens,
+            reasoningTokens: chain.reasoningTokens,
+            totalTokens: chain.inputTokens + chain.outputTokens,
+            estimatedCostUsd: chain.estimatedCostUsd,
+          },
         };
       });
-      const last = page[page.length - 1];
-      const orderKey = (row: SessionRow) => Number(query.order === 'recent' ? row.last_activity_at : row.started_at);
       return {
         items,
-        nextCursor: rows.length > query.limit && last ? encodeCursor([orderKey(last), last.id]) : null,
+        nextCursor: nextCursor!,
+        prevCursor: prevCursor!,
+        total: { count: Math.min(counted, SESSION_LIST_TOTAL_BOUND), exact: counted <= SESSION_LIST_TOTAL_BOUND },
       };
     } catch (error) {
       throw toDomainError(error);
@@ -366,4 +428,40 @@ export class SessionService {
       await this.sessions.stampEnd(tx.db, id, endedAt, reason);
     });
   }
+}
+
+/** List cursors: the key of a page's edge row and which way the next request walks from it. */
+function encodeListCursor(direction: 'next' | 'prev', at: number, id: string): string {
+  return direction === 'next' ? encodeCursor([at, id]) : encodeCursor(['prev', at, id]);
+}
+
+function decodeListCursor(cursor: string): { direction: 'next' | 'prev'; at: number; id: string } {
+  try {
+    const [at, id] = decodeCursor(cursor, ['number', 'string']);
+    return { direction: 'next', at: Number(at), id: String(id) };
+  } catch {
+    const [marker, at, id] = decodeCursor(cursor, ['string', 'number', 'string']);
+    if (marker !== 'prev') throw new ValidationError('malformed cursor');
+    return { direction: 'prev', at: Number(at), id: String(id) };
+  }
+}
+
+function timeRange(from: string | undefined, to: string | undefined): { from?: number; to?: number } | undefined {
+  if (from === undefined && to === undefined) return undefined;
+  return { from: from === undefined ? undefined : instantMs(from), to: to === undefined ? undefined : instantMs(to) };
+}
+
+/** A row that is its own conversation (not a compression continuation). */
+function ownUsage(row: SessionRow): ChainUsage {
+  return {
+    rootId: row.id,
+    rootStartedAt: Number(row.started_at),
+    segments: 1,
+    inputTokens: Number(row.input_tokens),
+    outputTokens: Number(row.output_tokens),
+    cacheReadTokens: Number(row.cache_read_tokens),
+    cacheWriteTokens: Number(row.cache_write_tokens),
+    reasoningTokens: Number(row.reasoning_tokens),
+    estimatedCostUsd: Number(row.estimated_cost_usd),
+  };
 }
