@@ -80,9 +80,12 @@ export class ReceiptService {
   async list(ctx: OperationContext, query: ReceiptListQuery): Promise<ReceiptPage> {
     try {
       const floor = await this.floor();
-      if (query.after < floor) throw new CursorExpiredError(floor);
+      const newest = query.order === 'newest';
+      // A replay below the floor would silently skip reclaimed receipts; reading newest first cannot.
+      if (!newest && query.after < floor) throw new CursorExpiredError(floor);
       const rows = await this.receipts.list(this.db, {
-        after: query.after,
+        after: newest ? Math.max(query.after, floor) : query.after,
+        before: newest ? (query.before ?? Number.MAX_SAFE_INTEGER) : undefined,
         limit: query.limit + 1,
         profiles: profileScope(ctx.principal),
         profile: query.profile,

@@ -8,6 +8,7 @@ export { EmptyState } from './EmptyState';
 export { Checkbox, Field, hintId, Input, Select } from './Field';
 export { FilterForm, HiddenFields } from './FilterForm';
 export { Breadcrumbs, type Crumb, PageHeader } from './PageHeader';
+export { NotFoundCard } from './NotFoundCard';
 export { Pagination } from './Pagination';
 export { QueryIssuesAlert } from './QueryIssuesAlert';
 export { ResultAlert } from './ResultAlert';
