@@ -62,3 +62,10 @@ export function plural(count: number, one: string, many = `${one}s`): string {
 export function humanize(value: string): string {
   return value.replaceAll('_', ' ');
 }
+
+/** An API detail as a sentence ("profile x already exists" → "Profile x already exists."). */
+export function sentence(text: string): string {
+  const trimmed = text.trim();
+  const capital = trimmed.charAt(0).toUpperCase() + trimmed.slice(1);
+  return /[.!?]$/.test(capital) ? capital : `${capital}.`;
+}

@@ -17,18 +17,23 @@ export interface NavItem {
 }
 
 export const PRIMARY_NAV: readonly NavItem[] = [
+  { href: '/', label: 'Overview', profileScoped: true },
   { href: '/sessions', label: 'Sessions', profileScoped: true, alsoActiveOn: ['/delete'] },
   { href: '/search', label: 'Search', profileScoped: true },
   { href: '/routes', label: 'Routes', profileScoped: true },
   { href: '/profiles', label: 'Profiles', profileScoped: false },
   { href: '/receipts', label: 'Receipts', profileScoped: true, adminOnly: true },
+  { href: '/admin/users', label: 'Users', profileScoped: false, adminOnly: true },
+  { href: '/admin/tokens', label: 'Tokens', profileScoped: false, adminOnly: true },
 ];
 
 export function navFor(role: 'admin' | 'member'): readonly NavItem[] {
   return PRIMARY_NAV.filter((item) => !item.adminOnly || role === 'admin');
 }
 
-const within = (pathname: string, href: string) => pathname === href || pathname.startsWith(`${href}/`);
+// The overview (`/`) is active on itself only, not on every path below it.
+const within = (pathname: string, href: string) =>
+  pathname === href || (href !== '/' && pathname.startsWith(`${href}/`));
 
 export function isActive(item: NavItem, pathname: string): boolean {
   return within(pathname, item.href) || (item.alsoActiveOn ?? []).some((href) => within(pathname, href));
@@ -36,6 +41,7 @@ export function isActive(item: NavItem, pathname: string): boolean {
 
 /** Query keys a page keeps when the profile changes (filters survive; cursors do not). */
 export const PROFILE_SWITCH_KEEPS: Record<string, readonly string[]> = {
+  '/': ['period'],
   '/sessions': ['source', 'status', 'archived', 'q', 'order', 'includeChildren', 'limit'],
   '/search': ['q', 'role', 'mode', 'source'],
   '/routes': ['limit'],

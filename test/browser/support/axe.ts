@@ -24,7 +24,10 @@ export async function axeViolations(page: Page): Promise<AxeViolation[]> {
   if (!loaded) await page.evaluate(AXE_SOURCE);
   return page.evaluate(async (tags) => {
     const axe = (window as unknown as { axe: { run: (context: unknown, options: unknown) => Promise<unknown> } }).axe;
-    const result = (await axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] })) as {
+    const result = (await axe.run(document, {
+      runOnly: { type: 'tag', values: tags },
+      resultTypes: ['violations'],
+    })) as {
       violations: AxeViolation[];
     };
     return result.violations.map((violation) => ({
@@ -40,7 +43,8 @@ export async function axeViolations(page: Page): Promise<AxeViolation[]> {
 export function describeViolations(violations: AxeViolation[]): string[] {
   return violations.flatMap((violation) =>
     violation.nodes.map(
-      (node) => `${violation.id} (${violation.impact}): ${node.target.join(' ')} — ${violation.help}; ${node.failureSummary ?? ''}`,
+      (node) =>
+        `${violation.id} (${violation.impact}): ${node.target.join(' ')} — ${violation.help}; ${node.failureSummary ?? ''}`,
     ),
   );
 }

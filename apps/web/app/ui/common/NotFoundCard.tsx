@@ -19,7 +19,11 @@ export function NotFoundCard({ title, description, back }: NotFoundCardProps) {
     <>
       <PageHeader title={title} />
       <Card>
-        <EmptyState title={title} description={description} action={<ButtonLink href={back.href}>{back.label}</ButtonLink>} />
+        <EmptyState
+          title={title}
+          description={description}
+          action={<ButtonLink href={back.href}>{back.label}</ButtonLink>}
+        />
       </Card>
     </>
   );
