@@ -69,3 +69,20 @@ export function sentence(text: string): string {
   const capital = trimmed.charAt(0).toUpperCase() + trimmed.slice(1);
   return /[.!?]$/.test(capital) ? capital : `${capital}.`;
 }
+
+/** A span of time in its two largest units: "45 s", "12 min", "3 h 20 min", "2 d 4 h". */
+export function formatDuration(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return minutes % 60 ? `${hours} h ${minutes % 60} min` : `${hours} h`;
+  const days = Math.floor(hours / 24);
+  return hours % 24 ? `${days} d ${hours % 24} h` : `${days} d`;
+}
+
+/** A bounded count: `{count: 1000, exact: false}` reads "1,000+". */
+export function formatBounded(total: { count: number; exact: boolean }): string {
+  return `${formatNumber(total.count)}${total.exact ? '' : '+'}`;
+}

@@ -14,6 +14,7 @@ export { Pagination } from './Pagination';
 export { QueryIssuesAlert } from './QueryIssuesAlert';
 export { ResultAlert } from './ResultAlert';
 export { ResultsCard } from './ResultsCard';
+export { SegmentedNav, type SegmentedOption } from './SegmentedNav';
 export { Stat, StatStrip } from './Stat';
 export { SubmitButton } from './SubmitButton';
 export { type DescriptionItem, DescriptionList, List, ListItem, Table } from './Table';

@@ -15,6 +15,7 @@ interface AppHeaderProps {
 
 export function AppHeader({ principal, profiles }: AppHeaderProps) {
   const scope = describeProfileSet(principal.profiles);
+  const roleLabel = principal.role === 'admin' ? 'Administrator' : 'Member';
   return (
     <header className="app-header">
       <div className="app-header__inner">
@@ -37,11 +38,11 @@ export function AppHeader({ principal, profiles }: AppHeaderProps) {
           <Link
             href="/settings/account"
             className="user-menu__who"
-            aria-label={`Your account: signed in as ${principal.name} (${principal.role}, ${scope})`}
+            aria-label={`${principal.name} ${roleLabel}: your account (signed in, ${scope})`}
             title={`Your account · ${principal.role} · ${scope}`}
           >
             <span className="user-menu__name">{principal.name}</span>
-            <span className="user-menu__role">{principal.role === 'admin' ? 'Administrator' : 'Member'}</span>
+            <span className="user-menu__role">{roleLabel}</span>
           </Link>
           <form action={logoutAction}>
             <Button type="submit" variant="ghost" size="sm">
