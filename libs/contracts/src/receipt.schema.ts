@@ -94,7 +94,9 @@ export const ReceiptListQuerySchema = z.object({
     .int()
     .min(1)
     .optional()
-    .describe('with order=newest: receipts below this sequence (the previous page\'s `nextCursor`); default: from the latest'),
+    .describe(
+      "with order=newest: receipts below this sequence (the previous page's `nextCursor`); default: from the latest",
+    ),
   intent: DeletionIntentSchema.optional(),
   origin: DeletionOriginSchema.optional(),
   profile: ProfileNameSchema.optional(),

@@ -5,6 +5,7 @@ import { textPreview, toolCallsOf, toParts } from '@/lib/message-content';
 import { messageAnchor } from '@/lib/paths';
 import { COMPACTED_HINT, CompactionSummary } from './CompactionSummary';
 import { Fold } from './Fold';
+import { MarkdownText } from './Markdown';
 import { MessageContentView, ToolCallFold } from './MessageContentView';
 import { MessageStamp } from './MessageStamp';
 import './transcript.css';
@@ -85,7 +86,7 @@ export function MessageItem({ message, highlighted, earlierSegmentId, retained }
             callId={message.toolCallId}
           >
             {parts.length > 0 ? (
-              <MessageContentView parts={parts} />
+              <MessageContentView parts={parts} plain />
             ) : (
               <p className="message__text--empty">No output</p>
             )}
@@ -106,7 +107,7 @@ export function MessageItem({ message, highlighted, earlierSegmentId, retained }
 
         {message.reasoning ? (
           <Fold title="Reasoning">
-            <p className="message__text">{message.reasoning}</p>
+            <MarkdownText text={message.reasoning} />
           </Fold>
         ) : null}
 
