@@ -29,12 +29,12 @@ export function formatTime(iso: string): string {
   return Number.isNaN(date.getTime()) ? iso : timeFormat.format(date);
 }
 
-/** "just now", "12 min ago", "3 h ago", "5 d ago", then the date. */
-export function formatRelative(iso: string, now: number = Date.now()): string {
+/** "just now", "12 min ago", "3 h ago", "5 d ago", then the date (`absolute`: UTC unless given). */
+export function formatRelative(iso: string, now: number = Date.now(), absolute = formatDateTime): string {
   const time = new Date(iso).getTime();
   if (Number.isNaN(time)) return iso;
   const seconds = Math.round((now - time) / 1000);
-  if (seconds < 0) return formatDateTime(iso);
+  if (seconds < 0) return absolute(iso);
   if (seconds < 60) return 'just now';
   const minutes = Math.floor(seconds / 60);
   if (minutes < 60) return `${minutes} min ago`;
@@ -42,7 +42,7 @@ export function formatRelative(iso: string, now: number = Date.now()): string {
   if (hours < 24) return `${hours} h ago`;
   const days = Math.floor(hours / 24);
   if (days < 30) return `${days} d ago`;
-  return formatDateTime(iso);
+  return absolute(iso);
 }
 
 export function formatNumber(value: number): string {

@@ -92,7 +92,7 @@ export default async function ReceiptsPage({ searchParams }: { searchParams: Pro
       ) : page && !page.ok ? (
         <ReplayError error={page.error} raw={raw} />
       ) : page?.ok ? (
-        <ReplayTable page={page.value} raw={raw} filtered={filtered} after={state.query.after} />
+        <ReplayTable page={page.value} raw={raw} query={state.query} filtered={filtered} />
       ) : null}
 
       <ReceiptsAdmin raw={raw} consumers={consumers} verification={verification} marks={marks} />

@@ -88,7 +88,7 @@ export default async function SessionPage({ params, searchParams }: SessionPageP
         details={
           <>
             <RoutingCard session={session} routes={routesResult} />
-            <SessionMetadata session={session} />
+            <SessionMetadata session={session} lineage={lineage} />
           </>
         }
       />
