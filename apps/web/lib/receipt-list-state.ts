@@ -16,8 +16,14 @@ export const RECEIPT_PAGE_SIZE = 25;
 export function parseReceiptListState(searchParams: RawSearchParams): ReceiptListState {
   const replay = firstParam(searchParams.after) !== undefined;
   return parseQueryState(searchParams, RECEIPT_LIST_KEYS, ReceiptListQuerySchema, {
-    limit: String(RECEIPT_PAGE_SIZE),
-    order: replay ? 'oldest' : 'newest',
+    defaults: { limit: String(RECEIPT_PAGE_SIZE), order: replay ? 'oldest' : 'newest' },
+    labels: {
+      after: 'After sequence',
+      before: 'Before sequence',
+      limit: 'Page size',
+      intent: 'Intent',
+      origin: 'Origin',
+    },
   });
 }
 

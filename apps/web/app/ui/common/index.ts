@@ -3,6 +3,7 @@ export { ApiErrorAlert } from './ApiErrorAlert';
 export { Badge, type BadgeTone } from './Badge';
 export { Button, ButtonLink, buttonClass } from './Button';
 export { Card } from './Card';
+export { ChoiceField } from './ChoiceField';
 export { CopyButton } from './CopyButton';
 export { cx } from './cx';
 export { EmptyState } from './EmptyState';

@@ -1,6 +1,6 @@
 import { MESSAGE_ROLES, SEARCH_MODES } from '@statehouse/contracts';
-import { Field, FilterForm, Input, Select, SubmitButton } from '@/app/ui/common';
-import { SourceField } from '@/app/ui/sessions/SourceField';
+import { ChoiceField, Field, FilterForm, Input, Select, SubmitButton } from '@/app/ui/common';
+import type { Choices } from '@/lib/facets';
 import { humanize } from '@/lib/format';
 import type { SearchRaw } from '@/lib/search-state';
 import './search.css';
@@ -12,7 +12,7 @@ const MODE_LABELS: Record<(typeof SEARCH_MODES)[number], string> = {
 };
 
 /** A plain GET form: a search is a URL (shareable, back-button safe); the profile is kept. */
-export function SearchForm({ raw }: { raw: SearchRaw }) {
+export function SearchForm({ raw, choices }: { raw: SearchRaw; choices: Choices }) {
   return (
     <FilterForm
       label="Search messages"
@@ -41,7 +41,20 @@ export function SearchForm({ raw }: { raw: SearchRaw }) {
           ))}
         </Select>
       </Field>
-      <SourceField id="search-source" listId="search-sources" defaultValue={raw.source} />
+      <ChoiceField
+        id="search-source"
+        name="source"
+        label="Source"
+        anyLabel="Any source"
+        choices={choices.sources}
+        defaultValue={raw.source}
+      />
+      <Field label="From" htmlFor="search-from">
+        <Input id="search-from" name="from" type="date" defaultValue={raw.from?.slice(0, 10)} />
+      </Field>
+      <Field label="Until" htmlFor="search-to">
+        <Input id="search-to" name="to" type="date" defaultValue={raw.to?.slice(0, 10)} />
+      </Field>
       <Field label="Match" htmlFor="search-mode">
         <Select id="search-mode" name="mode" defaultValue={raw.mode ?? 'auto'}>
           {SEARCH_MODES.map((mode) => (
