@@ -18,7 +18,9 @@ afterAll(async () => {
 });
 it('looks', async () => {
   const page = await browser.context.newPage();
-  page.on('console', (m) => { if (m.type() === 'error') console.log('CONSOLE', m.text()); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') console.log('CONSOLE', m.text());
+  });
   await signIn(page, stack, '/');
   for (const path of (process.env.PAGES ?? '/').split(',')) {
     const response = await page.goto(`${stack.webUrl}${path}`);
@@ -26,6 +28,13 @@ it('looks', async () => {
     const name = path.replace(/[^a-z0-9]+/gi, '_');
     await page.screenshot({ path: `/tmp/i11web-shots/${name}.png`, fullPage: true });
     const problems = await accessibilityProblems(page);
-    console.log('PAGE', path, response?.status(), await page.title(), problems.length, '\n' + problems.slice(0, 15).join('\n'));
+    console.log(
+      'PAGE',
+      path,
+      response?.status(),
+      await page.title(),
+      problems.length,
+      '\n' + problems.slice(0, 15).join('\n'),
+    );
   }
 }, 300_000);

@@ -1,4 +1,7 @@
+import type { Metadata } from 'next';
 import { NotFoundCard } from '@/app/ui/common';
+
+export const metadata: Metadata = { title: 'Not found' };
 
 /** Unknown addresses inside the dashboard, and administrator pages opened by a member (HTTP 404). */
 export default function DashboardNotFound() {

@@ -1,17 +1,17 @@
-import type { Metadata } from 'next';
 import { Card, PageHeader, QueryIssuesAlert, Stat, StatStrip } from '@/app/ui/common';
 import { ReceiptFilters } from '@/app/ui/receipts/ReceiptFilters';
 import { ReceiptsAdmin } from '@/app/ui/receipts/ReceiptsAdmin';
 import { ReceiptsLive } from '@/app/ui/receipts/ReceiptsLive';
 import { ReplayError } from '@/app/ui/receipts/ReplayError';
 import { ReplayTable } from '@/app/ui/receipts/ReplayTable';
+import { adminTitle } from '@/lib/admin';
 import { listReceiptConsumers, listReceipts, receiptMarks, verifyReceiptChain } from '@/lib/api';
 import { attempt } from '@/lib/attempt';
 import { formatNumber } from '@/lib/format';
 import { firstParam, hrefWith, type RawSearchParams } from '@/lib/paths';
 import { parseReceiptListState, receiptListHref } from '@/lib/receipt-list-state';
 
-export const metadata: Metadata = { title: 'Deletion receipts' };
+export const generateMetadata = adminTitle('Deletion receipts');
 
 /**
  * The deletion receipt feed (SPEC §5.3): replay by sequence with keyset paging (`after`), filters,

@@ -38,11 +38,11 @@ export function AppHeader({ principal, profiles }: AppHeaderProps) {
           <Link
             href="/settings/account"
             className="user-menu__who"
-            aria-label={`${principal.name} ${roleLabel}: your account (signed in, ${scope})`}
             title={`Your account · ${principal.role} · ${scope}`}
           >
-            <span className="user-menu__name">{principal.name}</span>
+            <span className="user-menu__name">{principal.name}</span>{' '}
             <span className="user-menu__role">{roleLabel}</span>
+            <span className="visually-hidden"> — your account ({scope})</span>
           </Link>
           <form action={logoutAction}>
             <Button type="submit" variant="ghost" size="sm">

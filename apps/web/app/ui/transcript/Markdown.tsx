@@ -29,6 +29,15 @@ const COMPONENTS: Components = {
       </a>
     );
   },
+  // GFM task lists: a read-only mark that says what it means (a disabled checkbox has no label).
+  input({ type, checked }) {
+    if (type !== 'checkbox') return null;
+    return (
+      <span className="markdown__task" role="img" aria-label={checked ? 'done' : 'not done'}>
+        {checked ? '☑' : '☐'}
+      </span>
+    );
+  },
   table({ children }) {
     return (
       <div className="table-wrap markdown__table">

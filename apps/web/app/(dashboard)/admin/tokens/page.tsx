@@ -1,11 +1,11 @@
-import type { Metadata } from 'next';
 import { CreateTokenForm } from '@/app/ui/admin/CreateTokenForm';
 import { TokensTable } from '@/app/ui/admin/TokensTable';
 import { ApiErrorAlert, Card, PageHeader } from '@/app/ui/common';
+import { adminTitle } from '@/lib/admin';
 import { listProfiles, listTokens } from '@/lib/api';
 import { attempt } from '@/lib/attempt';
 
-export const metadata: Metadata = { title: 'API tokens' };
+export const generateMetadata = adminTitle('API tokens');
 
 /** API tokens for agent runtimes and gateways (administrators only, admin/layout.tsx). */
 export default async function TokensPage() {

@@ -1,11 +1,11 @@
-import type { Metadata } from 'next';
 import { CreateUserForm } from '@/app/ui/admin/CreateUserForm';
 import { UserList } from '@/app/ui/admin/UserList';
 import { ApiErrorAlert, Card, PageHeader } from '@/app/ui/common';
+import { adminTitle } from '@/lib/admin';
 import { getMe, listProfiles, listUsers } from '@/lib/api';
 import { attempt } from '@/lib/attempt';
 
-export const metadata: Metadata = { title: 'Users' };
+export const generateMetadata = adminTitle('Users');
 
 /** Dashboard users (administrators only, admin/layout.tsx): create, role and profiles, disable. */
 export default async function UsersPage() {

@@ -3,7 +3,7 @@ import { notFound } from 'next/navigation';
 import { cache } from 'react';
 import { ApiErrorAlert, Breadcrumbs, ButtonLink, PageHeader, Stat, StatStrip, Timestamp } from '@/app/ui/common';
 import { ReceiptDetail } from '@/app/ui/receipts/ReceiptDetail';
-import { getReceipt } from '@/lib/api';
+import { getMe, getReceipt } from '@/lib/api';
 import { attempt, isMissing } from '@/lib/attempt';
 import { humanize } from '@/lib/format';
 import { decodeParam } from '@/lib/params';
@@ -20,6 +20,8 @@ const loadReceipt = cache((operationId: string) =>
 );
 
 export async function generateMetadata({ params }: ReceiptPageProps): Promise<Metadata> {
+  const me = await attempt(getMe);
+  if (!me.ok || me.value.role !== 'admin') return { title: 'Not found' };
   const result = await loadReceipt(decodeParam((await params).operationId));
   if (!result || isMissing(result)) return { title: 'Receipt not found' };
   return { title: result.ok ? `Receipt #${result.value.sequence}` : 'Receipt' };
