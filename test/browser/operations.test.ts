@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, type TestBrowser } from './support/browser.js';
-import { apiClient, SCREENSHOT_DIR, screenshot, signIn } from './support/dashboard.js';
+import { apiClient, README_IMAGE_DIR, readmePicture, SCREENSHOT_DIR, screenshot, signIn } from './support/dashboard.js';
 import { type Stack, startStack } from './support/stack.js';
 
 /**
@@ -29,6 +29,7 @@ const onPath = (path: string) => (current: URL) => current.pathname === path;
 describe('lineage, deletion and profiles in a browser', () => {
   beforeAll(async () => {
     mkdirSync(SCREENSHOT_DIR, { recursive: true });
+    mkdirSync(README_IMAGE_DIR, { recursive: true });
     stack = await startStack();
     api = apiClient(stack);
     browser = await launchBrowser();
@@ -72,6 +73,7 @@ describe('lineage, deletion and profiles in a browser', () => {
     expect(await summary.textContent()).toContain('Compacted — summary of earlier conversation');
 
     await screenshot(page, 'lineage');
+    await readmePicture(page, 'lineage');
     await screenshot(page, 'lineage-dark', { dark: true });
     await screenshot(page, 'lineage-mobile', { width: 375 });
 

@@ -149,6 +149,7 @@ describe('overview, receipts and every page in a browser', () => {
     await expect.poll(async () => (await sequences()).length).toBeGreaterThan(1);
     const newest = await sequences();
     expect(newest).toEqual([...newest].sort((a, b) => b - a));
+    await expect.poll(() => page.getByTestId('receipts-live-status').textContent()).toBe('Live');
     await readmePicture(page, 'receipts');
     await expectAccessible(page);
 

@@ -47,7 +47,7 @@ export default async function ReceiptsPage({ searchParams }: { searchParams: Pro
                 in profile <strong>{raw.profile}</strong>
               </>
             ) : null}
-            , in sequence order.
+            , {state.ok && state.query.order === 'oldest' ? 'in sequence order (the replay)' : 'newest first'}.
           </>
         }
         actions={
