@@ -146,6 +146,16 @@ export class LineageRepository {
     return new Map([...result].map(([id, { depth: _depth, ...usage }]) => [id, usage]));
   }
 
+  /** Titles of sessions (a search hit names its conversation by its tip's title). */
+  async titlesOf(db: Executor, ids: readonly string[]): Promise<Map<string, string | null>> {
+    const titles = new Map<string, string | null>();
+    for (const part of chunk(ids)) {
+      const rows = await db.selectFrom('sessions').select(['id', 'title']).where('id', 'in', part).execute();
+      for (const row of rows) titles.set(row.id, row.title);
+    }
+    return titles;
+  }
+
   /**
    * The tip of each id's compression chain: follow compression children forward, preferring a
    * child that itself ended by compression, then an open child, then the freshest.

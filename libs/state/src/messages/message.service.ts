@@ -20,7 +20,7 @@ import { textOrNull } from '../shared/json.js';
 import { isUniqueViolation, type SqlDialect } from '../shared/sql-dialect.js';
 import { toDomainError } from '../shared/store-errors.js';
 import type { Tx, UnitOfWork } from '../shared/unit-of-work.js';
-import { usageContributions } from '../stats/usage-contributions.js';
+import { inWriteHour, usageContributions, writeTimeCorrection } from '../stats/usage-contributions.js';
 import { UsageRollupRepository } from '../stats/usage-rollup.repository.js';
 import { MessageRepository, toMessage } from './message.repository.js';
 import { clampTimestamp, contentText, previewOf, substringEligible } from './message-content.js';
@@ -123,10 +123,16 @@ export class MessageService {
           : rows.length === 1
             ? [await this.messages.insert(tx.db, rows[0])]
             : await this.messages.insertMany(tx.db, rows);
-      await this.usage.record(
-        tx.db,
-        usageContributions({ id: sessionId, ...session }, drafts.rows, request.usage, now),
-      );
+      // The sessions trigger rolled this append up at the write's hour; messages of other hours move there.
+      const lastActivityAt = Number(session.last_activity_at);
+      if (!inWriteHour(drafts.rows, lastActivityAt, now)) {
+        const usageSession = { id: sessionId, ...session, lastActivityAt };
+        const correction = writeTimeCorrection(
+          usageContributions(usageSession, drafts.rows, request.usage, now),
+          usageSession,
+        );
+        if (correction.length > 0) await this.usage.record(tx.db, correction);
+      }
       return { ids: dedupe.ids(insertedIds), created: rows.length, revision, generation };
     });
   }

@@ -2,7 +2,15 @@ import { sql } from 'kysely';
 import type { Executor } from '../db/database.js';
 import { DEGRADED_SCAN_WINDOW, type SearchFilter, type SearchPort, type WordCursor } from './search.port.js';
 import { toTsQuery, type WordTerm } from './search-query.js';
-import { newestContaining, type SearchSqlRow, searchFilters, toSearchRow, VISIBLE_MESSAGE } from './search-sql.js';
+import {
+  containsAll,
+  countUpTo,
+  newestContaining,
+  type SearchSqlRow,
+  searchFilters,
+  toSearchRow,
+  VISIBLE_MESSAGE,
+} from './search-sql.js';
 
 export class PostgresSearch implements SearchPort {
   async word(db: Executor, terms: readonly WordTerm[], filter: SearchFilter, after?: WordCursor) {
@@ -29,6 +37,26 @@ export class PostgresSearch implements SearchPort {
   substring(db: Executor, substrings: readonly string[], filter: SearchFilter, afterId?: number) {
     // ILIKE uses the partial pg_trgm index for terms of three characters or more.
     return newestContaining(db, { substrings, operator: 'ilike', filter, afterId, substringIndexedOnly: true });
+  }
+
+  async count(
+    db: Executor,
+    mode: 'word' | 'substring',
+    query: { terms: readonly WordTerm[]; substrings: readonly string[] },
+    filter: SearchFilter,
+    bound: number,
+  ) {
+    if (filter.profiles?.length === 0) return 0;
+    const matches =
+      mode === 'word'
+        ? sql`m.search_vector @@ to_tsquery('simple', ${toTsQuery(query.terms)})`
+        : sql`m.substring_indexed = 1 and ${containsAll(query.substrings, 'ilike')}`;
+    return countUpTo(
+      db,
+      sql`select 1 from messages m join sessions s on s.id = m.session_id
+        where ${matches} and ${VISIBLE_MESSAGE} ${searchFilters(filter)}`,
+      bound,
+    );
   }
 
   scan(db: Executor, substrings: readonly string[], filter: SearchFilter, afterId?: number) {

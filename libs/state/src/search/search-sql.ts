@@ -21,6 +21,8 @@ export interface SearchSqlRow {
 /** The owner fence and the caller's filters, over `m` (messages) and `s` (sessions). */
 export function searchFilters(filter: SearchFilter): RawBuilder<unknown> {
   const parts: RawBuilder<unknown>[] = [];
+  if (filter.from !== undefined) parts.push(sql`m.timestamp >= ${filter.from}`);
+  if (filter.to !== undefined) parts.push(sql`m.timestamp < ${filter.to}`);
   if (filter.profiles !== null) parts.push(sql`s.profile in (${sql.join(filter.profiles)})`);
   if (filter.profile) parts.push(sql`s.profile = ${filter.profile}`);
   if (filter.source) parts.push(sql`s.source = ${filter.source}`);
@@ -84,4 +86,12 @@ export async function newestContaining(
     order by m.id desc
     limit ${filter.limit}`.execute(db);
   return rows.map((row) => toSearchRow(row, substrings));
+}
+
+/** `select count(*)` of a hit query stopped after `bound` + 1 rows (a search's "100+"). */
+export async function countUpTo(db: Executor, hits: RawBuilder<unknown>, bound: number): Promise<number> {
+  const { rows } = await sql<{
+    n: number | string;
+  }>`select count(*) as n from (${hits} limit ${bound + 1}) hits`.execute(db);
+  return Number(rows[0]?.n ?? 0);
 }

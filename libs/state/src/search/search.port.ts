@@ -4,6 +4,9 @@ import type { WordTerm } from './search-query.js';
 
 export interface SearchFilter {
   profiles: string[] | null;
+  /** Message times: at or after `from`, before `to` (epoch ms). */
+  from?: number;
+  to?: number;
   profile?: string;
   source?: string;
   role?: MessageRole;
@@ -32,6 +35,14 @@ export type WordCursor = { rank: number; id: number };
 export interface SearchPort {
   word(db: Executor, terms: readonly WordTerm[], filter: SearchFilter, after?: WordCursor): Promise<SearchRow[]>;
   substring(db: Executor, substrings: readonly string[], filter: SearchFilter, afterId?: number): Promise<SearchRow[]>;
+  /** How many messages `word` or `substring` would find, counted up to `bound` + 1. */
+  count(
+    db: Executor,
+    mode: 'word' | 'substring',
+    query: { terms: readonly WordTerm[]; substrings: readonly string[] },
+    filter: SearchFilter,
+    bound: number,
+  ): Promise<number>;
   /** Bounded scan over recent visible messages, used while an index is unusable. */
   scan(db: Executor, substrings: readonly string[], filter: SearchFilter, afterId?: number): Promise<SearchRow[]>;
 }

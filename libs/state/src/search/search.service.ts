@@ -1,11 +1,19 @@
-import type { MessageRole, SearchHit, SearchQuery, SearchResponse } from '@statehouse/contracts';
+import {
+  type BoundedCount,
+  instantMs,
+  type MessageRole,
+  SEARCH_TOTAL_BOUND,
+  type SearchHit,
+  type SearchQuery,
+  type SearchResponse,
+} from '@statehouse/contracts';
 import type { Db } from '../db/database.js';
 import { LineageRepository } from '../lineage/lineage.repository.js';
 import { canAccessProfile, profileScope } from '../shared/access.js';
 import { toIso } from '../shared/clock.js';
 import type { OperationContext } from '../shared/context.js';
 import { decodeCursor, encodeCursor } from '../shared/cursor.js';
-import { DomainError } from '../shared/errors.js';
+import { DomainError, ValidationError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { toDomainError } from '../shared/store-errors.js';
 import type { SearchFilter, SearchPort, SearchRow } from './search.port.js';
@@ -25,7 +33,8 @@ export class SearchService {
   /**
    * Sanitized, owner-fenced search over visible messages. CJK text goes to the substring index;
    * in `auto` mode a word query that finds nothing retries as substrings ("igra" finds "trigram").
-   * If an index is unusable the answer is a bounded scan marked `degraded`, never an error.
+   * If an index is unusable the answer is a bounded scan marked `degraded`, never an error. Hits
+   * carry their conversation (tip id and title) and the answer a total counted up to 100.
    */
   async search(ctx: OperationContext, query: SearchQuery): Promise<SearchResponse> {
     const empty = (mode: Mode): SearchResponse => ({
@@ -35,10 +44,15 @@ export class SearchService {
       degraded: false,
       total: { count: 0, exact: true },
     });
+    const from = query.from === undefined ? undefined : instantMs(query.from);
+    const to = query.to === undefined ? undefined : instantMs(query.to);
+    if (from !== undefined && to !== undefined && from >= to) throw new ValidationError('`to` must be after `from`');
     if (query.profile && !canAccessProfile(ctx.principal, query.profile)) return empty('word');
     const plan = planSearch(query.q);
     const filter: SearchFilter = {
       profiles: profileScope(ctx.principal),
+      from,
+      to,
       profile: query.profile,
       source: query.source,
       role: query.role as MessageRole | undefined,
@@ -59,7 +73,8 @@ export class SearchService {
         mode = 'substring';
         rows = await this.run(mode, plan, filter, undefined);
       }
-      return { ...(await this.page(rows, query.limit, mode)), degraded: false };
+      const total = await this.total(mode, plan, filter, rows.length, query.limit, cursor !== undefined);
+      return { ...(await this.page(rows, query.limit, mode)), degraded: false, total };
     } catch (error) {
       const mapped = toDomainError(error);
       if (mapped instanceof DomainError) throw mapped;
@@ -67,11 +82,36 @@ export class SearchService {
       this.logger.warn('search index unusable; answering with a bounded scan', { error: String(error) });
       try {
         const rows = await this.port.scan(this.db, plan.substrings, filter, cursor?.id);
-        return { ...(await this.page(rows, query.limit, 'substring')), degraded: true };
+        // A bounded scan sees only the newest messages: what it found is a floor, never "exact".
+        const total = { count: Math.min(rows.length, query.limit), exact: false };
+        return { ...(await this.page(rows, query.limit, 'substring')), degraded: true, total };
       } catch (scanError) {
         throw toDomainError(scanError);
       }
     }
+  }
+
+  /**
+   * Matches counted up to `SEARCH_TOTAL_BOUND` ("100+" beyond it). A first page that holds every
+   * match needs no second query.
+   */
+  private async total(
+    mode: Mode,
+    plan: ReturnType<typeof planSearch>,
+    filter: SearchFilter,
+    found: number,
+    limit: number,
+    paged: boolean,
+  ): Promise<BoundedCount> {
+    if (!paged && found <= limit) return { count: found, exact: true };
+    const counted = await this.port.count(
+      this.db,
+      mode,
+      { terms: plan.terms, substrings: plan.substrings },
+      filter,
+      SEARCH_TOTAL_BOUND,
+    );
+    return { count: Math.min(counted, SEARCH_TOTAL_BOUND), exact: counted <= SEARCH_TOTAL_BOUND };
   }
 
   private run(
@@ -91,12 +131,12 @@ export class SearchService {
       this.db,
       page.map((row) => row.sessionId),
     );
+    const tipTitles = await this.lineage.titlesOf(this.db, [...new Set(tips.values())]);
     const items: SearchHit[] = page.map((row) => ({
       sessionId: row.sessionId,
       tipSessionId: tips.get(row.sessionId) ?? row.sessionId,
       sessionTitle: row.title,
-      // TODO(i11api search step, after merging main): the tip's own title.
-      tipSessionTitle: row.title,
+      tipSessionTitle: tipTitles.get(tips.get(row.sessionId) ?? row.sessionId) ?? row.title,
       profile: row.profile,
       source: row.source,
       messageId: row.messageId,
@@ -109,8 +149,6 @@ export class SearchService {
     return {
       items,
       mode,
-      // TODO(i11api search step, after merging main): a bounded count of every match.
-      total: { count: items.length, exact: rows.length <= limit },
       nextCursor:
         rows.length > limit && last ? encodeCursor([mode === 'word' ? 'w' : 's', last.rank, last.messageId]) : null,
     };

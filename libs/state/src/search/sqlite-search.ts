@@ -2,7 +2,15 @@ import { sql } from 'kysely';
 import type { Executor } from '../db/database.js';
 import { DEGRADED_SCAN_WINDOW, type SearchFilter, type SearchPort, type WordCursor } from './search.port.js';
 import { toFts5Match, toTrigramMatch, type WordTerm } from './search-query.js';
-import { containsAll, newestContaining, type SearchSqlRow, searchFilters, toSearchRow } from './search-sql.js';
+import {
+  containsAll,
+  countUpTo,
+  newestContaining,
+  type SearchSqlRow,
+  searchFilters,
+  toSearchRow,
+  VISIBLE_MESSAGE,
+} from './search-sql.js';
 
 /** How many extra top-ranked hits the word query reads so ties at the page edge order exactly. */
 const RANK_OVERFETCH = 100;
@@ -63,6 +71,42 @@ export class SqliteSearch implements SearchPort {
       order by t.rowid desc
       limit ${filter.limit}`.execute(db);
     return rows.map((row) => toSearchRow(row, substrings));
+  }
+
+  async count(
+    db: Executor,
+    mode: 'word' | 'substring',
+    query: { terms: readonly WordTerm[]; substrings: readonly string[] },
+    filter: SearchFilter,
+    bound: number,
+  ) {
+    if (filter.profiles?.length === 0) return 0;
+    if (mode === 'word') {
+      const match = toFts5Match(query.terms);
+      return countUpTo(
+        db,
+        sql`select 1 from messages_fts f join messages m on m.id = f.rowid join sessions s on s.id = m.session_id
+          where messages_fts match ${match} ${searchFilters(filter)}`,
+        bound,
+      );
+    }
+    const match = toTrigramMatch(query.substrings);
+    if (match === null) {
+      return countUpTo(
+        db,
+        sql`select 1 from messages m join sessions s on s.id = m.session_id
+          where m.substring_indexed = 1 and ${VISIBLE_MESSAGE} and ${containsAll(query.substrings, 'like')} ${searchFilters(filter)}`,
+        bound,
+      );
+    }
+    const short = query.substrings.filter((term) => Array.from(term).length < 3);
+    const shortFilter = short.length ? sql`and ${containsAll(short, 'like')}` : sql``;
+    return countUpTo(
+      db,
+      sql`select 1 from messages_trgm t join messages m on m.id = t.rowid join sessions s on s.id = m.session_id
+        where messages_trgm match ${match} ${shortFilter} ${searchFilters(filter)}`,
+      bound,
+    );
   }
 
   scan(db: Executor, substrings: readonly string[], filter: SearchFilter, afterId?: number) {

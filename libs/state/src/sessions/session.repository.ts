@@ -110,6 +110,7 @@ export interface AppendedSession {
   model: string | null;
   delegated: number;
   end_reason: string | null;
+  last_activity_at: number;
   revision: number;
   generation: number;
 }
@@ -132,6 +133,7 @@ export class SessionRepository {
   /**
    * The append hot path in one prepared statement: counters, activity, preview, model and revision
    * move together, and the row comes back for the caller's checks (a failed check rolls it back).
+   * The usage rollup follows by trigger (migration 2026-11-30T04.00).
    */
   private readonly appendStatement = new PreparedQuery<AppendParam, AppendedSession>((db, param) =>
     db
@@ -151,7 +153,17 @@ export class SessionRepository {
         model: eb.fn.coalesce(sql.val(param('model')), 'model'),
       }))
       .where('id', '=', param('id'))
-      .returning(['profile', 'source', 'created_source', 'model', 'delegated', 'end_reason', 'revision', 'generation']),
+      .returning([
+        'profile',
+        'source',
+        'created_source',
+        'model',
+        'delegated',
+        'end_reason',
+        'last_activity_at',
+        'revision',
+        'generation',
+      ]),
   );
 
   /** The most frequent read of all (every single-session request): prepared once. */

@@ -372,6 +372,39 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect((await t.store.stats.facets(member, { profile: 'alpha' })).sources).toEqual([]);
     });
 
+    it('counts messages sent with older timestamps in their own hours, not in the hour they were written', async () => {
+      clock.set(T0 + 20 * DAY + 12 * HOUR + 30 * 60_000);
+      await t.store.sessions.create(admin, { id: 'late', profile: 'late', source: 'cli', model: 'gpt' });
+      await t.store.messages.append(admin, 'late', {
+        messages: [
+          { role: 'user', content: 'from the night before', timestamp: T0 + 19 * DAY + 23 * HOUR },
+          { role: 'assistant', content: 'still the night before', timestamp: T0 + 19 * DAY + 23 * HOUR + 60_000 },
+          { role: 'user', content: 'this morning', timestamp: T0 + 20 * DAY + 8 * HOUR },
+          { role: 'system', content: 'scaffolding', displayKind: 'hidden', timestamp: T0 + 20 * DAY + 9 * HOUR },
+        ],
+        usage: { inputTokens: 40, outputTokens: 4, estimatedCostUsd: 0.5 },
+      });
+      // One more, written now with no timestamp: counted in the write's hour.
+      await t.store.messages.append(admin, 'late', { messages: [{ role: 'assistant', content: 'now' }] });
+      const usage = await t.store.stats.usageOverTime(
+        admin,
+        usageQuery({ bucket: 'hour', from: iso(T0 + 19 * DAY), to: iso(T0 + 21 * DAY), profile: 'late' }),
+      );
+      const byHour = Object.fromEntries(
+        usage.buckets
+          .filter((b) => b.total.messages || b.total.inputTokens || b.total.sessions)
+          .map((b) => [b.start, [b.total.messages, b.total.inputTokens, b.total.sessions]]),
+      );
+      expect(byHour).toEqual({
+        [iso(T0 + 19 * DAY + 23 * HOUR)]: [2, 0, 0],
+        // The usage goes with the append's last message (the hidden one at 09:00 is not a message).
+        [iso(T0 + 20 * DAY + 8 * HOUR)]: [1, 0, 0],
+        [iso(T0 + 20 * DAY + 9 * HOUR)]: [0, 40, 0],
+        [iso(T0 + 20 * DAY + 12 * HOUR)]: [1, 0, 1],
+      });
+      await assertDailyMatchesSessions(t);
+    });
+
     it('backfills the rollups of a store written before them: the same counts per day, the same token totals', async () => {
       const norm = (value: unknown) => Math.round(Number(value) * 1e6) / 1e6;
       const snapshot = async () => {

@@ -11,10 +11,9 @@ export interface UsageSession {
 
 /**
  * What a write of messages (an append, or a session's opening messages) adds to the usage
- * rollups (docs/stats.md): each visible message in the hour of its timestamp, and the reported
- * usage in the hour of the write's last message (or `now` when every message was a duplicate).
- * Hidden scaffolding and compaction summaries are not counted; copies made by branch or
- * compression never come through here.
+ * rollups (docs/stats.md): each message people see (not hidden scaffolding) in the hour of its
+ * timestamp, and the reported usage in the hour of the write's last message (or `now` when every
+ * message was a duplicate). Copies made by branch or compression never come through here.
  */
 export function usageContributions(
   session: UsageSession,
@@ -36,7 +35,7 @@ export function usageContributions(
   for (const row of rows) {
     const timestamp = Number(row.timestamp);
     if (timestamp > last) last = timestamp;
-    if ((row.display_kind ?? 'visible') !== 'visible') continue;
+    if (row.display_kind === 'hidden') continue;
     const contribution = at(timestamp - (timestamp % HOUR_MS));
     contribution.messages = (contribution.messages ?? 0) + 1;
   }
@@ -51,4 +50,54 @@ export function usageContributions(
     contribution.costUsd = usage.estimatedCostUsd ?? 0;
   }
   return [...byHour.values()];
+}
+
+const COUNTERS = [
+  'messages',
+  'inputTokens',
+  'outputTokens',
+  'cacheReadTokens',
+  'cacheWriteTokens',
+  'reasoningTokens',
+  'costUsd',
+] as const;
+
+/**
+ * An append's counters are rolled up by the sessions trigger in the hour of the session's last
+ * activity (the write), so the hot path needs no statement of its own (migration 2026-11-30T04.00).
+ * When messages carry other hours — a client sending older timestamps — this is what moves their
+ * share from the write's hour to theirs. Empty in the common case.
+ */
+export function writeTimeCorrection(
+  actual: readonly UsageContribution[],
+  session: UsageSession & { lastActivityAt: number },
+): UsageContribution[] {
+  const hour = session.lastActivityAt - (session.lastActivityAt % HOUR_MS);
+  const elsewhere = actual.filter((contribution) => contribution.hourStart !== hour);
+  if (elsewhere.length === 0) return [];
+  const back: UsageContribution = {
+    sessionId: session.id,
+    profile: session.profile,
+    source: session.source,
+    model: session.model ?? '',
+    hourStart: hour,
+  };
+  for (const contribution of elsewhere) {
+    for (const key of COUNTERS) back[key] = (back[key] ?? 0) - (contribution[key] ?? 0);
+  }
+  return [...elsewhere, back];
+}
+
+/**
+ * The common case, checked without building contributions: every message (and so the usage) is
+ * in the hour the trigger used — nothing to move.
+ */
+export function inWriteHour(rows: readonly { timestamp: number }[], lastActivityAt: number, now: number): boolean {
+  const hour = lastActivityAt - (lastActivityAt % HOUR_MS);
+  if (rows.length === 0) return now - (now % HOUR_MS) === hour;
+  for (const row of rows) {
+    const timestamp = Number(row.timestamp);
+    if (timestamp - (timestamp % HOUR_MS) !== hour) return false;
+  }
+  return true;
 }

@@ -77,6 +77,7 @@ export function usageRollupsMigration(dialect: Dialect) {
       if (dialect === 'sqlite') {
         for (const trigger of [
           'sessions_usage_ai',
+          'sessions_usage_au',
           'sessions_usage_ad',
           'sessions_usage_mv',
           'session_usage_daily_ai',
@@ -137,6 +138,12 @@ async function createSqliteTriggers(db: Kysely<any>) {
       `create trigger sessions_usage_mv after update of profile on sessions when old.profile <> new.profile begin ${SESSION_MOVED} end`,
     )
     .execute(db);
+  await sql
+    .raw(
+      `create trigger sessions_usage_au after update of ${APPEND_COUNTERS.join(', ')} on sessions
+       when ${APPENDED('new', 'old')} begin ${SESSION_APPENDED('max')} end`,
+    )
+    .execute(db);
 }
 
 const SESSION_USAGE_ADD = `on conflict (session_id, hour_start, source, model) do update set ${USAGE_COUNTERS.map(
@@ -165,6 +172,42 @@ const SESSION_STARTED = `
 const SESSION_REMOVED = (id: string) => `delete from session_usage where session_id = ${id};`;
 /** A session moved to another profile (rename, repair) takes its usage along. */
 const SESSION_MOVED = 'update session_usage set profile = new.profile where session_id = new.id;';
+
+/** The session counters an append moves, and the rollup columns they feed. */
+const APPEND_COUNTERS = [
+  'message_count',
+  'input_tokens',
+  'output_tokens',
+  'cache_read_tokens',
+  'cache_write_tokens',
+  'reasoning_tokens',
+  'estimated_cost_usd',
+];
+const APPEND_ROLLUP_COLUMNS = [
+  'messages',
+  'input_tokens',
+  'output_tokens',
+  'cache_read_tokens',
+  'cache_write_tokens',
+  'reasoning_tokens',
+  'cost_usd',
+];
+/**
+ * An append: the one counter update that also bumps the revision (creation, copies and imports
+ * apply counters without a bump and record their own contributions) and adds something.
+ */
+const APPENDED = (row: string, before: string) =>
+  `${row}.revision > ${before}.revision and (${APPEND_COUNTERS.map((c) => `${row}.${c} > ${before}.${c}`).join(' or ')})`;
+/**
+ * What an append added, in the hour of the session's last activity (the write): the hot path
+ * keeps its rollup without a statement of its own. An append whose messages carry other times
+ * moves the difference to their hours in the same transaction (MessageService).
+ */
+const SESSION_APPENDED = (greatest: 'max' | 'greatest') => `
+  insert into session_usage (session_id, hour_start, source, model, profile, ${APPEND_ROLLUP_COLUMNS.join(', ')})
+  values (new.id, new.last_activity_at - new.last_activity_at % ${HOUR_MS}, new.source, coalesce(new.model, ''),
+    new.profile, ${APPEND_COUNTERS.map((c) => `${greatest}(new.${c} - old.${c}, 0)`).join(', ')})
+  ${SESSION_USAGE_ADD};`;
 
 async function createPostgresTriggers(db: Kysely<any>) {
   const upsert = (key: 'new' | 'old', counters: (counter: string) => string) =>
@@ -198,15 +241,24 @@ async function createPostgresTriggers(db: Kysely<any>) {
            ${upper(SESSION_STARTED)}
          elsif tg_op = 'DELETE' then
            ${upper(SESSION_REMOVED('old.id'))}
-         elsif OLD.profile <> NEW.profile then
-           ${upper(SESSION_MOVED)}
+         else
+           if OLD.profile <> NEW.profile then
+             ${upper(SESSION_MOVED)}
+           end if;
+           if ${upper(APPENDED('new', 'old'))} then
+             ${upper(SESSION_APPENDED('greatest'))}
+           end if;
          end if;
          return null;
        end $$`,
     )
     .execute(db);
-  await sql`create trigger sessions_usage after insert or delete or update of profile on sessions
-    for each row execute function sessions_usage_apply()`.execute(db);
+  await sql
+    .raw(
+      `create trigger sessions_usage after insert or delete or update of profile, ${APPEND_COUNTERS.join(', ')} on sessions
+       for each row execute function sessions_usage_apply()`,
+    )
+    .execute(db);
 }
 
 /**
@@ -230,7 +282,7 @@ async function backfill(db: Kysely<any>, dialect: Dialect) {
   await sql`insert into session_usage (session_id, hour_start, source, model, profile, messages)
     select m.session_id, ${hourOf('m.timestamp')}, s.source, coalesce(s.model, ''), s.profile, count(*)
     from messages m join sessions s on s.id = m.session_id
-    where m.display_kind = 'visible'
+    where m.display_kind <> 'hidden'
       and not (coalesce(s.lineage_kind, '') in ('compression', 'branch') and m.timestamp < s.started_at)
     group by m.session_id, ${hourOf('m.timestamp')}, s.source, coalesce(s.model, ''), s.profile
     ${conflict}`.execute(db);

@@ -2,15 +2,15 @@ import { type Kysely, sql } from 'kysely';
 import type { Dialect } from '../database.js';
 
 const INDEXES = {
-  sessions_source_recent_idx: 'sessions (source, last_activity_at desc, id desc)',
-  sessions_model_recent_idx: 'sessions (model, last_activity_at desc, id desc) where model is not null',
-  sessions_user_recent_idx: 'sessions (user_id, last_activity_at desc, id desc) where user_id is not null',
+  sessions_user_started_idx: 'sessions (user_id, started_at desc, id desc) where user_id is not null',
   sessions_lease_idx: 'sessions (lease_expires_at) where lease_expires_at is not null',
 };
 
 /**
- * Frozen. Keyset indexes for the sessions list filtered by surface, model or user (first page and
- * bounded total without walking the whole table), and the live leases "busy now" counts.
+ * Frozen. The sessions list filtered by user (a selective filter: its few rows are found by index
+ * and sorted) and the live leases "busy now" counts. Neither index holds a column an append
+ * changes, so the append path does not maintain them. Surface and model filters have few values
+ * and walk the activity index (docs/architecture.md).
  */
 export function sessionListIndexesMigration(_dialect: Dialect) {
   return {
