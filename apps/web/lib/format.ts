@@ -1,16 +1,18 @@
 /**
- * Display formatting. Everything renders on the server, so times are shown in UTC and say so:
- * an operator comparing the dashboard with logs should never have to guess the zone.
+ * Display formatting. The server renders times in UTC and says so (an operator comparing the
+ * dashboard with logs should never have to guess the zone); in the browser, clocks switch to the
+ * viewer's zone (lib/local-time.ts) with the same formats.
  */
 
-const dateTimeFormat = new Intl.DateTimeFormat('en-GB', {
+/** Day, month, year, hours and minutes; `timeZone` undefined: the runtime's own zone. */
+export const DATE_TIME_OPTIONS: Intl.DateTimeFormatOptions = {
   day: 'numeric',
   month: 'short',
   year: 'numeric',
   hour: '2-digit',
   minute: '2-digit',
-  timeZone: 'UTC',
-});
+};
+const dateTimeFormat = new Intl.DateTimeFormat('en-GB', { ...DATE_TIME_OPTIONS, timeZone: 'UTC' });
 const timeFormat = new Intl.DateTimeFormat('en-GB', {
   hour: '2-digit',
   minute: '2-digit',

@@ -1,3 +1,5 @@
+import { DATE_TIME_OPTIONS } from './format';
+
 /**
  * Times in the viewer's own time zone (browser code only: the server renders UTC). English
  * wording like the rest of the dashboard; the zone is whatever the browser runs in.
@@ -5,13 +7,7 @@
 const timeFormat = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit' });
 const fullFormat = new Intl.DateTimeFormat('en-GB', { dateStyle: 'full', timeStyle: 'long' });
 const dayFormat = new Intl.DateTimeFormat('en-GB', { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' });
-const dateTimeFormat = new Intl.DateTimeFormat('en-GB', {
-  day: 'numeric',
-  month: 'short',
-  year: 'numeric',
-  hour: '2-digit',
-  minute: '2-digit',
-});
+const dateTimeFormat = new Intl.DateTimeFormat('en-GB', DATE_TIME_OPTIONS);
 
 export const localTime = (iso: string) => timeFormat.format(new Date(iso));
 export const localFull = (iso: string) => fullFormat.format(new Date(iso));

@@ -2,27 +2,6 @@ import { type ListSessionsQuery, ListSessionsQuerySchema } from '@statehouse/con
 import { inclusiveEnd } from './dates';
 import { listState, type QueryState } from './params';
 
-/** Everything the sessions list shows is in its URL: these keys, validated by the API's own schema. */
-export const SESSION_LIST_KEYS = [
-  'profile',
-  'source',
-  'model',
-  'userId',
-  'startedFrom',
-  'startedTo',
-  'status',
-  'archived',
-  'q',
-  'includeChildren',
-  'order',
-  'limit',
-  'cursor',
-  'view',
-] as const;
-export type SessionListKey = (typeof SESSION_LIST_KEYS)[number];
-export type SessionListRaw = Partial<Record<SessionListKey, string>>;
-export type SessionListState = QueryState<SessionListKey, ListSessionsQuery>;
-
 /** Keys that narrow the list (the empty state then offers to clear them). */
 export const SESSION_FILTER_KEYS = [
   'q',
@@ -34,7 +13,13 @@ export const SESSION_FILTER_KEYS = [
   'status',
   'archived',
   'includeChildren',
-] as const satisfies readonly SessionListKey[];
+] as const;
+
+/** Everything the sessions list shows is in its URL: these keys, validated by the API's own schema. */
+export const SESSION_LIST_KEYS = ['profile', ...SESSION_FILTER_KEYS, 'order', 'limit', 'cursor', 'view'] as const;
+export type SessionListKey = (typeof SESSION_LIST_KEYS)[number];
+export type SessionListRaw = Partial<Record<SessionListKey, string>>;
+export type SessionListState = QueryState<SessionListKey, ListSessionsQuery>;
 
 const sessionList = listState('/sessions', SESSION_LIST_KEYS, ListSessionsQuerySchema, {
   labels: {

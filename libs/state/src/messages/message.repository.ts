@@ -156,7 +156,7 @@ export class MessageRepository {
       .orderBy('id')
       .execute();
     const base = Number(below.n);
-    span.forEach((row, index) => ordinals.set(Number(row.id), base + index + 1));
+    for (const [index, row] of span.entries()) ordinals.set(Number(row.id), base + index + 1);
     return ordinals;
   }
 

@@ -6,6 +6,7 @@ export { Card } from './Card';
 export { ChoiceField } from './ChoiceField';
 export { CopyButton } from './CopyButton';
 export { cx } from './cx';
+export { DateRangeFields } from './DateRangeFields';
 export { EmptyState } from './EmptyState';
 export { Checkbox, Field, hintId, Input, Select } from './Field';
 export { FilterForm, HiddenFields } from './FilterForm';

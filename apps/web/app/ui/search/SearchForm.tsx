@@ -1,5 +1,5 @@
 import { MESSAGE_ROLES, SEARCH_MODES } from '@statehouse/contracts';
-import { ChoiceField, Field, FilterForm, Input, Select, SubmitButton } from '@/app/ui/common';
+import { ChoiceField, DateRangeFields, Field, FilterForm, Input, Select, SubmitButton } from '@/app/ui/common';
 import type { Choices } from '@/lib/facets';
 import { humanize } from '@/lib/format';
 import type { SearchRaw } from '@/lib/search-state';
@@ -49,12 +49,12 @@ export function SearchForm({ raw, choices }: { raw: SearchRaw; choices: Choices 
         choices={choices.sources}
         defaultValue={raw.source}
       />
-      <Field label="From" htmlFor="search-from">
-        <Input id="search-from" name="from" type="date" defaultValue={raw.from?.slice(0, 10)} />
-      </Field>
-      <Field label="Until" htmlFor="search-to">
-        <Input id="search-to" name="to" type="date" defaultValue={raw.to?.slice(0, 10)} />
-      </Field>
+      <DateRangeFields
+        idPrefix="search"
+        names={['from', 'to']}
+        labels={['From', 'Until']}
+        values={[raw.from, raw.to]}
+      />
       <Field label="Match" htmlFor="search-mode">
         <Select id="search-mode" name="mode" defaultValue={raw.mode ?? 'auto'}>
           {SEARCH_MODES.map((mode) => (

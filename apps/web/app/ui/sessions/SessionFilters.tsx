@@ -1,4 +1,14 @@
-import { ButtonLink, Checkbox, ChoiceField, Field, FilterForm, Input, Select, SubmitButton } from '@/app/ui/common';
+import {
+  ButtonLink,
+  Checkbox,
+  ChoiceField,
+  DateRangeFields,
+  Field,
+  FilterForm,
+  Input,
+  Select,
+  SubmitButton,
+} from '@/app/ui/common';
 import type { Choices } from '@/lib/facets';
 import { type SessionListRaw, sessionListHref } from '@/lib/session-list-state';
 
@@ -50,12 +60,12 @@ export function SessionFilters({ raw, choices }: { raw: SessionListRaw; choices:
           spellCheck={false}
         />
       </Field>
-      <Field label="Started from" htmlFor="filter-started-from">
-        <Input id="filter-started-from" name="startedFrom" type="date" defaultValue={raw.startedFrom?.slice(0, 10)} />
-      </Field>
-      <Field label="Started until" htmlFor="filter-started-to">
-        <Input id="filter-started-to" name="startedTo" type="date" defaultValue={raw.startedTo?.slice(0, 10)} />
-      </Field>
+      <DateRangeFields
+        idPrefix="filter"
+        names={['startedFrom', 'startedTo']}
+        labels={['Started from', 'Started until']}
+        values={[raw.startedFrom, raw.startedTo]}
+      />
       <Field label="Status" htmlFor="filter-status">
         <Select id="filter-status" name="status" defaultValue={raw.status ?? 'all'}>
           <option value="all">Any status</option>
