@@ -159,6 +159,19 @@ describe('overview, receipts and every page in a browser', () => {
     expect(oldest).toEqual([...newest].reverse());
   });
 
+  it('words refused filters for people, not as validation output', async () => {
+    const issuesOf = async (path: string) => {
+      await page.goto(url(path));
+      const alert = page.getByRole('alert').filter({ hasText: 'These filters are not valid' });
+      return alert.getByRole('listitem').allTextContents();
+    };
+    const fields = await issuesOf('/sessions?limit=5000&status=sleeping');
+    expect(fields).toEqual(['Status: is not one of the offered choices.', 'Page size: must be at most 200.']);
+    // The end date is inclusive: "until the 10th" is before "from the 20th".
+    const range = await issuesOf('/sessions?startedFrom=2026-11-20&startedTo=2026-11-10');
+    expect(range).toEqual(['“Started until” must be after “Started from”.']);
+  });
+
   it('every page passes axe-core (WCAG 2 A and AA) in light and dark', async () => {
     const receipts = await apiJson<{ items: { operationId: string; sequence: number }[] }>(
       '/v1/deletion-receipts?limit=1',

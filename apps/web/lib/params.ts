@@ -82,11 +82,12 @@ export function issueText(
   const key = issue.path.map(String).join('.');
   const label = labels[key] ?? (key ? key : 'The address');
   const rule = HUMAN_MESSAGES.find(([pattern]) => pattern.test(issue.message));
-  // Messages written for people (the contracts' own refinements) keep their words, with names for keys.
-  const message = rule
-    ? rule[1](issue.message.match(rule[0]) as RegExpMatchArray)
-    : issue.message.replace(/`(\w+)`/g, (_, name: string) => `“${labels[name] ?? name}”`);
-  return `${label}: ${message}.`.replace(/\.\.$/, '.');
+  if (rule) return `${label}: ${rule[1](issue.message.match(rule[0]) as RegExpMatchArray)}.`;
+  // Messages written for people (the contracts' own refinements) keep their words, with names for
+  // keys; one that names its fields needs no label in front.
+  const named = issue.message.replace(/`(\w+)`/g, (_, name: string) => `“${labels[name] ?? name}”`);
+  const sentence = named === issue.message ? `${label}: ${named}` : named;
+  return /[.!?]$/.test(sentence) ? sentence : `${sentence}.`;
 }
 
 export interface ListState<K extends string, Q> {
