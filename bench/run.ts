@@ -4,8 +4,8 @@
  *
  *   BENCH_QUICK=1                 data sizes ÷ 10, output to the temp dir unless BENCH_OUT is set
  *   STATEHOUSE_BENCH_PG_URL=…     also PostgreSQL (or STATEHOUSE_TEST_PG_URL); scratch databases are dropped
- *   BENCH_ONLY=append,growth,list,search,lineage,deletion,api,stats,pg   run a subset (`pg` = every
- *                                 PostgreSQL part; `pg-lineage`, `pg-api`, `pg-stats`, … one of them)
+ *   BENCH_ONLY=append,growth,list,search,lineage,deletion,api,resolve,stats,pg   run a subset (`pg` =
+ *                                 every PostgreSQL part; `pg-lineage`, `pg-api`, `pg-stats`, … one of them)
  *   BENCH_OUT=path                where the Markdown goes
  */
 import { writeFileSync } from 'node:fs';
@@ -31,6 +31,7 @@ import {
 } from './lib/stores.js';
 import { lineagePg, lineageSqlite } from './lineage.bench.js';
 import { sessionsList } from './list.bench.js';
+import { resolvePg, resolveSqlite } from './resolve.bench.js';
 import { searchPg, searchSqlite } from './search.bench.js';
 import { statsOverview, statsPgTarget, statsSqliteTarget } from './stats.bench.js';
 
@@ -39,7 +40,7 @@ const config = loadConfig();
 const only = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((s) => s.trim())) : undefined;
 const enabled = (name: string) => !only || only.has(name);
 /** PostgreSQL parts: `pg` selects them all, `pg-<part>` one of them. */
-const PG_PARTS = ['append', 'list', 'search', 'lineage', 'deletion', 'api', 'stats'];
+const PG_PARTS = ['append', 'list', 'search', 'lineage', 'deletion', 'api', 'resolve', 'stats'];
 const enabledPg = (part: string) => !only || only.has('pg') || only.has(`pg-${part}`);
 const out = process.env.BENCH_OUT
   ? resolve(process.env.BENCH_OUT)
@@ -82,6 +83,7 @@ async function main(): Promise<void> {
   if (enabled('lineage')) await lineageSqlite(report, config);
   if (enabled('deletion')) await deletionSqlite(report, config);
   if (enabled('api')) await apiSqlite(report, config, root);
+  if (enabled('resolve')) await resolveSqlite(report, config);
   if (enabled('stats')) await statsOverview(report, config, statsSqliteTarget);
   if (PG_PARTS.some(enabledPg) && pgReachable) {
     if (enabledPg('append')) await appendThroughputPg(report, config, openPg('append'));
@@ -100,6 +102,7 @@ async function main(): Promise<void> {
     if (enabledPg('lineage')) await lineagePg(report, config, openPg('lineage'));
     if (enabledPg('deletion')) await deletionPg(report, config, openPg('deletion'));
     if (enabledPg('api')) await apiPg(report, config, root, config.pgUrl!);
+    if (enabledPg('resolve')) await resolvePg(report, config, openPg('resolve'));
     if (enabledPg('stats')) {
       await statsOverview(
         report,

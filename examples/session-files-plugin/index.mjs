@@ -1,40 +1,67 @@
 // Example Statehouse plugin: keeps one file per session (say, an agent's scratch state or an
-// attachment cache) and removes it when the session is deleted — by any deletion path.
+// attachment cache), grouped by profile. It removes a session's file when the session is deleted —
+// by any deletion path — and moves it when a profile repair moves the session: a move is not a
+// deletion (docs/domain.md §5.2).
 //
 //   STATEHOUSE_PLUGINS=examples/session-files-plugin/index.mjs
 //   STATEHOUSE_SESSION_FILES_DIR=./data/session-files   (default)
 //
-// Observers run after the delete committed, once per operation, and are fail-open: an error here
-// is logged by Statehouse and never affects the delete. Files of archived sessions are kept.
-import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+// Observers run after the operation committed, once per operation, and are fail-open: an error here
+// is logged by Statehouse and never affects the delete or the move. Files of archived sessions are kept.
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 
 export function sessionFilesDir(env = process.env) {
   return resolve(env.STATEHOUSE_SESSION_FILES_DIR || 'data/session-files');
 }
 
-/** Where the file of one session lives (ids are URL-encoded, so any id is a safe file name). */
-export function sessionFilePath(dir, sessionId) {
-  return join(dir, `${encodeURIComponent(sessionId)}.json`);
+/** Where the file of one session lives (names are URL-encoded, so any id is a safe file name). */
+export function sessionFilePath(dir, profile, sessionId) {
+  return join(dir, encodeURIComponent(profile), `${encodeURIComponent(sessionId)}.json`);
 }
 
 /** What the host application calls to keep something for a session. */
-export async function writeSessionFile(dir, sessionId, data) {
-  await mkdir(dir, { recursive: true });
-  await writeFile(sessionFilePath(dir, sessionId), JSON.stringify(data), { mode: 0o600 });
+export async function writeSessionFile(dir, profile, sessionId, data) {
+  const path = sessionFilePath(dir, profile, sessionId);
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, JSON.stringify(data), { mode: 0o600 });
 }
 
-export async function register({ onSessionDeleted, logger }) {
+async function moveFile(from, to) {
+  await mkdir(dirname(to), { recursive: true });
+  try {
+    await rename(from, to);
+    return true;
+  } catch (error) {
+    if (error.code === 'ENOENT') return false; // nothing was kept for this session
+    throw error;
+  }
+}
+
+export async function register({ onSessionDeleted, onSessionMoved, logger }) {
   const dir = sessionFilesDir();
   await mkdir(dir, { recursive: true });
   onSessionDeleted(async (event) => {
     if (event.reason === 'archive') return;
-    await Promise.all(event.deletedIds.map((id) => rm(sessionFilePath(dir, id), { force: true })));
+    await Promise.all(event.deletedIds.map((id) => rm(sessionFilePath(dir, event.profile, id), { force: true })));
     logger.info('session files removed', {
       operationId: event.operationId,
       reason: event.reason,
       origin: event.origin,
       count: event.deletedIds.length,
+    });
+  });
+  onSessionMoved(async (event) => {
+    const moved = await Promise.all(
+      event.movedIds.map((id) =>
+        moveFile(sessionFilePath(dir, event.fromProfile, id), sessionFilePath(dir, event.toProfile, id)),
+      ),
+    );
+    logger.info('session files moved', {
+      operationId: event.operationId,
+      from: event.fromProfile,
+      to: event.toProfile,
+      count: moved.filter(Boolean).length,
     });
   });
 }

@@ -1,6 +1,8 @@
 import { mkdirSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { axeViolations } from './support/axe.js';
 import { launchBrowser, type TestBrowser } from './support/browser.js';
 import { apiClient, README_IMAGE_DIR, readmePicture, SCREENSHOT_DIR, screenshot, signIn } from './support/dashboard.js';
 import { type Stack, startStack } from './support/stack.js';
@@ -230,6 +232,51 @@ describe('lineage, deletion and profiles in a browser', () => {
     await expect.poll(() => refusal.textContent()).toContain('Refused: the session is busy');
     expect(await refusal.textContent()).toContain('409 session_busy');
     expect((await api('/v1/sessions/e2e-busy')).status).toBe(200);
+  });
+
+  it('lists gateways with last-seen and liveness, and passes axe', async () => {
+    const heartbeat = (id: string) =>
+      api(`/v1/gateways/${id}/heartbeat`, {
+        method: 'PUT',
+        body: JSON.stringify({ profile: 'edge', host: 'edge-host', pid: 4321, startedAt: new Date().toISOString() }),
+      });
+    expect((await heartbeat('gw-live')).status).toBe(200);
+    expect((await heartbeat('gw-gone')).status).toBe(200);
+    const owned = await api('/v1/sessions', {
+      method: 'POST',
+      body: JSON.stringify({ profile: 'edge', source: 'telegram', gatewayId: 'gw-live', chatType: 'dm', chatId: 'e1' }),
+    });
+    expect(owned.status).toBe(201);
+    // A gateway that stopped heartbeating ten minutes ago (the store is the stack's own SQLite file).
+    const db = new Database(stack.databaseUrl.replace(/^file:/, ''));
+    try {
+      db.prepare('update gateways set last_seen_at = ? where id = ?').run(Date.now() - 10 * 60_000, 'gw-gone');
+    } finally {
+      db.close();
+    }
+
+    await page.goto(url('/gateways?profile=edge'));
+    await page.getByRole('heading', { name: 'Gateways', level: 1 }).waitFor();
+    const list = page.getByRole('list', { name: 'Gateways' });
+    const rows = list.getByRole('listitem');
+    expect(await rows.count()).toBe(2);
+    const live = rows.filter({ has: page.locator('[data-gateway-id="gw-live"]') });
+    const gone = rows.filter({ has: page.locator('[data-gateway-id="gw-gone"]') });
+    expect(await live.textContent()).toContain('Alive');
+    expect(await live.textContent()).toContain('1 open session');
+    expect(await live.textContent()).toContain('edge-host · pid 4321');
+    expect(await gone.textContent()).toContain('Silent');
+    expect(await gone.textContent()).toMatch(/last seen 10 min/);
+    // The navigation names the section as the current page.
+    expect(await page.getByRole('link', { name: 'Gateways', exact: true }).getAttribute('aria-current')).toBe('page');
+
+    expect(await axeViolations(page)).toEqual([]);
+    await page.emulateMedia({ colorScheme: 'dark' });
+    expect(await axeViolations(page)).toEqual([]);
+    await page.emulateMedia({ colorScheme: 'light' });
+    await screenshot(page, 'gateways');
+    await screenshot(page, 'gateways-dark', { dark: true });
+    await screenshot(page, 'gateways-mobile', { width: 375 });
   });
 
   it('renames a profile and shows its sessions and routes under the new name', async () => {

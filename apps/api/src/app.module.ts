@@ -12,6 +12,9 @@ import { IdempotencyInterceptor } from './common/idempotency.interceptor.js';
 import { API_CONFIG, STATE_STORE } from './common/tokens.js';
 import { createValidationPipe } from './common/validation.pipe.js';
 import type { ApiConfig } from './config.js';
+import { DeliveriesController } from './deliveries/deliveries.controller.js';
+import { GatewaysController } from './gateways/gateways.controller.js';
+import { LivenessScheduler } from './gateways/liveness.scheduler.js';
 import { HandoffController } from './handoff/handoff.controller.js';
 import { HealthController } from './health/health.controller.js';
 import { LineageController } from './lineage/lineage.controller.js';
@@ -62,6 +65,8 @@ export class AppModule {
         RetentionController,
         RoutesController,
         HandoffController,
+        GatewaysController,
+        DeliveriesController,
         StatsController,
       ],
       providers: [
@@ -71,6 +76,7 @@ export class AppModule {
         BearerStrategy,
         CookieStrategy,
         RetentionScheduler,
+        LivenessScheduler,
         { provide: APP_GUARD, useClass: StatehouseAuthGuard },
         // Outermost first: metrics time everything, idempotency wraps the handler.
         { provide: APP_INTERCEPTOR, useClass: MetricsInterceptor },

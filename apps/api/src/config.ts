@@ -1,6 +1,6 @@
-import { DEFAULT_DATABASE_URL, dialectOf } from '@statehouse/state';
+import { DEFAULT_DATABASE_URL, DEFAULT_RUNTIME_WINDOWS, dialectOf, type RuntimeWindows } from '@statehouse/state';
 
-/** Configuration by environment (API.md, Configuration). */
+/** Configuration by environment (README, Configuration; docs/api.md). */
 export interface ApiConfig {
   databaseUrl: string;
   host: string;
@@ -13,6 +13,20 @@ export interface ApiConfig {
   secureCookies: boolean;
   /** How often the retention policies are applied (0 disables the scheduler). */
   retentionIntervalSeconds: number;
+  /**
+   * How often the liveness sweep runs (docs/domain.md §10): orphaned open rows, expired handoffs.
+   * It also runs once at start-up. 0 disables both.
+   */
+  sweepIntervalSeconds: number;
+  /** Liveness windows handed to the state layer. */
+  runtime: RuntimeWindows;
+}
+
+function seconds(value: string | undefined, fallback: number, name: string, minimum = 0): number {
+  if (value === undefined || value === '') return fallback;
+  const parsed = Number(value);
+  if (!Number.isFinite(parsed) || parsed < minimum) throw new Error(`${name} must be a number of seconds ≥ ${minimum}`);
+  return parsed;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
@@ -30,5 +44,28 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
       .filter(Boolean),
     secureCookies: env.STATEHOUSE_SECURE_COOKIES === 'true',
     retentionIntervalSeconds: Number(env.STATEHOUSE_RETENTION_INTERVAL_SECONDS ?? 3600),
+    sweepIntervalSeconds: seconds(env.STATEHOUSE_SWEEP_INTERVAL_SECONDS, 30, 'STATEHOUSE_SWEEP_INTERVAL_SECONDS'),
+    runtime: {
+      gatewayTimeoutMs:
+        seconds(
+          env.STATEHOUSE_GATEWAY_TIMEOUT_SECONDS,
+          DEFAULT_RUNTIME_WINDOWS.gatewayTimeoutMs / 1000,
+          'STATEHOUSE_GATEWAY_TIMEOUT_SECONDS',
+          1,
+        ) * 1000,
+      orphanIdleMs:
+        seconds(
+          env.STATEHOUSE_ORPHAN_IDLE_SECONDS,
+          DEFAULT_RUNTIME_WINDOWS.orphanIdleMs / 1000,
+          'STATEHOUSE_ORPHAN_IDLE_SECONDS',
+        ) * 1000,
+      handoffTimeoutMs:
+        seconds(
+          env.STATEHOUSE_HANDOFF_TIMEOUT_SECONDS,
+          DEFAULT_RUNTIME_WINDOWS.handoffTimeoutMs / 1000,
+          'STATEHOUSE_HANDOFF_TIMEOUT_SECONDS',
+          1,
+        ) * 1000,
+    },
   };
 }

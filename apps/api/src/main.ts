@@ -8,13 +8,20 @@ import { MetricsRegistry } from './metrics/metrics.registry.js';
 import { loadPlugins } from './plugins/plugin-loader.js';
 
 const logger = new Logger('Statehouse');
-const config = loadConfig();
+let config: ReturnType<typeof loadConfig>;
+try {
+  config = loadConfig();
+} catch (error) {
+  console.error(`\nStatehouse cannot start: ${(error as Error).message}\n`);
+  process.exit(1);
+}
 const metrics = new MetricsRegistry();
 
 let store: StateStore;
 try {
   store = await openStore({
     url: config.databaseUrl,
+    runtime: config.runtime,
     logger: stateLogger(),
     onQuery: (operation, durationMs, failed) => metrics.recordStoreOperation(operation, durationMs / 1000, failed),
   });

@@ -1,37 +1,7 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from '@statehouse/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
-const TOKEN_CLI = fileURLToPath(new URL('../dist/cli/token.js', import.meta.url));
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
-}
-
-async function waitForHealth(base: string, child: ChildProcess, log: () => string): Promise<void> {
-  for (let i = 0; i < 150; i++) {
-    if (child.exitCode !== null) throw new Error(`API exited early:\n${log()}`);
-    try {
-      if ((await fetch(`${base}/healthz`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`API did not start:\n${log()}`);
-}
+import { assertBuilt, createAdminToken, startApi, stopAll } from './support/processes.js';
 
 /** Reads server-sent events from a fetch body. */
 async function* sseEvents(response: Response): AsyncGenerator<{ event: string; data: unknown }> {
@@ -63,25 +33,9 @@ for (const { dialect, available } of TEST_DIALECTS) {
     let token = '';
 
     const start = async (): Promise<string> => {
-      const port = await freePort();
-      let output = '';
-      const child = spawn(process.execPath, [MAIN], {
-        env: {
-          ...process.env,
-          STATEHOUSE_DATABASE_URL: database.url,
-          STATEHOUSE_API_PORT: String(port),
-          STATEHOUSE_SEED_DEMO: 'false',
-          STATEHOUSE_ADMIN_PASSWORD: 'cross-process-admin',
-          STATEHOUSE_RETENTION_INTERVAL_SECONDS: '0',
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      child.stdout?.on('data', (chunk) => (output += chunk));
-      child.stderr?.on('data', (chunk) => (output += chunk));
-      processes.push(child);
-      const base = `http://127.0.0.1:${port}`;
-      await waitForHealth(base, child, () => output);
-      return base;
+      const api = await startApi(database.url);
+      processes.push(api.child);
+      return api.base;
     };
     const call = async (
       base: string,
@@ -115,32 +69,14 @@ for (const { dialect, available } of TEST_DIALECTS) {
     };
 
     beforeAll(async () => {
-      if (!existsSync(MAIN) || !existsSync(TOKEN_CLI)) {
-        throw new Error('apps/api/dist is missing: run `npm run build` (npm test does it) before this suite');
-      }
+      assertBuilt();
       database = await createTestDatabase(dialect);
-      token = execFileSync(
-        process.execPath,
-        [TOKEN_CLI, 'create', '--role', 'admin', '--profiles', '*', '--name', 'xp'],
-        {
-          env: { ...process.env, STATEHOUSE_DATABASE_URL: database.url },
-          encoding: 'utf8',
-          stdio: ['ignore', 'pipe', 'ignore'],
-        },
-      )
-        .trim()
-        .split('\n')
-        .pop()!;
+      token = createAdminToken(database.url, 'xp');
       [writer, reader] = await Promise.all([start(), start()]);
     }, 60_000);
 
     afterAll(async () => {
-      for (const child of processes) child.kill('SIGTERM');
-      await Promise.all(
-        processes.map(
-          (child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve))),
-        ),
-      );
+      await stopAll(processes);
       await database?.drop();
     });
 

@@ -27,7 +27,11 @@ export async function bootApi(dialect: Dialect): Promise<ApiHarness> {
   const app = await createApp(
     {
       store: testStore.store,
-      config: loadConfig({ STATEHOUSE_DATABASE_URL: testStore.url, STATEHOUSE_RETENTION_INTERVAL_SECONDS: '0' }),
+      config: loadConfig({
+        STATEHOUSE_DATABASE_URL: testStore.url,
+        STATEHOUSE_RETENTION_INTERVAL_SECONDS: '0',
+        STATEHOUSE_SWEEP_INTERVAL_SECONDS: '0',
+      }),
       metrics: new MetricsRegistry(),
     },
     { logger: false },

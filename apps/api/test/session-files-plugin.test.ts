@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,7 +16,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
     let api: ApiHarness;
     let admin: Record<string, string>;
     const dir = mkdtempSync(join(tmpdir(), 'statehouse-files-'));
-    const fileOf = (id: string) => sessionFilePath(dir, id) as string;
+    const fileOf = (id: string, profile = 'files') => sessionFilePath(dir, profile, id) as string;
 
     const create = async (id: string, body: Record<string, unknown> = {}) => {
       const response = await api
@@ -25,7 +25,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
         .set(admin)
         .send({ id, profile: 'files', source: 'cli', ...body });
       expect(response.status).toBe(201);
-      await writeSessionFile(dir, id, { note: `state of ${id}` });
+      await writeSessionFile(dir, 'files', id, { note: `state of ${id}` });
       expect(existsSync(fileOf(id))).toBe(true);
       return response.body;
     };
@@ -70,7 +70,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
         .set(await tokens('p-chain'))
         .send({ summary: 's', childId: 'p-chain-2' });
       expect(compressed.status).toBe(201);
-      await writeSessionFile(dir, 'p-chain-2', {});
+      await writeSessionFile(dir, 'files', 'p-chain-2', {});
       await api
         .http()
         .delete('/v1/sessions/p-chain-2?includeCompressionChain=true')
@@ -159,6 +159,19 @@ for (const { dialect, available } of TEST_DIALECTS) {
         .expect(200);
       await settle();
       for (const id of ['p-ghost', 'p-keyed', 'p-old']) expect(existsSync(fileOf(id)), id).toBe(false);
+    });
+
+    it('moves the file — never deletes it — when a profile repair moves the session', async () => {
+      await create('p-moved', { messages: [{ role: 'user', content: 'still alive' }] });
+      await api.http().post('/v1/profiles').set(admin).send({ name: 'files-repaired' }).expect(201);
+      const moved = await api.http().post('/v1/sessions/p-moved/move').set(admin).send({ profile: 'files-repaired' });
+      expect(moved.status).toBe(200);
+      await settle();
+      expect(existsSync(fileOf('p-moved'))).toBe(false);
+      expect(existsSync(fileOf('p-moved', 'files-repaired'))).toBe(true);
+      expect(JSON.parse(readFileSync(fileOf('p-moved', 'files-repaired'), 'utf8'))).toEqual({
+        note: 'state of p-moved',
+      });
     });
 
     it('keeps the file of an archived session', async () => {

@@ -21,6 +21,7 @@ export const PRIMARY_NAV: readonly NavItem[] = [
   { href: '/sessions', label: 'Sessions', profileScoped: true, alsoActiveOn: ['/delete'] },
   { href: '/search', label: 'Search', profileScoped: true },
   { href: '/routes', label: 'Routes', profileScoped: true },
+  { href: '/gateways', label: 'Gateways', profileScoped: true },
   { href: '/profiles', label: 'Profiles', profileScoped: false },
   { href: '/receipts', label: 'Receipts', profileScoped: true, adminOnly: true },
   { href: '/admin/users', label: 'Users', profileScoped: false, adminOnly: true },
@@ -45,5 +46,6 @@ export const PROFILE_SWITCH_KEEPS: Record<string, readonly string[]> = {
   '/sessions': ['source', 'status', 'archived', 'q', 'order', 'includeChildren', 'limit'],
   '/search': ['q', 'role', 'mode', 'source'],
   '/routes': ['limit'],
+  '/gateways': ['limit'],
   '/receipts': ['intent', 'origin', 'limit'],
 };

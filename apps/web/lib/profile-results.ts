@@ -14,6 +14,8 @@ export const RENAME_COUNT_KEYS = [
   'retentionPolicies',
   'tokens',
   'users',
+  'gateways',
+  'deliveries',
 ] as const satisfies readonly (keyof RenameCounts)[];
 
 export const RENAME_COUNT_LABELS: Record<keyof RenameCounts, string> = {
@@ -25,6 +27,8 @@ export const RENAME_COUNT_LABELS: Record<keyof RenameCounts, string> = {
   retentionPolicies: 'retention policies moved',
   tokens: 'API tokens updated',
   users: 'users updated',
+  gateways: 'gateways moved',
+  deliveries: 'delivery obligations moved',
 };
 
 const count = (params: RawSearchParams, key: string) => {

@@ -8,13 +8,15 @@ export type EndSessionRequest = z.infer<typeof EndSessionRequestSchema>;
 
 export const ReopenSessionRequestSchema = z
   .object({
-    host: z
+    transportProfile: z
       .string()
+      .min(1)
       .max(128)
       .optional()
       .describe(
-        'the surface asking (its transportProfile or source); explicit closes reopen only from the host that routes the session',
+        "the bot or adapter asking: a deliberate close is cleared only by the one the conversation's route delivers through (its transportProfile, else its source), or by a dashboard user",
       ),
+    host: z.string().min(1).max(128).optional().describe('older name of transportProfile'),
   })
   .strict();
 export type ReopenSessionRequest = z.infer<typeof ReopenSessionRequestSchema>;
@@ -44,7 +46,18 @@ export const BranchRequestSchema = z
   .strict();
 export type BranchRequest = z.infer<typeof BranchRequestSchema>;
 
-export const ResetRequestSchema = z.object({ reason: ResetReasonSchema, childId: IdSchema.optional() }).strict();
+export const ResetRequestSchema = z
+  .object({
+    reason: ResetReasonSchema,
+    childId: IdSchema.optional(),
+    transportProfile: z
+      .string()
+      .min(1)
+      .max(128)
+      .optional()
+      .describe('the bot or adapter the new conversation is delivered by (a switch); default: the parent’s'),
+  })
+  .strict();
 export type ResetRequest = z.infer<typeof ResetRequestSchema>;
 
 export const RewindRequestSchema = z.object({ toMessageId: z.number().int().min(1) }).strict();

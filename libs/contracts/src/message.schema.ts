@@ -39,6 +39,19 @@ export const MessageInputSchema = z
   .strict();
 export type MessageInput = z.infer<typeof MessageInputSchema>;
 
+/**
+ * Display kinds a client may send (docs/domain.md §2.3): `hidden` scaffolding, or the default
+ * `visible`. `compaction_summary` rows are written only by compression, never from the wire.
+ */
+export const WIRE_DISPLAY_KINDS = ['visible', 'hidden'] as const;
+export const WireMessageInputSchema = MessageInputSchema.extend({
+  displayKind: z
+    .enum(WIRE_DISPLAY_KINDS, {
+      message: 'displayKind from a client is hidden or visible (compaction summaries are written by compress)',
+    })
+    .optional(),
+}).strict();
+
 export const MessageSchema = z.object({
   id: z.number().int().describe('store-wide id: the keyset order of a transcript, not a position in it'),
   ordinal: z
@@ -80,12 +93,14 @@ export type UsageDelta = z.infer<typeof UsageDeltaSchema>;
 export const APPEND_BATCH_MAX = 1000;
 export const AppendMessagesRequestSchema = z
   .object({
-    messages: z.array(MessageInputSchema).min(1).max(APPEND_BATCH_MAX),
+    messages: z.array(WireMessageInputSchema).min(1).max(APPEND_BATCH_MAX),
     usage: UsageDeltaSchema.optional().describe('token and cost counters added to the session in the same transaction'),
     model: z.string().max(256).optional(),
   })
   .strict();
 export type AppendMessagesRequest = z.infer<typeof AppendMessagesRequestSchema>;
+/** What the state layer accepts: the wire request, or internal writers' messages of any display kind. */
+export type AppendMessagesCommand = Omit<AppendMessagesRequest, 'messages'> & { messages: MessageInput[] };
 
 export const AppendMessagesResponseSchema = z.object({
   ids: z.array(z.number().int()).describe('one id per input message, in order; a duplicate returns the existing id'),

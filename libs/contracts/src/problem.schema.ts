@@ -1,27 +1,143 @@
 import { z } from 'zod';
 
-export const PROBLEM_CODES = [
-  'unauthenticated',
-  'forbidden',
-  'not_found',
-  'validation_failed',
-  'precondition_required',
-  'revision_conflict',
-  'stale_generation',
-  'session_busy',
-  'session_closed',
-  'idempotency_conflict',
-  'title_conflict',
-  'profile_collision',
-  'cursor_expired',
-  'payload_too_large',
-  'rate_limited',
-  'store_unavailable',
-  'conflict',
-  'internal_error',
-] as const;
+export interface ProblemDefinition {
+  status: number;
+  title: string;
+  /** When the API answers with this code and what the caller should do (docs/api.md, Errors). */
+  description: string;
+}
+
+/**
+ * The one registry of problem codes (docs/api.md, Errors). The API's problem filter takes status and
+ * title from here, the OpenAPI document enumerates the codes with these descriptions, and a test
+ * fails when code anywhere uses a code that is not listed here or docs/api.md does not list one.
+ */
+export const PROBLEM_REGISTRY = {
+  unauthenticated: {
+    status: 401,
+    title: 'Authentication required',
+    description: 'No credentials, or a token or dashboard session that is unknown, revoked or expired.',
+  },
+  forbidden: {
+    status: 403,
+    title: 'Forbidden',
+    description: 'An admin-only operation asked by a member principal.',
+  },
+  not_found: {
+    status: 404,
+    title: 'Not found',
+    description:
+      "The resource does not exist, or belongs to a profile outside the principal's set (the owner fence answers exactly like a missing row).",
+  },
+  validation_failed: {
+    status: 400,
+    title: 'Validation failed',
+    description:
+      'The request does not match its schema or breaks an input rule (ids, limits, a user title over 100 characters, a negative retention window, a display kind other than hidden). `issues` lists the offending fields.',
+  },
+  precondition_required: {
+    status: 428,
+    title: 'Precondition required',
+    description: 'A mutation of a session without `If-Match`, or a destructive one without `X-Expected-Generation`.',
+  },
+  revision_conflict: {
+    status: 412,
+    title: 'Revision conflict',
+    description:
+      'The `If-Match` revision is stale; `currentRevision` says what the session carries now. Re-read and retry.',
+  },
+  stale_generation: {
+    status: 409,
+    title: 'Stale generation',
+    description:
+      'The writer fenced itself out: `X-Expected-Generation` is stale, or the turn being renewed or completed is no longer the live one. `currentGeneration` is the session now.',
+  },
+  session_busy: {
+    status: 409,
+    title: 'Session busy',
+    description:
+      'Another holder has a live turn lease (or a compression of the same conversation is in flight): present that turn (`X-Turn-Id`) or the current generation, or retry after the lease.',
+  },
+  session_closed: {
+    status: 409,
+    title: 'Session closed',
+    description:
+      'The session carries an end that is never cleared (compression, branched, a reset reason), or writing to it would reopen a conversation that continues elsewhere.',
+  },
+  reopen_not_permitted: {
+    status: 409,
+    title: 'Reopen not permitted',
+    description:
+      'The session was closed deliberately (cli_close, tui_close, cli_exit, webhook_complete): only a caller naming the transport profile its live route delivers through, or a dashboard user, may reopen it.',
+  },
+  idempotency_conflict: {
+    status: 422,
+    title: 'Idempotency key reused with a different request',
+    description: 'The `Idempotency-Key` was first used with a different request; choose a new key.',
+  },
+  title_conflict: {
+    status: 409,
+    title: 'Title already in use',
+    description: 'Another session of the same profile already carries this user title.',
+  },
+  profile_collision: {
+    status: 409,
+    title: 'Profile collision',
+    description: 'A profile rename would collide with an existing profile or routing key; nothing was changed.',
+  },
+  cursor_expired: {
+    status: 410,
+    title: 'Cursor expired',
+    description: 'A receipt cursor below the reclaimed floor; `floor` says where replay can resume.',
+  },
+  delivery_claimed: {
+    status: 409,
+    title: 'Delivery claimed',
+    description: 'Another worker holds a live claim on this delivery obligation.',
+  },
+  claim_expired: {
+    status: 409,
+    title: 'Claim expired',
+    description:
+      "The caller's claim on a delivery obligation is no longer live (it expired or was superseded); claim again.",
+  },
+  delivery_settled: {
+    status: 409,
+    title: 'Delivery settled',
+    description: 'The delivery obligation is already delivered or abandoned; it can no longer change.',
+  },
+  conflict: {
+    status: 409,
+    title: 'Conflict',
+    description:
+      'The request conflicts with the current state: an id that already exists, a handoff step out of order, an empty-only delete of a non-empty session, a rebuild already running, a concurrent twin of an Idempotency-Key still completing.',
+  },
+  payload_too_large: {
+    status: 413,
+    title: 'Payload too large',
+    description: 'The request body exceeds 5 MiB.',
+  },
+  rate_limited: {
+    status: 429,
+    title: 'Too many requests',
+    description: 'Too many failed logins; `Retry-After` says when to try again.',
+  },
+  internal_error: {
+    status: 500,
+    title: 'Internal error',
+    description: 'An unexpected failure. It is logged with the request id (`requestId`); quote it when reporting.',
+  },
+  store_unavailable: {
+    status: 503,
+    title: 'Store unavailable',
+    description:
+      'The database cannot answer (unreachable, corrupt, over its deadline, locked); `Retry-After` says when to retry.',
+  },
+} as const satisfies Record<string, ProblemDefinition>;
+
+export type ProblemCode = keyof typeof PROBLEM_REGISTRY;
+export const PROBLEM_CODES = Object.keys(PROBLEM_REGISTRY) as [ProblemCode, ...ProblemCode[]];
 export const ProblemCodeSchema = z.enum(PROBLEM_CODES);
-export type ProblemCode = z.infer<typeof ProblemCodeSchema>;
 
 /** RFC 9457 problem details, as every error response of the API is shaped. */
 export const ProblemSchema = z
@@ -39,47 +155,13 @@ export const ProblemSchema = z
   .passthrough();
 export type Problem = z.infer<typeof ProblemSchema>;
 
-export const PROBLEM_STATUS: Record<ProblemCode, number> = {
-  unauthenticated: 401,
-  forbidden: 403,
-  not_found: 404,
-  validation_failed: 400,
-  precondition_required: 428,
-  revision_conflict: 412,
-  stale_generation: 409,
-  session_busy: 409,
-  session_closed: 409,
-  idempotency_conflict: 422,
-  title_conflict: 409,
-  profile_collision: 409,
-  cursor_expired: 410,
-  payload_too_large: 413,
-  rate_limited: 429,
-  store_unavailable: 503,
-  conflict: 409,
-  internal_error: 500,
-};
+export const PROBLEM_STATUS = Object.fromEntries(
+  Object.entries(PROBLEM_REGISTRY).map(([code, entry]) => [code, entry.status]),
+) as Record<ProblemCode, number>;
 
-export const PROBLEM_TITLES: Record<ProblemCode, string> = {
-  unauthenticated: 'Authentication required',
-  forbidden: 'Forbidden',
-  not_found: 'Not found',
-  validation_failed: 'Validation failed',
-  precondition_required: 'Precondition required',
-  revision_conflict: 'Revision conflict',
-  stale_generation: 'Stale generation',
-  session_busy: 'Session busy',
-  session_closed: 'Session closed',
-  idempotency_conflict: 'Idempotency key reused with a different request',
-  title_conflict: 'Title already in use',
-  profile_collision: 'Profile collision',
-  cursor_expired: 'Cursor expired',
-  payload_too_large: 'Payload too large',
-  rate_limited: 'Too many requests',
-  store_unavailable: 'Store unavailable',
-  conflict: 'Conflict',
-  internal_error: 'Internal error',
-};
+export const PROBLEM_TITLES = Object.fromEntries(
+  Object.entries(PROBLEM_REGISTRY).map(([code, entry]) => [code, entry.title]),
+) as Record<ProblemCode, string>;
 
 /**
  * The problem code of an HTTP status that carries no code of its own: a framework error on the API

@@ -56,6 +56,11 @@ export const ReceiptCountsSchema = z.object({
   sessions: z.number().int(),
   messages: z.number().int(),
   routes: z.number().int(),
+  deliveries: z
+    .number()
+    .int()
+    .optional()
+    .describe('pending delivery obligations of the removed sessions, marked abandoned (receipts since gateways)'),
 });
 export type ReceiptCounts = z.infer<typeof ReceiptCountsSchema>;
 

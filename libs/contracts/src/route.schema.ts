@@ -62,6 +62,13 @@ export const ResolveRequestSchema = z
     chatId: z.string().max(256).optional(),
     chatType: z.string().max(64).optional(),
     threadId: z.string().max(256).optional(),
+    transportProfile: z
+      .string()
+      .min(1)
+      .max(128)
+      .optional()
+      .describe("the caller's bot or adapter: a recovered row is re-stamped with it in the same transaction"),
+    gatewayId: IdSchema.optional().describe('the registered gateway process asking: it becomes the owner of the row'),
   })
   .strict()
   .refine((body) => body.sessionKey !== undefined || (body.chatId !== undefined && body.chatType !== undefined), {
@@ -72,7 +79,11 @@ export type ResolveRequest = z.infer<typeof ResolveRequestSchema>;
 
 export const ResolveResponseSchema = z.object({
   sessionId: z.string().nullable(),
-  via: z.enum(['route', 'recovered', 'none']),
+  via: z
+    .enum(['route', 'recovered', 'none'])
+    .describe(
+      'route: the live route; recovered: a revivable row of the peer (possibly ended); none: start a new session',
+    ),
   sessionKey: z.string().describe('the routing key the chat resolves under'),
 });
 export type ResolveResponse = z.infer<typeof ResolveResponseSchema>;
@@ -117,6 +128,8 @@ export const RenameCountsSchema = z.object({
   retentionPolicies: z.number().int(),
   tokens: z.number().int(),
   users: z.number().int(),
+  gateways: z.number().int(),
+  deliveries: z.number().int(),
 });
 export type RenameCounts = z.infer<typeof RenameCountsSchema>;
 export const RenameProfileResponseSchema = z.object({
@@ -148,6 +161,7 @@ export const DeleteProfileResponseSchema = z.object({
     retentionPolicies: z.number().int(),
     sessions: z.number().int(),
     messages: z.number().int(),
+    gateways: z.number().int().describe('registered gateway processes of the profile, removed with its identity'),
   }),
   receipt: z.object({ sequence: z.number().int(), operationId: z.string() }).nullable(),
 });

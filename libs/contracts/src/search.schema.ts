@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   BoundedCountSchema,
   CursorSchema,
+  IdSchema,
   IsoDateSchema,
   ProfileNameSchema,
   QueryInstantSchema,
@@ -15,10 +16,17 @@ export const SEARCH_TOTAL_BOUND = 100;
 export const SEARCH_MODES = ['auto', 'word', 'substring'] as const;
 
 export const SearchQuerySchema = z.object({
-  q: z.string().min(1).max(SEARCH_QUERY_MAX),
+  q: z
+    .string()
+    .min(1)
+    .max(SEARCH_QUERY_MAX)
+    .describe(
+      'words (all must match); OR between alternatives; NOT or -term to exclude; "quoted phrases"; prefix*; dotted and hyphenated terms (chat-send, P2.2) match as phrases',
+    ),
   profile: ProfileNameSchema.optional(),
   source: SourceSchema.optional(),
   role: MessageRoleSchema.optional(),
+  sessionId: IdSchema.optional().describe('only this session (a delegate session included)'),
   mode: z
     .enum(SEARCH_MODES)
     .default('auto')
@@ -39,7 +47,14 @@ export const SearchHitSchema = z.object({
   source: z.string(),
   messageId: z.number().int(),
   role: MessageRoleSchema,
-  snippet: z.string().describe('excerpt with matches wrapped in \u0002 … \u0003 markers'),
+  snippet: z
+    .string()
+    .describe(
+      'excerpt with matches wrapped in \u0002 … \u0003 markers (tool calls read as name(arg: value), a title hit shows the title)',
+    ),
+  matchedIn: z
+    .enum(['content', 'title'])
+    .describe('content: the message matched; title: the session title matched (the hit links to its first message)'),
   rank: z.number(),
   timestamp: IsoDateSchema,
 });

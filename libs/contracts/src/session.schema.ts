@@ -12,7 +12,7 @@ import {
   QueryInstantSchema,
 } from './common.schema.js';
 import { LineageKindSchema } from './lineage.schema.js';
-import { MessageInputSchema } from './message.schema.js';
+import { type MessageInput, WireMessageInputSchema } from './message.schema.js';
 import { TurnLeaseSchema } from './turn.schema.js';
 
 /** Surface labels are open-ended (SPEC §2.2 lists examples), but bounded and printable. */
@@ -70,6 +70,10 @@ export const SessionSchema = z.object({
   handoffError: z.string().nullable(),
   revision: z.number().int(),
   generation: z.number().int(),
+  gatewayId: z
+    .string()
+    .nullable()
+    .describe('the gateway process that owns this row (set by create, resolve and turns that name one)'),
   conversationGeneration: z
     .number()
     .int()
@@ -99,7 +103,8 @@ export const CreateSessionRequestSchema = z
     origin: JsonObjectSchema.optional(),
     parentSessionId: IdSchema.optional(),
     lineageKind: LineageKindSchema.optional(),
-    messages: z.array(MessageInputSchema).max(1000).optional(),
+    gatewayId: IdSchema.optional().describe('the registered gateway process that owns the new session'),
+    messages: z.array(WireMessageInputSchema).max(1000).optional(),
   })
   .strict()
   .refine((body) => (body.parentSessionId === undefined) === (body.lineageKind === undefined), {
@@ -107,6 +112,8 @@ export const CreateSessionRequestSchema = z
     path: ['lineageKind'],
   });
 export type CreateSessionRequest = z.infer<typeof CreateSessionRequestSchema>;
+/** What the state layer accepts: the wire request, or internal writers' messages of any display kind. */
+export type CreateSessionCommand = Omit<CreateSessionRequest, 'messages'> & { messages?: MessageInput[] };
 
 export const UpdateSessionRequestSchema = z
   .object({
@@ -116,6 +123,10 @@ export const UpdateSessionRequestSchema = z
     pinned: z.boolean().optional(),
     hidden: z.boolean().optional(),
     source: SourceSchema.optional(),
+    transportProfile: ShortText(128)
+      .nullable()
+      .optional()
+      .describe('re-stamp which bot or adapter delivers this conversation'),
   })
   .strict()
   .refine((body) => Object.keys(body).length > 0, { message: 'nothing to update' });
@@ -152,6 +163,9 @@ export const ListSessionsQuerySchema = z
       .enum(SESSION_ORDERS)
       .default('recent')
       .describe('recent: by last activity; started: by start (both newest first, both keyset-indexed)'),
+    handoff: HandoffStateSchema.optional().describe(
+      'only sessions in this handoff state (`pending`: the cheap probe of gateways that pick up handoffs)',
+    ),
   })
   .refine((query) => timeRange(query.startedFrom, query.startedTo), {
     message: '`startedTo` must be after `startedFrom`',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { IsoDateSchema } from './common.schema.js';
+import { IdSchema, IsoDateSchema } from './common.schema.js';
 
 export const TURN_TTL_DEFAULT_SECONDS = 60;
 export const TURN_TTL_MAX_SECONDS = 3600;
@@ -16,6 +16,7 @@ export const BeginTurnRequestSchema = z
   .object({
     holder: z.string().min(1).max(128).describe('who runs the turn (worker id, host:pid, …)'),
     ttlSeconds: z.number().int().min(1).max(TURN_TTL_MAX_SECONDS).default(TURN_TTL_DEFAULT_SECONDS),
+    gatewayId: IdSchema.optional().describe('the registered gateway process running the turn: it becomes the owner'),
   })
   .strict();
 export type BeginTurnRequest = z.infer<typeof BeginTurnRequestSchema>;

@@ -3,11 +3,14 @@ export { DEFAULT_DATABASE_URL, dialectOf } from './db/connect.js';
 export type { DB, Dialect } from './db/database.js';
 export { GHOST_AGE_MS, MAINTENANCE_BATCH } from './deletion/deletion.service.js';
 export type { DeletionParticipant } from './deletion/deletion-participant.js';
+export { LIVENESS_SWEEP_JOB, ORPHAN_REAP_REASON } from './gateways/gateway.service.js';
 export {
   HookRegistry,
   OBSERVER_TIMEOUT_MS,
   type SessionDeletedEvent,
   type SessionDeletedObserver,
+  type SessionMovedEvent,
+  type SessionMovedObserver,
 } from './hooks/hook-registry.js';
 export { IDEMPOTENCY_RETENTION_MS, type IdempotencyLookup } from './idempotency/idempotency.service.js';
 export { CursorExpiredError, type WatchEvent } from './receipts/receipt.service.js';
@@ -21,6 +24,7 @@ export type { IdempotencyClaim, OperationContext, Preconditions } from './shared
 export * from './shared/errors.js';
 export { type IdGenerator, UlidGenerator } from './shared/ids.js';
 export { consoleLogger, type Logger, silentLogger } from './shared/logger.js';
+export { DEFAULT_RUNTIME_WINDOWS, type RuntimeWindows } from './shared/runtime.js';
 export { sanitizeTitle } from './shared/sanitize.js';
 export { toDomainError } from './shared/store-errors.js';
 export { openStore, type StateStore, type StoreOptions } from './store.js';

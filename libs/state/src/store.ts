@@ -5,6 +5,8 @@ import type { Db, Dialect } from './db/database.js';
 import { migrateToLatest } from './db/migrator.js';
 import { DeletionEngine } from './deletion/deletion.engine.js';
 import { DeletionService } from './deletion/deletion.service.js';
+import { DeliveryService } from './deliveries/delivery.service.js';
+import { GatewayService } from './gateways/gateway.service.js';
 import { HandoffService } from './handoff/handoff.service.js';
 import { HookRegistry } from './hooks/hook-registry.js';
 import { IdempotencyService } from './idempotency/idempotency.service.js';
@@ -25,6 +27,7 @@ import { SessionService } from './sessions/session.service.js';
 import { type Clock, systemClock } from './shared/clock.js';
 import { type IdGenerator, UlidGenerator } from './shared/ids.js';
 import { consoleLogger, type Logger } from './shared/logger.js';
+import { DEFAULT_RUNTIME_WINDOWS, type RuntimeWindows } from './shared/runtime.js';
 import { sqlDialect } from './shared/sql-dialect.js';
 import { UnitOfWork } from './shared/unit-of-work.js';
 import { StatsService } from './stats/stats.service.js';
@@ -39,6 +42,8 @@ export interface StoreOptions extends ConnectOptions {
   migrate?: boolean;
   /** How long a deletion observer may run before it is logged and abandoned. */
   observerTimeoutMs?: number;
+  /** Liveness windows of the gateway runtime contract (docs/domain.md §10); defaults otherwise. */
+  runtime?: Partial<RuntimeWindows>;
 }
 
 /** The state layer's facade: one object per process, handed to the API, the CLI and tests. */
@@ -59,6 +64,11 @@ export interface StateStore {
   readonly profileAdmin: ProfileAdminService;
   readonly routes: RouteService;
   readonly handoff: HandoffService;
+  /** Gateway heartbeats, liveness and the orphan sweep (docs/domain.md §10). */
+  readonly gateways: GatewayService;
+  /** Delivery obligations a gateway owes a chat (docs/domain.md §11). */
+  readonly deliveries: DeliveryService;
+  readonly runtime: RuntimeWindows;
   readonly auth: AuthService;
   readonly idempotency: IdempotencyService;
   readonly deletion: DeletionService;
@@ -68,7 +78,7 @@ export interface StateStore {
   readonly stats: StatsService;
   /** In-process observers (plugins): `hooks.onSessionDeleted(fn)`. */
   readonly hooks: HookRegistry;
-  /** Rows other modules keep per session join deletions here (routes). */
+  /** Rows other modules keep per session join deletions here (routes, deliveries). */
   readonly deletionEngine: DeletionEngine;
   /** Answers when the store can serve a query (readiness). */
   ping(): Promise<void>;
@@ -108,6 +118,12 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
   const routes = new RouteService(db, uow, clock, sqlDialectPort);
   lineage.addContinuationHook(routes);
   deletionEngine.addParticipant(routes);
+  // Obligations are marked abandoned (never dropped) when their session is deleted, and follow a move.
+  const deliveries = new DeliveryService(db, uow, clock, ids, sqlDialectPort);
+  deletionEngine.addParticipant(deliveries);
+  const runtime: RuntimeWindows = { ...DEFAULT_RUNTIME_WINDOWS, ...options.runtime };
+  const handoff = new HandoffService(uow, clock, sqlDialectPort, runtime.handoffTimeoutMs);
+  const gateways = new GatewayService(db, uow, clock, sqlDialectPort, runtime, handoff, logger);
   return {
     dialect,
     location: connection.location,
@@ -118,7 +134,10 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
     sessions: new SessionService(db, uow, clock, ids, sqlDialectPort, messages, hooks),
     lineage,
     routes,
-    handoff: new HandoffService(uow, clock, sqlDialectPort),
+    handoff,
+    gateways,
+    deliveries,
+    runtime,
     profileAdmin: new ProfileAdminService(uow, clock, deletionEngine, sqlDialectPort, () => auth.forgetPrincipals()),
     turns: new TurnService(uow, clock, ids, sqlDialectPort),
     search: new SearchService(db, dialect === 'sqlite' ? new SqliteSearch() : new PostgresSearch(), logger),

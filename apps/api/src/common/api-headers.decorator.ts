@@ -29,8 +29,12 @@ export const TurnIdHeader = () =>
   ApiHeader({
     name: 'X-Turn-Id',
     required: false,
-    description: "the caller's own live turn: its holder may run destructive operations on its busy session",
+    description:
+      "the caller's own live turn: its holder may write to and run destructive operations on its busy session (a turn that is not the live one is stale: 409 stale_generation)",
   });
+
+/** Optional X-Expected-Generation / X-Turn-Id: what a writer presents while another holder's turn is live. */
+export const WriterFenceHeaders = () => applyDecorators(ExpectedGenerationHeader(false), TurnIdHeader());
 
 /** If-Match + X-Expected-Generation (+ optional X-Turn-Id): what destructive operations present. */
 export const DestructiveHeaders = () =>

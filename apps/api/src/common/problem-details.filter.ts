@@ -1,8 +1,7 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import {
   PROBLEM_CODE_BY_STATUS,
-  PROBLEM_STATUS,
-  PROBLEM_TITLES,
+  PROBLEM_REGISTRY,
   type Problem,
   type ProblemCode,
   problemTypeUri,
@@ -12,7 +11,8 @@ import type { Response } from 'express';
 import type { StatehouseRequest } from './request.js';
 
 /**
- * The one place errors become responses: `application/problem+json` with a stable `code`.
+ * The one place errors become responses: `application/problem+json` with a stable `code`, its
+ * status and title from the problem registry of libs/contracts (docs/api.md, Errors).
  * Domain errors map by code; framework errors by status; anything else is a 500 that is logged
  * with the request id and never shows its stack to the client.
  */
@@ -53,7 +53,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
             ? issues.join('; ')
             : typeof messages === 'string'
               ? messages
-              : PROBLEM_TITLES[code];
+              : PROBLEM_REGISTRY[code].title;
       return this.build(code, detail, requestId, issues ? { issues: issues.map(toIssue) } : {}, status);
     }
     // body-parser errors carry their own status (malformed JSON 400, too large 413).
@@ -83,11 +83,11 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     detail: string,
     requestId: string | undefined,
     extra: Record<string, unknown> = {},
-    status = PROBLEM_STATUS[code],
+    status: number = PROBLEM_REGISTRY[code].status,
   ): Problem {
     return {
       type: problemTypeUri(code),
-      title: PROBLEM_TITLES[code],
+      title: PROBLEM_REGISTRY[code].title,
       status,
       code,
       detail,

@@ -17,7 +17,7 @@ import {
   MessagePageSchema,
 } from '@statehouse/contracts';
 import type { OperationContext, Preconditions as PreconditionValues, StateStore } from '@statehouse/state';
-import { ExpectedGenerationHeader, IfMatchHeader, Mutation } from '../common/api-headers.decorator.js';
+import { ExpectedGenerationHeader, IfMatchHeader, Mutation, TurnIdHeader } from '../common/api-headers.decorator.js';
 import { Ctx } from '../common/context.decorator.js';
 import { Preconditions } from '../common/preconditions.decorator.js';
 import { STATE_STORE } from '../common/tokens.js';
@@ -33,7 +33,11 @@ export class MessagesController {
   @Mutation()
   @IfMatchHeader(false)
   @ExpectedGenerationHeader(false)
-  @ApiOperation({ summary: 'Append 1..1000 messages in one transaction (platformMessageId dedupes)' })
+  @TurnIdHeader()
+  @ApiOperation({
+    summary:
+      'Append 1..1000 messages in one transaction (platformMessageId dedupes); under another holder’s live turn, present X-Turn-Id or X-Expected-Generation',
+  })
   @ApiCreatedResponse({ standardSchema: AppendMessagesResponseSchema })
   append(
     @Ctx() ctx: OperationContext,

@@ -56,7 +56,7 @@ import {
 } from '@statehouse/contracts';
 import type { OperationContext, Preconditions as PreconditionValues, StateStore } from '@statehouse/state';
 import type { Response } from 'express';
-import { DestructiveHeaders, IfMatchHeader, Mutation } from '../common/api-headers.decorator.js';
+import { DestructiveHeaders, IfMatchHeader, Mutation, WriterFenceHeaders } from '../common/api-headers.decorator.js';
 import { Ctx } from '../common/context.decorator.js';
 import { Preconditions } from '../common/preconditions.decorator.js';
 import { RevisionEtagInterceptor } from '../common/revision-etag.interceptor.js';
@@ -173,6 +173,7 @@ export class SessionsController {
   @Post(':id/end')
   @Mutation()
   @IfMatchHeader()
+  @WriterFenceHeaders()
   @HttpCode(200)
   @ApiOperation({
     summary: 'End the session with a reason (first end wins; a reset reason bumps the conversation generation)',
@@ -191,8 +192,12 @@ export class SessionsController {
   @Post(':id/reopen')
   @Mutation()
   @IfMatchHeader()
+  @WriterFenceHeaders()
   @HttpCode(200)
-  @ApiOperation({ summary: 'Clear an end stamp (409 session_closed for deliberate ends)' })
+  @ApiOperation({
+    summary:
+      'Clear an end stamp: automatic ends freely; a deliberate close only for the transport that delivers the conversation (transportProfile) or a dashboard user (409 reopen_not_permitted); final ends never (409 session_closed)',
+  })
   @ApiOkResponse({ standardSchema: SessionSchema })
   @UseInterceptors(RevisionEtagInterceptor)
   reopen(
@@ -221,7 +226,11 @@ export class SessionsController {
   @Patch(':id')
   @Mutation()
   @IfMatchHeader()
-  @ApiOperation({ summary: 'Rename, archive, pin, hide, or record the surface that resumed the session' })
+  @WriterFenceHeaders()
+  @ApiOperation({
+    summary:
+      'Rename, archive, pin, hide, or re-stamp where the conversation lives (source, transportProfile: fenced during another holder’s turn)',
+  })
   @ApiOkResponse({ standardSchema: SessionSchema })
   @UseInterceptors(RevisionEtagInterceptor)
   update(

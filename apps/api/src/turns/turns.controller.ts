@@ -46,7 +46,7 @@ export class TurnsController {
   @Post(':turnId/renew')
   @Mutation()
   @HttpCode(200)
-  @ApiOperation({ summary: 'Extend a live lease (409 once it expired or a newer turn began)' })
+  @ApiOperation({ summary: 'Extend the live lease (409 stale_generation once it expired or a newer turn began)' })
   @ApiOkResponse({ standardSchema: TurnSchema })
   renew(
     @Ctx() ctx: OperationContext,
@@ -60,7 +60,10 @@ export class TurnsController {
   @Post(':turnId/complete')
   @Mutation()
   @HttpCode(204)
-  @ApiOperation({ summary: 'Release the lease' })
+  @ApiOperation({
+    summary:
+      'Release the lease (409 stale_generation for a turn that is no longer the latest; completing the latest again is a no-op)',
+  })
   @ApiNoContentResponse()
   complete(
     @Ctx() ctx: OperationContext,

@@ -7,6 +7,7 @@ export * from './auth';
  * validation of every answer). Import endpoints from `@/lib/api`.
  */
 export { ApiProblemError, ApiUnreachableError } from './client';
+export * from './gateways';
 export * from './lineage';
 export * from './messages';
 export * from './profiles';

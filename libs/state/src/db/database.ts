@@ -62,6 +62,11 @@ export interface SessionsTable {
   delegated: ColumnType<Bool, Bool | undefined, Bool>;
   /** The peer's conversation generation when this session was created (0 when unkeyed). */
   conversation_generation: ColumnType<number, number | undefined, number>;
+  /** The gateway process that owns this open row (docs/domain.md §10), and its incarnation. */
+  gateway_id: ColumnType<string | null, string | null | undefined, string | null>;
+  gateway_started_at: ColumnType<number | null, number | null | undefined, number | null>;
+  /** When the handoff state last moved: a `running` handoff expires after a timeout. */
+  handoff_updated_at: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface RoutesTable {
@@ -199,6 +204,41 @@ export interface JobLeasesTable {
   expires_at: number;
 }
 
+/** A gateway process identity and its liveness (docs/domain.md §10). */
+export interface GatewaysTable {
+  id: string;
+  profile: string;
+  host: string;
+  pid: number;
+  /** The incarnation: when the process now heartbeating under this id started. */
+  started_at: number;
+  registered_at: number;
+  last_seen_at: number;
+  heartbeats: Counter;
+}
+
+/** An obligation a gateway owes a chat (docs/domain.md §11). */
+export interface DeliveriesTable {
+  id: string;
+  profile: string;
+  session_id: string;
+  transport_profile: string | null;
+  /** JSON; erased when the obligation is abandoned because its session was deleted. */
+  payload: string | null;
+  fingerprint: string;
+  state: string;
+  attempts: Counter;
+  max_attempts: number;
+  claim_id: string | null;
+  claim_holder: string | null;
+  claim_expires_at: number | null;
+  last_error: string | null;
+  abandoned_reason: string | null;
+  created_at: number;
+  updated_at: number;
+  delivered_at: number | null;
+}
+
 /** The additive figures a usage rollup row carries (docs/stats.md). */
 export interface UsageCounterColumns {
   conversations: Counter;
@@ -255,6 +295,8 @@ export interface DB {
   retention_policies: RetentionPoliciesTable;
   job_leases: JobLeasesTable;
   routes: RoutesTable;
+  gateways: GatewaysTable;
+  deliveries: DeliveriesTable;
   session_usage: SessionUsageTable;
   usage_daily: UsageDailyTable;
   deletion_rollups: DeletionRollupsTable;

@@ -6,6 +6,7 @@ import { turnsAndGenerationsMigration } from './migrations/2026-11-29T15.00-turn
 import { deletionReceiptsMigration } from './migrations/2026-11-29T18.00-deletion-receipts.js';
 import { routesMigration } from './migrations/2026-11-29T21.00-routes-and-handoff.js';
 import { searchTriggerWhenMigration } from './migrations/2026-11-29T23.00-search-trigger-when.js';
+import { gatewaysAndDeliveriesMigration } from './migrations/2026-11-30T02.00-gateways-and-deliveries.js';
 import { usageRollupsMigration } from './migrations/2026-11-30T04.00-usage-rollups.js';
 import { sessionListIndexesMigration } from './migrations/2026-11-30T04.10-session-list-indexes.js';
 import { accountAdminMigration } from './migrations/2026-11-30T04.20-account-admin.js';
@@ -18,6 +19,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '2026-11-29T18.00-deletion-receipts': deletionReceiptsMigration(dialect),
     '2026-11-29T21.00-routes-and-handoff': routesMigration(dialect),
     '2026-11-29T23.00-search-trigger-when': searchTriggerWhenMigration(dialect),
+    '2026-11-30T02.00-gateways-and-deliveries': gatewaysAndDeliveriesMigration(dialect),
     '2026-11-30T04.00-usage-rollups': usageRollupsMigration(dialect),
     '2026-11-30T04.10-session-list-indexes': sessionListIndexesMigration(dialect),
     '2026-11-30T04.20-account-admin': accountAdminMigration(dialect),

@@ -6,7 +6,12 @@ import type { Tx } from '../shared/unit-of-work.js';
  * transaction, after the receipt is written.
  */
 export interface DeletionParticipant {
-  readonly name: 'routes' | string;
+  readonly name: 'routes' | 'deliveries' | string;
   count(tx: Tx, sessionIds: readonly string[]): Promise<number>;
   remove(tx: Tx, sessionIds: readonly string[]): Promise<void>;
+  /**
+   * The sessions moved to another profile (profile repair). Participants whose rows can follow
+   * them do so here; without this method a move removes the participant's rows like a deletion.
+   */
+  relocate?(tx: Tx, sessionIds: readonly string[], targetProfile: string): Promise<void>;
 }

@@ -8,12 +8,13 @@ import type {
   ReceiptRef,
 } from '@statehouse/contracts';
 import type { Dialect, Executor, SessionRow } from '../db/database.js';
-import type { HookRegistry, SessionDeletedEvent } from '../hooks/hook-registry.js';
+import type { HookRegistry, SessionDeletedEvent, SessionMovedEvent } from '../hooks/hook-registry.js';
 import { LineageRepository } from '../lineage/lineage.repository.js';
 import { MessageRepository } from '../messages/message.repository.js';
 import { ReceiptWriter } from '../receipts/receipt-writer.js';
 import { isBusy, SessionRepository } from '../sessions/session.repository.js';
 import type { Clock } from '../shared/clock.js';
+import { SessionBusyError } from '../shared/errors.js';
 import type { IdGenerator } from '../shared/ids.js';
 import { sqlDialect } from '../shared/sql-dialect.js';
 import type { Tx } from '../shared/unit-of-work.js';
@@ -32,6 +33,9 @@ export interface DeletionPlan {
   members: Map<string, Member>;
   /** Children of removed sessions that stay, orphaned to roots. */
   orphans: SessionRow[];
+  /** How the plan was made, so it can be made again once its rows are locked. */
+  selected: readonly SessionRow[];
+  includeCompressionChain: boolean;
 }
 
 export interface DeletionOperation {
@@ -61,7 +65,7 @@ export class DeletionEngine {
   private readonly participants: DeletionParticipant[] = [];
 
   constructor(
-    dialect: Dialect,
+    private readonly dialect: Dialect,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
     private readonly hooks: HookRegistry,
@@ -108,7 +112,29 @@ export class DeletionEngine {
       frontier = next;
     }
     const orphans = (await this.sessions.childrenOf(db, [...members.keys()])).filter((child) => !members.has(child.id));
-    return { members, orphans };
+    return { members, orphans, selected, includeCompressionChain };
+  }
+
+  /**
+   * Locks every member of the plan (PostgreSQL: FOR UPDATE NOWAIT) and plans again until nothing
+   * moved, so a compression of the same conversation can neither be in flight nor have committed
+   * a child the plan did not see (docs/domain.md §5.1: a delete waits for or refuses a compress).
+   * A member locked by another transaction answers 409 session_busy. SQLite transactions are
+   * exclusive, so there the first plan is already stable.
+   */
+  async stabilize(tx: Tx, plan: DeletionPlan): Promise<DeletionPlan> {
+    if (this.dialect !== 'postgres') return plan;
+    let current = plan;
+    for (let round = 0; round < 5; round++) {
+      const locked = await this.sessions.lockNoWait(tx.db, [...current.members.keys()]);
+      if (!locked) {
+        throw new SessionBusyError('another change of this conversation (a compression) is in flight; retry');
+      }
+      const again = await this.plan(tx.db, current.selected, current.includeCompressionChain);
+      if (samePlan(again, current)) return again;
+      current = again;
+    }
+    throw new SessionBusyError('the conversation keeps changing under the delete; retry');
   }
 
   /** Members holding a live turn lease (a busy session is never removed). */
@@ -118,8 +144,10 @@ export class DeletionEngine {
   }
 
   /** Carries out a plan inside `tx`. A plan with no members is a no-op: no receipt, no observer call. */
-  async execute(tx: Tx, plan: DeletionPlan, operation: DeletionOperation): Promise<DeletionOutcome> {
-    if (plan.members.size === 0) return { deletedIds: [], receipts: [] };
+  async execute(tx: Tx, unstable: DeletionPlan, operation: DeletionOperation): Promise<DeletionOutcome> {
+    if (unstable.members.size === 0) return { deletedIds: [], receipts: [] };
+    const plan = await this.stabilize(tx, unstable);
+    if (this.busyMembers(plan).length > 0) throw new SessionBusyError('a session removed with it has a live turn');
     const { receipts, events, removedIds } = await this.writeReceipts(tx, plan, operation);
     await this.sessions.orphan(
       tx.db,
@@ -139,13 +167,14 @@ export class DeletionEngine {
    */
   async relocate(
     tx: Tx,
-    plan: DeletionPlan,
+    unstable: DeletionPlan,
     operation: DeletionOperation,
     targetProfile: string,
     retitle: (row: SessionRow) => Promise<string | null>,
   ): Promise<DeletionOutcome> {
-    if (plan.members.size === 0) return { deletedIds: [], receipts: [] };
-    const { receipts, events, removedIds } = await this.writeReceipts(tx, plan, operation);
+    if (unstable.members.size === 0) return { deletedIds: [], receipts: [] };
+    const plan = await this.stabilize(tx, unstable);
+    const { receipts, events, removedIds } = await this.writeReceipts(tx, plan, operation, true);
     const moving = new Set(removedIds);
     await this.sessions.orphan(
       tx.db,
@@ -156,16 +185,33 @@ export class DeletionEngine {
       .filter((member) => member.row.parent_session_id !== null && !moving.has(member.row.parent_session_id))
       .map((member) => member.row.id);
     await this.sessions.orphan(tx.db, detached);
-    for (const participant of this.participants) await participant.remove(tx, removedIds);
+    for (const participant of this.participants) {
+      if (participant.relocate) await participant.relocate(tx, removedIds, targetProfile);
+      else await participant.remove(tx, removedIds);
+    }
     for (const member of plan.members.values()) {
       const title = member.row.title === null ? null : await retitle(member.row);
       await this.sessions.relocate(tx.db, member.row, targetProfile, title);
     }
-    this.afterCommit(tx, events);
+    // A move is not a deletion (docs/domain.md §5.2): observers hear a move event, with the rows alive.
+    const moves: SessionMovedEvent[] = events.map((event) => ({
+      operationId: event.operationId,
+      reason: 'profile_repair',
+      origin: event.origin,
+      intent: event.intent,
+      fromProfile: event.profile,
+      toProfile: targetProfile,
+      sessionId: event.sessionId,
+      movedIds: event.deletedIds,
+    }));
+    tx.afterCommit(() => {
+      for (const move of moves) this.hooks.dispatchSessionMoved(move);
+      this.onReceipts();
+    });
     return { deletedIds: removedIds, receipts };
   }
 
-  private async writeReceipts(tx: Tx, plan: DeletionPlan, operation: DeletionOperation) {
+  private async writeReceipts(tx: Tx, plan: DeletionPlan, operation: DeletionOperation, moving = false) {
     const members = [...plan.members.values()];
     const now = this.clock.now();
     const receipts: ReceiptRef[] = [];
@@ -183,6 +229,8 @@ export class DeletionEngine {
         sessions: ids.length,
         messages: await this.messages.countForSessions(tx.db, ids),
         routes: await this.countParticipant(tx, 'routes', ids),
+        // Obligations follow a moved session; only a deletion abandons them.
+        deliveries: moving ? 0 : await this.countParticipant(tx, 'deliveries', ids),
       };
       const operationId = this.ids.next();
       receipts.push(
@@ -228,6 +276,12 @@ export class DeletionEngine {
       if (participant.name === name) total += await participant.count(tx, ids);
     return total;
   }
+}
+
+function samePlan(a: DeletionPlan, b: DeletionPlan): boolean {
+  const ids = (plan: DeletionPlan) =>
+    [...plan.members.keys(), '|', ...plan.orphans.map((row) => row.id)].sort().join(',');
+  return ids(a) === ids(b);
 }
 
 function toIdentity(member: Member): ReceiptIdentity {

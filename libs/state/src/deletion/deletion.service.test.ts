@@ -135,7 +135,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
         reason: 'user',
         profile: 'del',
       });
-      expect(receipt.counts).toEqual({ sessions: 3, messages: 6, routes: 0 });
+      expect(receipt.counts).toEqual({ sessions: 3, messages: 6, routes: 0, deliveries: 0 });
       expect(receipt.identities.map((identity) => [identity.id, identity.role]).sort()).toEqual([
         ['one', 'selected'],
         ['one-helper', 'delegate_cascade'],

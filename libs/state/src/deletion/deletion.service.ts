@@ -23,7 +23,13 @@ import {
 import { assertAdmin, canAccessProfile } from '../shared/access.js';
 import type { Clock } from '../shared/clock.js';
 import type { OperationContext, Preconditions } from '../shared/context.js';
-import { ConflictError, NotFoundError, RevisionConflictError, SessionBusyError } from '../shared/errors.js';
+import {
+  ConflictError,
+  NotFoundError,
+  RevisionConflictError,
+  SessionBusyError,
+  ValidationError,
+} from '../shared/errors.js';
 import type { SqlDialect } from '../shared/sql-dialect.js';
 import { toDomainError } from '../shared/store-errors.js';
 import type { Tx, UnitOfWork } from '../shared/unit-of-work.js';
@@ -31,6 +37,7 @@ import type { DeletionEngine, DeletionPlan } from './deletion.engine.js';
 import { DeletionCandidatesRepository } from './deletion-candidates.repository.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+export const MAX_RETENTION_DAYS = 36_500;
 /** Sessions a maintenance pass considers at most; a scheduler simply runs again. */
 export const MAINTENANCE_BATCH = 1000;
 export const GHOST_AGE_MS = DAY_MS;
@@ -189,6 +196,7 @@ export class DeletionService {
   /** Sessions made for a chat that never saw a message, older than the window. */
   async neverActivePrune(ctx: OperationContext, request: NeverActivePruneRequest): Promise<MaintenanceResult> {
     assertAdmin(ctx.principal);
+    assertRetentionWindow(request.olderThanDays);
     const before = this.clock.now() - request.olderThanDays * DAY_MS;
     return this.maintain(ctx, request.dryRun, 'never_active_prune', 'prune', async (db) => ({
       selected: await this.candidates.neverActiveKeyed(db, before, MAINTENANCE_BATCH),
@@ -202,6 +210,7 @@ export class DeletionService {
    */
   async retentionPrune(ctx: OperationContext, request: RetentionPruneRequest): Promise<MaintenanceResult> {
     assertAdmin(ctx.principal);
+    assertRetentionWindow(request.olderThanDays);
     const cutoff = this.clock.now() - request.olderThanDays * DAY_MS;
     return this.maintain(ctx, request.dryRun, 'retention', 'prune', async (db) => {
       const candidates = await this.candidates.endedBefore(
@@ -282,6 +291,18 @@ export class DeletionService {
       intent: reason === 'user' ? ('explicit_user' as const) : ('maintenance' as const),
       actor: ctx.principal,
     };
+  }
+}
+
+/**
+ * A retention window is a whole number of days, zero or more (docs/domain.md §5.1): a negative one
+ * would put the cutoff in the future and prune what just ended. Refused here, whoever calls.
+ */
+export function assertRetentionWindow(days: number): void {
+  if (!Number.isInteger(days) || days < 0 || days > MAX_RETENTION_DAYS) {
+    throw new ValidationError(`a retention window is a whole number of days from 0 to ${MAX_RETENTION_DAYS}`, [
+      { path: 'olderThanDays', message: 'must be an integer from 0 to 36500' },
+    ]);
   }
 }
 

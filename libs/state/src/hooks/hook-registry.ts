@@ -18,6 +18,26 @@ export interface SessionDeletedEvent {
 
 export type SessionDeletedObserver = (event: SessionDeletedEvent) => void | Promise<void>;
 
+/**
+ * What a move observer hears (docs/domain.md §5.2): sessions that left `fromProfile` for
+ * `toProfile` — still alive, with their messages — once per committed move, after commit. A move
+ * is never reported as a deletion: deletion observers do not hear it.
+ */
+export interface SessionMovedEvent {
+  operationId: string;
+  reason: 'profile_repair';
+  origin: DeletionOrigin;
+  intent: DeletionIntent;
+  fromProfile: string;
+  toProfile: string;
+  /** The session the move was asked for. */
+  sessionId: string;
+  /** Every session that moved (its compression chain and delegates with it). */
+  movedIds: string[];
+}
+
+export type SessionMovedObserver = (event: SessionMovedEvent) => void | Promise<void>;
+
 /** A deletion observer gets this long before it is logged and abandoned. */
 export const OBSERVER_TIMEOUT_MS = 5_000;
 
@@ -28,6 +48,7 @@ export const OBSERVER_TIMEOUT_MS = 5_000;
  */
 export class HookRegistry {
   private readonly observers = new Set<SessionDeletedObserver>();
+  private readonly moveObservers = new Set<SessionMovedObserver>();
   private readonly pending = new Set<Promise<void>>();
 
   constructor(
@@ -40,13 +61,24 @@ export class HookRegistry {
     return () => this.observers.delete(observer);
   }
 
+  onSessionMoved(observer: SessionMovedObserver): () => void {
+    this.moveObservers.add(observer);
+    return () => this.moveObservers.delete(observer);
+  }
+
   /** Called by post-commit effects: starts every observer and returns at once. */
   dispatchSessionDeleted(event: SessionDeletedEvent): void {
-    for (const observer of this.observers) {
-      const run = this.runBounded(observer, event);
-      this.pending.add(run);
-      void run.finally(() => this.pending.delete(run));
-    }
+    for (const observer of this.observers) this.start(() => observer(event), event.operationId);
+  }
+
+  dispatchSessionMoved(event: SessionMovedEvent): void {
+    for (const observer of this.moveObservers) this.start(() => observer(event), event.operationId);
+  }
+
+  private start(call: () => void | Promise<void>, operationId: string): void {
+    const run = this.runBounded(call, operationId);
+    this.pending.add(run);
+    void run.finally(() => this.pending.delete(run));
   }
 
   /** Resolves when every observer started so far has finished or timed out (tests, shutdown). */
@@ -54,22 +86,19 @@ export class HookRegistry {
     while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
   }
 
-  private async runBounded(observer: SessionDeletedObserver, event: SessionDeletedEvent): Promise<void> {
+  private async runBounded(call: () => void | Promise<void>, operationId: string): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), this.timeoutMs);
       timer.unref?.();
     });
     try {
-      const outcome = await Promise.race([Promise.resolve().then(() => observer(event)), timeout]);
+      const outcome = await Promise.race([Promise.resolve().then(call), timeout]);
       if (outcome === 'timeout') {
-        this.logger.warn('deletion observer timed out; skipped', {
-          operationId: event.operationId,
-          timeoutMs: this.timeoutMs,
-        });
+        this.logger.warn('session observer timed out; skipped', { operationId, timeoutMs: this.timeoutMs });
       }
     } catch (error) {
-      this.logger.error('deletion observer failed; skipped', { operationId: event.operationId, error: String(error) });
+      this.logger.error('session observer failed; skipped', { operationId, error: String(error) });
     } finally {
       clearTimeout(timer);
     }

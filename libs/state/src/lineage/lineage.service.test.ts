@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConversationGenerationRepository } from '../generations/conversation-generation.repository.js';
 import { ManualClock } from '../shared/clock.js';
 import {
-  ConflictError,
   PreconditionRequiredError,
+  ReopenNotPermittedError,
   RevisionConflictError,
   SessionBusyError,
   SessionClosedError,
@@ -194,7 +194,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       const closed = await t.store.sessions.end(admin, 'life', { reason: 'cli_close' }, { ifMatch: reopened.revision });
       await expect(
         t.store.sessions.reopen(admin, 'life', { host: 'discord' }, { ifMatch: closed.revision }),
-      ).rejects.toBeInstanceOf(SessionClosedError);
+      ).rejects.toBeInstanceOf(ReopenNotPermittedError);
       const explicit = await t.store.sessions.reopen(admin, 'life', { host: 'telegram' }, { ifMatch: closed.revision });
       expect(explicit.endedAt).toBeNull();
 
@@ -309,7 +309,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
         },
       );
       await expect(t.store.turns.renew(admin, 'turn', first.turnId, { ttlSeconds: 30 })).rejects.toBeInstanceOf(
-        ConflictError,
+        StaleGenerationError,
       );
       const renewed = await t.store.turns.renew(admin, 'turn', second.turnId, { ttlSeconds: 60 });
       expect(renewed.generation).toBe(second.generation);

@@ -126,7 +126,12 @@ export class LineageService {
         if (!message) throw new NotFoundError('message');
       }
       const childId = await this.freshChildId(tx, request.childId);
-      const wanted = sanitizeTitle(request.title) ?? (parent.title ? `${parent.title} (branch)` : null);
+      const wanted =
+        request.title !== undefined
+          ? sanitizeTitle(request.title, 'user')
+          : parent.title
+            ? sanitizeTitle(`${parent.title} (branch)`)
+            : null;
       const titleSource: TitleSource = request.title ? 'user' : 'derived';
       const title = await availableTitle(this.sessions, tx.db, parent.profile, wanted, titleSource);
       // A branch is the user's own copy: it does not take over the chat's routing identity.
@@ -171,6 +176,8 @@ export class LineageService {
       const boundary = await this.lifecycle.end(tx, parent, request.reason, now);
       await this.sessions.insert(tx.db, {
         ...continuationOf(parent, childId, 'reset', now),
+        // A switch may move the conversation to another bot or adapter (docs/domain.md §2.2).
+        transport_profile: request.transportProfile ?? parent.transport_profile,
         title: null,
         title_source: null,
         conversation_generation: boundary.conversationGeneration ?? Number(parent.conversation_generation),
@@ -293,7 +300,8 @@ function continuationOf(parent: SessionRow, id: string, kind: LineageKind, now: 
     id,
     profile: parent.profile,
     source: parent.source,
-    created_source: parent.source,
+    // Provenance is the conversation's: the root's first surface, whatever surface resumed it since.
+    created_source: parent.created_source,
     session_key: parent.session_key,
     user_id: parent.user_id,
     chat_id: parent.chat_id,
@@ -315,6 +323,9 @@ function continuationOf(parent: SessionRow, id: string, kind: LineageKind, now: 
     hidden: Number(parent.hidden) as 0 | 1,
     delegated: kind === 'compression' ? (Number(parent.delegated) as 0 | 1) : 0,
     conversation_generation: Number(parent.conversation_generation),
+    // The gateway serving the conversation keeps owning it in its next segment.
+    gateway_id: kind === 'branch' ? null : parent.gateway_id,
+    gateway_started_at: kind === 'branch' ? null : parent.gateway_started_at,
   };
 }
 

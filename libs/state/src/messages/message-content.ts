@@ -57,3 +57,53 @@ export function substringEligible(session: { source: string; created_source: str
     Number(session.delegated) === 0
   );
 }
+
+const CALL_VALUE_CHARS = 200;
+
+/**
+ * Tool calls as people read them: `web_search(query: rust async)` — one line per call, whatever
+ * the wire shape (OpenAI `{function: {name, arguments}}` with JSON-text arguments, Anthropic-style
+ * `{name, input}`). Null when there are no calls or they cannot be read.
+ */
+export function readableToolCalls(toolCalls: string | null): string | null {
+  if (!toolCalls) return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(toolCalls);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(parsed) || parsed.length === 0) return null;
+  const lines = parsed.map((call) => {
+    const record = (call && typeof call === 'object' ? call : {}) as Record<string, unknown>;
+    const fn = (record.function && typeof record.function === 'object' ? record.function : record) as Record<
+      string,
+      unknown
+    >;
+    const name = typeof fn.name === 'string' ? fn.name : 'tool';
+    let args: unknown = fn.arguments ?? fn.input ?? record.input ?? {};
+    if (typeof args === 'string') {
+      try {
+        args = JSON.parse(args);
+      } catch {
+        // arguments that are not JSON are shown as they are
+      }
+    }
+    const shown =
+      args && typeof args === 'object' && !Array.isArray(args)
+        ? Object.entries(args as Record<string, unknown>)
+            .map(([key, value]) => `${key}: ${readableValue(value)}`)
+            .join(', ')
+        : readableValue(args);
+    return `${name}(${shown})`;
+  });
+  return lines.join('\n');
+}
+
+function readableValue(value: unknown): string {
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  const codePoints = Array.from(text ?? '');
+  return codePoints.length > CALL_VALUE_CHARS
+    ? `${codePoints.slice(0, CALL_VALUE_CHARS).join('')}…`
+    : codePoints.join('');
+}

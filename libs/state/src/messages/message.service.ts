@@ -1,5 +1,5 @@
 import type {
-  AppendMessagesRequest,
+  AppendMessagesCommand,
   AppendMessagesResponse,
   ListMessagesQuery,
   MessageInput,
@@ -10,7 +10,11 @@ import type {
 } from '@statehouse/contracts';
 import type { Db, NewMessageRow, SessionRow } from '../db/database.js';
 import { SessionRepository, toSession } from '../sessions/session.repository.js';
-import { assertDestructiveAllowed, requireDestructivePreconditions } from '../sessions/session-guards.js';
+import {
+  assertDestructiveAllowed,
+  assertWriterMayProceed,
+  requireDestructivePreconditions,
+} from '../sessions/session-guards.js';
 import { canAccessProfile } from '../shared/access.js';
 import type { Clock } from '../shared/clock.js';
 import type { OperationContext, Preconditions } from '../shared/context.js';
@@ -54,7 +58,7 @@ export class MessageService {
   async append(
     ctx: OperationContext,
     sessionId: string,
-    request: AppendMessagesRequest,
+    request: AppendMessagesCommand,
     preconditions: Preconditions = {},
   ): Promise<AppendMessagesResponse> {
     try {
@@ -76,7 +80,7 @@ export class MessageService {
   private async appendOnce(
     ctx: OperationContext,
     sessionId: string,
-    request: AppendMessagesRequest,
+    request: AppendMessagesCommand,
     preconditions: Preconditions,
   ): Promise<AppendMessagesResponse> {
     return this.uow.run(ctx, async (tx) => {
@@ -90,6 +94,7 @@ export class MessageService {
         if (!session || !canAccessProfile(ctx.principal, session.profile)) throw new NotFoundError('session');
         if (session.end_reason === 'compression') throw closedByCompression();
         assertPreconditions(session, preconditions);
+        assertWriterMayProceed(session, preconditions, now);
         return {
           ids: dedupe.ids([]),
           created: 0,
@@ -113,9 +118,7 @@ export class MessageService {
       if (preconditions.ifMatch !== undefined && preconditions.ifMatch !== revision - 1) {
         throw new RevisionConflictError(revision - 1);
       }
-      if (preconditions.expectedGeneration !== undefined && preconditions.expectedGeneration !== generation) {
-        throw new StaleGenerationError(generation);
-      }
+      assertWriterMayProceed(session, preconditions, now);
       const rows = drafts.rows.map((row) => rowFor(row, sessionId, substringEligible(session)));
       const insertedIds =
         rows.length === 0

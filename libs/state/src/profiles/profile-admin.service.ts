@@ -9,6 +9,8 @@ import { ApiTokenRepository } from '../auth/api-token.repository.js';
 import { UserRepository } from '../auth/user.repository.js';
 import type { Executor } from '../db/database.js';
 import type { DeletionEngine } from '../deletion/deletion.engine.js';
+import { DeliveryRepository } from '../deliveries/delivery.repository.js';
+import { GatewayRepository } from '../gateways/gateway.repository.js';
 import { ConversationGenerationRepository } from '../generations/conversation-generation.repository.js';
 import { MessageRepository } from '../messages/message.repository.js';
 import { RetentionPolicyRepository } from '../retention/retention-policy.repository.js';
@@ -38,6 +40,8 @@ export class ProfileAdminService {
   private readonly tokens = new ApiTokenRepository();
   private readonly users = new UserRepository();
   private readonly messages = new MessageRepository();
+  private readonly gateways = new GatewayRepository();
+  private readonly deliveries: DeliveryRepository;
 
   constructor(
     private readonly uow: UnitOfWork,
@@ -48,12 +52,13 @@ export class ProfileAdminService {
     private readonly onPrincipalsChanged: () => void = () => undefined,
   ) {
     this.sessions = new SessionRepository(dialect);
+    this.deliveries = new DeliveryRepository(dialect);
   }
 
   /**
    * Renames `old` to `newName` everywhere it is named: sessions, routes, routing keys by exact
-   * `agent:<old>:` prefix, `origin.profile`, conversation generations, retention policy, and the
-   * profile sets of tokens and users. A collision is refused before anything changes.
+   * `agent:<old>:` prefix, `origin.profile`, conversation generations, retention policy, gateways,
+   * delivery obligations, and the profile sets of tokens and users. A collision is refused before anything changes.
    */
   async rename(ctx: OperationContext, old: string, newName: string, dryRun = false): Promise<RenameProfileResponse> {
     assertAdmin(ctx.principal);
@@ -105,6 +110,8 @@ export class ProfileAdminService {
         );
       }
       const retentionPolicies = await this.policies.moveProfile(tx.db, old, newName);
+      const gateways = await this.gateways.moveProfile(tx.db, old, newName);
+      const deliveries = await this.deliveries.moveProfile(tx.db, old, newName);
       const tokens = await this.rewriteProfileSets(tx.db, this.tokens, (set) =>
         set.map((name) => (name === old ? newName : name)),
       );
@@ -125,6 +132,8 @@ export class ProfileAdminService {
           retentionPolicies,
           tokens,
           users,
+          gateways,
+          deliveries,
         },
       };
     };
@@ -132,8 +141,8 @@ export class ProfileAdminService {
   }
 
   /**
-   * Purges a profile's identity (routes, retention policy, membership in every token's and user's
-   * profile set). Its sessions are kept unless `deleteSessions`, which goes through the deletion
+   * Purges a profile's identity (routes, registered gateways, retention policy, membership in every
+   * token's and user's profile set). Its sessions are kept unless `deleteSessions`, which goes through the deletion
    * engine with a `profile_delete` receipt; the profile row itself goes once no session needs it.
    */
   async delete(ctx: OperationContext, name: string, query: DeleteProfileQuery): Promise<DeleteProfileResponse> {
@@ -151,6 +160,7 @@ export class ProfileAdminService {
         retentionPolicies: 0,
         sessions: plan ? plan.members.size : 0,
         messages: plan ? await this.messages.countForSessions(tx.db, [...plan.members.keys()]) : 0,
+        gateways: await this.gateways.countInProfile(tx.db, name),
       };
       if (query.dryRun) {
         counts.tokens = await this.countProfileSets(tx.db, this.tokens, name);
@@ -168,6 +178,7 @@ export class ProfileAdminService {
         receipt = outcome.receipts[0] ?? null;
       }
       await this.routes.deleteForProfile(tx.db, name);
+      await this.gateways.deleteForProfile(tx.db, name);
       counts.retentionPolicies = await this.policies.clear(tx.db, name);
       counts.tokens = await this.rewriteProfileSets(tx.db, this.tokens, (set) => set.filter((entry) => entry !== name));
       counts.users = await this.rewriteProfileSets(tx.db, this.users, (set) => set.filter((entry) => entry !== name));
@@ -180,7 +191,8 @@ export class ProfileAdminService {
 
   /**
    * Profile repair: a session (with its compression chain and delegates) moves to another profile.
-   * Its old profile sees a removal — a `profile_repair` receipt and observer call — its routes
+   * Its old profile sees a removal — a `profile_repair` receipt — while observers hear a move (the
+   * rows are alive: docs/domain.md §5.2); its delivery obligations follow it; its routes
    * there are dropped, and its routing key follows the new profile's prefix.
    */
   async move(ctx: OperationContext, sessionId: string, target: string): Promise<MoveSessionResponse> {

@@ -1,6 +1,6 @@
 import type { RetentionPolicy } from '@statehouse/contracts';
 import type { Db } from '../db/database.js';
-import type { DeletionService } from '../deletion/deletion.service.js';
+import { assertRetentionWindow, type DeletionService } from '../deletion/deletion.service.js';
 import { ProfileRepository } from '../profiles/profile.repository.js';
 import { assertAdmin, SYSTEM_PRINCIPAL } from '../shared/access.js';
 import type { Clock } from '../shared/clock.js';
@@ -21,6 +21,8 @@ export interface RetentionRunReport {
   ran: boolean;
   deleted: number;
   profiles: string[];
+  /** Profiles whose stored policy is invalid (a negative window): not applied, logged. */
+  skipped: string[];
 }
 
 /** Per-profile retention windows and the scheduled pass that applies them. */
@@ -48,6 +50,7 @@ export class RetentionService {
 
   async put(ctx: OperationContext, profile: string, retentionDays: number | null): Promise<RetentionPolicy> {
     assertAdmin(ctx.principal);
+    if (retentionDays !== null) assertRetentionWindow(retentionDays);
     return this.uow.run(ctx, async (tx) => {
       if (!(await this.profiles.exists(tx.db, profile))) throw new NotFoundError('profile');
       if (retentionDays === null) await this.policies.clear(tx.db, profile);
@@ -65,13 +68,25 @@ export class RetentionService {
     const acquired = await this.uow.run(null, (tx) =>
       this.leases.acquire(tx.db, RETENTION_JOB, holder, now, JOB_LEASE_MS),
     );
-    if (!acquired) return { ran: false, deleted: 0, profiles: [] };
+    if (!acquired) return { ran: false, deleted: 0, profiles: [], skipped: [] };
     const ctx: OperationContext = { principal: SYSTEM_PRINCIPAL, channel: 'system' };
     let deleted = 0;
     const touched: string[] = [];
+    const skipped: string[] = [];
     try {
       for (const policy of await this.policies.list(this.db)) {
         if (policy.retentionDays === null) continue;
+        // A stored window the rules refuse (written before the CHECK constraint) is skipped, loudly.
+        try {
+          assertRetentionWindow(policy.retentionDays);
+        } catch {
+          skipped.push(policy.profile);
+          this.logger.warn('retention policy skipped: its window is invalid; fix it with PUT /v1/retention/policies', {
+            profile: policy.profile,
+            retentionDays: policy.retentionDays,
+          });
+          continue;
+        }
         touched.push(policy.profile);
         for (let pass = 0; pass < MAX_PASSES; pass++) {
           const result = await this.deletion.retentionPrune(ctx, {
@@ -87,6 +102,6 @@ export class RetentionService {
     } finally {
       await this.uow.run(null, (tx) => this.leases.release(tx.db, RETENTION_JOB, holder));
     }
-    return { ran: true, deleted, profiles: touched };
+    return { ran: true, deleted, profiles: touched, skipped };
   }
 }

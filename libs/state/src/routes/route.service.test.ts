@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConversationGenerationRepository } from '../generations/conversation-generation.repository.js';
-import type { SessionDeletedEvent } from '../hooks/hook-registry.js';
+import type { SessionDeletedEvent, SessionMovedEvent } from '../hooks/hook-registry.js';
 import { ManualClock } from '../shared/clock.js';
 import { ConflictError, NotFoundError, ProfileCollisionError } from '../shared/errors.js';
 import {
@@ -20,6 +20,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
     let t: TestStore;
     const clock = new ManualClock(Date.UTC(2026, 9, 1));
     const events: SessionDeletedEvent[] = [];
+    const moves: SessionMovedEvent[] = [];
     const tokens = async (id: string) => {
       const s = await t.store.sessions.get(admin, id);
       return { ifMatch: s.revision, expectedGeneration: s.generation };
@@ -52,6 +53,9 @@ for (const { dialect, available } of TEST_DIALECTS) {
       t = await openTestStore(dialect, { clock });
       t.store.hooks.onSessionDeleted((event) => {
         events.push(event);
+      });
+      t.store.hooks.onSessionMoved((event) => {
+        moves.push(event);
       });
     });
     afterAll(async () => t?.close());
@@ -311,8 +315,17 @@ for (const { dialect, available } of TEST_DIALECTS) {
         ).items,
       ).toHaveLength(1);
       await t.store.hooks.idle();
-      expect(events.map((event) => [event.reason, event.origin, event.profile])).toEqual([
-        ['profile_repair', 'profile_repair', 'from'],
+      // A move is not a deletion: deletion observers hear nothing, move observers hear the live ids.
+      expect(events).toEqual([]);
+      expect(moves).toEqual([
+        expect.objectContaining({
+          reason: 'profile_repair',
+          origin: 'profile_repair',
+          fromProfile: 'from',
+          toProfile: 'to',
+          sessionId: 'mv1',
+          movedIds: expect.arrayContaining(['mv1', 'mv2']),
+        }),
       ]);
       expect(await t.store.routes.check(admin)).toMatchObject({ ok: true });
     });

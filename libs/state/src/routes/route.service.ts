@@ -8,9 +8,10 @@ import type {
   RouteCheck,
   RoutePage,
 } from '@statehouse/contracts';
-import type { Db, SessionRow } from '../db/database.js';
+import type { Db, Executor, SessionPatch, SessionRow } from '../db/database.js';
 import type { DeletionParticipant } from '../deletion/deletion-participant.js';
 import { isPermanentEnd, isRecoverableReason, isResetReason } from '../end-reasons.js';
+import { gatewayOwnership } from '../gateways/gateway-owner.js';
 import type { ContinuationHook } from '../lineage/lineage.service.js';
 import { SessionRepository } from '../sessions/session.repository.js';
 import { assertAdmin, canAccessProfile, profileScope } from '../shared/access.js';
@@ -113,40 +114,104 @@ export class RouteService implements DeletionParticipant, ContinuationHook {
   }
 
   /**
-   * Which session does this chat belong to? The route, if it points at a live (open) row; else the
-   * newest row of the peer that is open, ended by an accident (recoverable), or owned by a completed
-   * handoff — unless a reset of the same peer ended after that row's last activity.
+   * Which session does this chat belong to (docs/domain.md §6.3)? The route, if it points at an
+   * open, unarchived row; else a revivable row of the peer — found by exact key and by the chat
+   * tuple — open rows first, then recoverable or handed-off ones, newest first; never an archived
+   * row, and never one a later reset of the same peer fences. A recovered row is re-stamped with
+   * the caller's transport profile, and the row taken is owned by the caller's gateway, in the
+   * same transaction as the decision.
    */
   async resolve(ctx: OperationContext, request: ResolveRequest): Promise<ResolveResponse> {
+    const sessionKey =
+      request.sessionKey ??
+      routingKey(request.profile, request.source, request.chatType!, request.chatId!, request.threadId);
+    if (!canAccessProfile(ctx.principal, request.profile)) return { sessionId: null, via: 'none', sessionKey };
     try {
-      const sessionKey =
-        request.sessionKey ??
-        routingKey(request.profile, request.source, request.chatType!, request.chatId!, request.threadId);
-      if (!canAccessProfile(ctx.principal, request.profile)) return { sessionId: null, via: 'none', sessionKey };
-      const route = await this.routes.find(this.db, request.profile, sessionKey);
-      if (route && Number(route.suspended) === 0) {
-        const target = await this.sessions.findById(this.db, route.session_id);
-        if (target && target.profile === request.profile && target.ended_at === null) {
-          return { sessionId: target.id, via: 'route', sessionKey };
-        }
-      }
-      const peers = await this.sessions.peerSessions(this.db, request.profile, sessionKey, RECOVERY_WINDOW);
-      const resets = peers.filter((row) => row.ended_at !== null && isResetReason(row.end_reason));
-      for (const candidate of peers) {
-        if (candidate.end_reason === 'compression') continue;
-        const eligible =
-          candidate.ended_at === null ||
-          isRecoverableReason(candidate.end_reason) ||
-          candidate.handoff_state === 'completed';
-        if (!eligible) continue;
-        const fenced = resets.some((reset) => Number(reset.ended_at) > Number(candidate.last_activity_at));
-        if (fenced) continue;
-        return { sessionId: candidate.id, via: 'recovered', sessionKey };
-      }
-      return { sessionId: null, via: 'none', sessionKey };
+      const decision = await this.decide(this.db, request, sessionKey);
+      if (!decision.row || !(await this.needsStamp(this.db, decision, request))) return answer(decision, sessionKey);
     } catch (error) {
       throw toDomainError(error);
     }
+    // The decision and its stamp in one transaction: decided again on locked rows.
+    return this.uow.run(ctx, async (tx) => {
+      const decision = await this.decide(tx.db, request, sessionKey, true);
+      if (decision.row && (await this.needsStamp(tx.db, decision, request))) {
+        const patch: SessionPatch = {};
+        if (decision.via === 'recovered' && request.transportProfile !== undefined) {
+          patch.transport_profile = request.transportProfile;
+        }
+        if (request.gatewayId !== undefined) {
+          Object.assign(patch, await gatewayOwnership(tx.db, request.gatewayId, decision.row.profile));
+        }
+        await this.sessions.update(tx.db, decision.row.id, patch);
+      }
+      return answer(decision, sessionKey);
+    });
+  }
+
+  private async needsStamp(db: Executor, decision: Decision, request: ResolveRequest): Promise<boolean> {
+    const row = decision.row!;
+    if (decision.via === 'recovered' && request.transportProfile !== undefined) {
+      if (row.transport_profile !== request.transportProfile) return true;
+    }
+    if (request.gatewayId === undefined) return false;
+    if (row.gateway_id !== request.gatewayId) return true;
+    const owner = await gatewayOwnership(db, request.gatewayId, row.profile);
+    return Number(row.gateway_started_at ?? -1) !== owner.gateway_started_at;
+  }
+
+  private async decide(db: Executor, request: ResolveRequest, sessionKey: string, lock = false): Promise<Decision> {
+    const route = await this.routes.find(db, request.profile, sessionKey);
+    let routed: SessionRow | undefined;
+    if (route && Number(route.suspended) === 0) {
+      routed = lock
+        ? await this.sessions.findByIdForUpdate(db, route.session_id)
+        : await this.sessions.findById(db, route.session_id);
+      if (routed && routed.profile === request.profile && routed.ended_at === null && Number(routed.archived) === 0) {
+        return { row: routed, via: 'route' };
+      }
+    }
+    const byKey = await this.sessions.peerSessions(db, request.profile, sessionKey, RECOVERY_WINDOW);
+    const byTuple =
+      request.chatId !== undefined && request.chatType !== undefined
+        ? await this.sessions.peerTupleSessions(
+            db,
+            {
+              profile: request.profile,
+              source: request.source,
+              chatType: request.chatType,
+              chatId: request.chatId,
+              threadId: request.threadId,
+              userId: request.userId,
+            },
+            RECOVERY_WINDOW,
+          )
+        : [];
+    const peers = new Map<string, SessionRow>();
+    for (const row of [...byKey, ...byTuple, ...(routed && routed.profile === request.profile ? [routed] : [])]) {
+      peers.set(row.id, row);
+    }
+    const candidates = [...peers.values()];
+    const resets = candidates.filter((row) => row.ended_at !== null && isResetReason(row.end_reason));
+    const eligible = candidates.filter((candidate) => {
+      if (Number(candidate.archived) === 1 || candidate.end_reason === 'compression') return false;
+      const revivable =
+        candidate.ended_at === null ||
+        isRecoverableReason(candidate.end_reason) ||
+        candidate.handoff_state === 'completed';
+      if (!revivable) return false;
+      return !resets.some((reset) => Number(reset.ended_at) > Number(candidate.last_activity_at));
+    });
+    // Open rows outrank revivable ended ones; then the newest activity, then the newest id.
+    eligible.sort(
+      (a, b) =>
+        Number(a.ended_at !== null) - Number(b.ended_at !== null) ||
+        Number(b.last_activity_at) - Number(a.last_activity_at) ||
+        (a.id < b.id ? 1 : a.id > b.id ? -1 : 0),
+    );
+    const chosen = eligible[0];
+    if (!chosen) return { row: undefined, via: 'none' };
+    return { row: lock ? await this.sessions.findByIdForUpdate(db, chosen.id) : chosen, via: 'recovered' };
   }
 
   /** Every route must point at an existing tip of its own profile that is not behind a boundary. */
@@ -202,6 +267,15 @@ export class RouteService implements DeletionParticipant, ContinuationHook {
   remove(tx: Tx, sessionIds: readonly string[]): Promise<void> {
     return this.routes.deleteForSessions(tx.db, sessionIds);
   }
+}
+
+interface Decision {
+  row: SessionRow | undefined;
+  via: ResolveResponse['via'];
+}
+
+function answer(decision: Decision, sessionKey: string): ResolveResponse {
+  return { sessionId: decision.row?.id ?? null, via: decision.via, sessionKey };
 }
 
 function toRoute(row: RouteRow, session: SessionRow | undefined): Route {

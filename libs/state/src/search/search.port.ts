@@ -1,6 +1,6 @@
 import type { MessageRole } from '@statehouse/contracts';
 import type { Executor } from '../db/database.js';
-import type { WordTerm } from './search-query.js';
+import type { SubstringClause, WordClause } from './search-query.js';
 
 export interface SearchFilter {
   profiles: string[] | null;
@@ -10,6 +10,8 @@ export interface SearchFilter {
   profile?: string;
   source?: string;
   role?: MessageRole;
+  /** Only messages of this session. */
+  sessionId?: string;
   limit: number;
 }
 
@@ -23,6 +25,19 @@ export interface SearchRow {
   source: string;
   snippet: string;
   rank: number;
+  /** Where the query matched: a message's text, or the session's title. */
+  matchedIn: 'content' | 'title';
+}
+
+/** A session whose title matches, with the first visible message a hit on it links to. */
+export interface TitleRow {
+  sessionId: string;
+  title: string;
+  profile: string;
+  source: string;
+  messageId: number;
+  role: string;
+  timestamp: number;
 }
 
 /** Keyset position inside a ranked (word) or recency-ordered (substring) result list. */
@@ -33,19 +48,30 @@ export type WordCursor = { rank: number; id: number };
  * PostgreSQL. Both answer only visible messages (not hidden; active or compacted), owner-fenced.
  */
 export interface SearchPort {
-  word(db: Executor, terms: readonly WordTerm[], filter: SearchFilter, after?: WordCursor): Promise<SearchRow[]>;
-  substring(db: Executor, substrings: readonly string[], filter: SearchFilter, afterId?: number): Promise<SearchRow[]>;
+  word(db: Executor, clauses: readonly WordClause[], filter: SearchFilter, after?: WordCursor): Promise<SearchRow[]>;
+  substring(
+    db: Executor,
+    clauses: readonly SubstringClause[],
+    filter: SearchFilter,
+    afterId?: number,
+  ): Promise<SearchRow[]>;
+  /**
+   * Bounded scan of the newest visible messages the filter selects (newest first, at most
+   * `SCAN_WINDOW` rows examined): while an index is unusable, and for substring queries whose
+   * filter selects rows outside the substring index (cron, sub-agent and delegate sessions).
+   */
+  scan(db: Executor, clauses: readonly SubstringClause[], filter: SearchFilter, afterId?: number): Promise<SearchRow[]>;
   /** How many messages `word` or `substring` would find, counted up to `bound` + 1. */
   count(
     db: Executor,
     mode: 'word' | 'substring',
-    query: { terms: readonly WordTerm[]; substrings: readonly string[] },
+    query: { clauses: readonly WordClause[]; substringClauses: readonly SubstringClause[] },
     filter: SearchFilter,
     bound: number,
   ): Promise<number>;
-  /** Bounded scan over recent visible messages, used while an index is unusable. */
-  scan(db: Executor, substrings: readonly string[], filter: SearchFilter, afterId?: number): Promise<SearchRow[]>;
+  /** Sessions whose title contains the query (newest activity first, at most `limit`). */
+  titles(db: Executor, clauses: readonly SubstringClause[], filter: SearchFilter): Promise<TitleRow[]>;
 }
 
-/** How far a degraded scan looks back (messages), so it stays bounded on any store size. */
-export const DEGRADED_SCAN_WINDOW = 20_000;
+/** How far a bounded scan looks back (messages), so it stays bounded on any store size. */
+export const SCAN_WINDOW = 20_000;

@@ -9,6 +9,7 @@ import {
 } from '@statehouse/contracts';
 import type { Db } from '../db/database.js';
 import { LineageRepository } from '../lineage/lineage.repository.js';
+import { SUBSTRING_EXCLUDED_SOURCES } from '../messages/message-content.js';
 import { canAccessProfile, profileScope } from '../shared/access.js';
 import { toIso } from '../shared/clock.js';
 import type { OperationContext } from '../shared/context.js';
@@ -16,8 +17,9 @@ import { decodeCursor, encodeCursor } from '../shared/cursor.js';
 import { DomainError, ValidationError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { toDomainError } from '../shared/store-errors.js';
-import type { SearchFilter, SearchPort, SearchRow } from './search.port.js';
-import { planSearch } from './search-query.js';
+import type { SearchFilter, SearchPort, SearchRow, TitleRow } from './search.port.js';
+import { planSearch, type SearchPlan } from './search-query.js';
+import { makeSnippet } from './snippet.js';
 
 type Mode = 'word' | 'substring';
 
@@ -31,10 +33,13 @@ export class SearchService {
   ) {}
 
   /**
-   * Sanitized, owner-fenced search over visible messages. CJK text goes to the substring index;
-   * in `auto` mode a word query that finds nothing retries as substrings ("igra" finds "trigram").
-   * If an index is unusable the answer is a bounded scan marked `degraded`, never an error. Hits
-   * carry their conversation (tip id and title) and the answer a total counted up to 100.
+   * Sanitized, owner-fenced search over visible messages (docs/domain.md §7). CJK text goes to the
+   * substring index; in `auto` mode a word query that finds nothing retries as substrings ("igra"
+   * finds "trigram"). A substring query whose filter selects rows the substring index leaves out
+   * (cron, sub-agent and delegate sessions, or one session) is answered by a bounded scan. The first
+   * page names up to five sessions whose title matches. If an index is unusable the answer is a
+   * bounded scan marked `degraded`, never an error. Hits carry their conversation (tip id and
+   * title) and the answer a total of matching messages counted up to 100.
    */
   async search(ctx: OperationContext, query: SearchQuery): Promise<SearchResponse> {
     const empty = (mode: Mode): SearchResponse => ({
@@ -56,6 +61,7 @@ export class SearchService {
       profile: query.profile,
       source: query.source,
       role: query.role as MessageRole | undefined,
+      sessionId: query.sessionId,
       limit: query.limit + 1,
     };
     let cursor: { mode: Mode; rank: number; id: number } | undefined;
@@ -73,18 +79,26 @@ export class SearchService {
         mode = 'substring';
         rows = await this.run(mode, plan, filter, undefined);
       }
-      const total = await this.total(mode, plan, filter, rows.length, query.limit, cursor !== undefined);
-      return { ...(await this.page(rows, query.limit, mode)), degraded: false, total };
+      // Sessions whose title matches lead the first page — those the message hits do not already
+      // show — leaving room for at least one message hit (and so for the cursor).
+      const shown = new Set(rows.slice(0, query.limit).map((row) => row.sessionId));
+      const titles = cursor
+        ? []
+        : (await this.port.titles(this.db, plan.substringClauses, filter))
+            .filter((row) => !shown.has(row.sessionId))
+            .slice(0, Math.max(0, query.limit - 1));
+      const total = await this.total(mode, plan, filter, rows.length, query.limit - titles.length, !!cursor);
+      return { ...(await this.page(titles, rows, query.limit, mode, plan.substrings)), degraded: false, total };
     } catch (error) {
       const mapped = toDomainError(error);
       if (mapped instanceof DomainError) throw mapped;
       // The index is unusable (missing, corrupt, being rebuilt): degrade to a bounded scan.
       this.logger.warn('search index unusable; answering with a bounded scan', { error: String(error) });
       try {
-        const rows = await this.port.scan(this.db, plan.substrings, filter, cursor?.id);
+        const rows = await this.port.scan(this.db, plan.substringClauses, filter, cursor?.id);
         // A bounded scan sees only the newest messages: what it found is a floor, never "exact".
         const total = { count: Math.min(rows.length, query.limit), exact: false };
-        return { ...(await this.page(rows, query.limit, 'substring')), degraded: true, total };
+        return { ...(await this.page([], rows, query.limit, 'substring', plan.substrings)), degraded: true, total };
       } catch (scanError) {
         throw toDomainError(scanError);
       }
@@ -92,65 +106,92 @@ export class SearchService {
   }
 
   /**
-   * Matches counted up to `SEARCH_TOTAL_BOUND` ("100+" beyond it). A first page that holds every
-   * match needs no second query.
+   * Matching messages counted up to `SEARCH_TOTAL_BOUND` ("100+" beyond it); title hits are not
+   * messages and are not counted. A first page that holds every match needs no second query.
    */
   private async total(
     mode: Mode,
-    plan: ReturnType<typeof planSearch>,
+    plan: SearchPlan,
     filter: SearchFilter,
     found: number,
-    limit: number,
+    messageLimit: number,
     paged: boolean,
   ): Promise<BoundedCount> {
-    if (!paged && found <= limit) return { count: found, exact: true };
-    const counted = await this.port.count(
-      this.db,
-      mode,
-      { terms: plan.terms, substrings: plan.substrings },
-      filter,
-      SEARCH_TOTAL_BOUND,
-    );
+    if (!paged && found <= messageLimit) return { count: found, exact: true };
+    const counted =
+      mode === 'substring' && outsideSubstringIndex(filter)
+        ? (await this.port.scan(this.db, plan.substringClauses, { ...filter, limit: SEARCH_TOTAL_BOUND + 1 })).length
+        : await this.port.count(this.db, mode, plan, filter, SEARCH_TOTAL_BOUND);
     return { count: Math.min(counted, SEARCH_TOTAL_BOUND), exact: counted <= SEARCH_TOTAL_BOUND };
   }
 
   private run(
     mode: Mode,
-    plan: ReturnType<typeof planSearch>,
+    plan: SearchPlan,
     filter: SearchFilter,
     cursor: { rank: number; id: number } | undefined,
   ): Promise<SearchRow[]> {
-    return mode === 'word'
-      ? this.port.word(this.db, plan.terms, filter, cursor)
-      : this.port.substring(this.db, plan.substrings, filter, cursor?.id);
+    if (mode === 'word') return this.port.word(this.db, plan.clauses, filter, cursor);
+    // The substring index leaves these rows out by design: scan the newest of them instead.
+    if (outsideSubstringIndex(filter)) return this.port.scan(this.db, plan.substringClauses, filter, cursor?.id);
+    return this.port.substring(this.db, plan.substringClauses, filter, cursor?.id);
   }
 
-  private async page(rows: SearchRow[], limit: number, mode: Mode) {
-    const page = rows.slice(0, limit);
-    const tips = await this.lineage.tipsOf(
-      this.db,
-      page.map((row) => row.sessionId),
-    );
+  private async page(titles: TitleRow[], rows: SearchRow[], limit: number, mode: Mode, terms: readonly string[]) {
+    const messageLimit = limit - titles.length;
+    const page = rows.slice(0, messageLimit);
+    const tips = await this.lineage.tipsOf(this.db, [
+      ...titles.map((row) => row.sessionId),
+      ...page.map((row) => row.sessionId),
+    ]);
     const tipTitles = await this.lineage.titlesOf(this.db, [...new Set(tips.values())]);
-    const items: SearchHit[] = page.map((row) => ({
-      sessionId: row.sessionId,
-      tipSessionId: tips.get(row.sessionId) ?? row.sessionId,
-      sessionTitle: row.title,
-      tipSessionTitle: tipTitles.get(tips.get(row.sessionId) ?? row.sessionId) ?? row.title,
-      profile: row.profile,
-      source: row.source,
-      messageId: row.messageId,
-      role: row.role as MessageRole,
-      snippet: row.snippet,
-      rank: row.rank,
-      timestamp: toIso(row.timestamp),
-    }));
+    const tipOf = (sessionId: string, title: string | null) => {
+      const tipSessionId = tips.get(sessionId) ?? sessionId;
+      return { tipSessionId, tipSessionTitle: tipTitles.get(tipSessionId) ?? title };
+    };
+    const items: SearchHit[] = [
+      ...titles.map((row) => ({
+        sessionId: row.sessionId,
+        ...tipOf(row.sessionId, row.title),
+        sessionTitle: row.title,
+        profile: row.profile,
+        source: row.source,
+        messageId: row.messageId,
+        role: row.role as MessageRole,
+        snippet: makeSnippet(row.title, terms),
+        rank: 0,
+        timestamp: toIso(row.timestamp),
+        matchedIn: 'title' as const,
+      })),
+      ...page.map((row) => ({
+        sessionId: row.sessionId,
+        ...tipOf(row.sessionId, row.title),
+        sessionTitle: row.title,
+        profile: row.profile,
+        source: row.source,
+        messageId: row.messageId,
+        role: row.role as MessageRole,
+        snippet: row.snippet,
+        rank: row.rank,
+        timestamp: toIso(row.timestamp),
+        matchedIn: row.matchedIn,
+      })),
+    ];
     const last = page[page.length - 1];
     return {
       items,
       mode,
       nextCursor:
-        rows.length > limit && last ? encodeCursor([mode === 'word' ? 'w' : 's', last.rank, last.messageId]) : null,
+        rows.length > messageLimit && last
+          ? encodeCursor([mode === 'word' ? 'w' : 's', last.rank, last.messageId])
+          : null,
     };
   }
+}
+
+/** Whether the filter selects rows the substring index leaves out (docs/domain.md §7.1). */
+function outsideSubstringIndex(filter: SearchFilter): boolean {
+  return (
+    filter.sessionId !== undefined || (filter.source !== undefined && SUBSTRING_EXCLUDED_SOURCES.has(filter.source))
+  );
 }

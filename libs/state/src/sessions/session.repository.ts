@@ -52,6 +52,7 @@ export function toSession(row: SessionRow, now: number): Session {
     handoffError: row.handoff_error,
     revision: Number(row.revision),
     generation: Number(row.generation),
+    gatewayId: row.gateway_id,
     conversationGeneration: Number(row.conversation_generation),
     turn: isBusy(row, now)
       ? { turnId: row.lease_turn_id!, holder: row.lease_holder!, expiresAt: toIso(Number(row.lease_expires_at)) }
@@ -69,6 +70,7 @@ export interface SessionListFilter {
   archived: 'exclude' | 'only' | 'include';
   includeChildren: boolean;
   includeHidden: boolean;
+  handoff?: string;
   q?: string;
   /** Half-open ranges [from, to) in epoch ms. */
   started?: { from?: number; to?: number };
@@ -113,6 +115,9 @@ export interface AppendedSession {
   last_activity_at: number;
   revision: number;
   generation: number;
+  lease_turn_id: string | null;
+  lease_holder: string | null;
+  lease_expires_at: number | null;
 }
 
 type AppendParam =
@@ -163,6 +168,9 @@ export class SessionRepository {
         'last_activity_at',
         'revision',
         'generation',
+        'lease_turn_id',
+        'lease_holder',
+        'lease_expires_at',
       ]),
   );
 
@@ -345,6 +353,7 @@ export class SessionRepository {
     if (filter.started?.to !== undefined) query = query.where('s.started_at', '<', filter.started.to);
     if (filter.active?.from !== undefined) query = query.where('s.last_activity_at', '>=', filter.active.from);
     if (filter.active?.to !== undefined) query = query.where('s.last_activity_at', '<', filter.active.to);
+    if (filter.handoff) query = query.where('s.handoff_state', '=', filter.handoff);
     if (filter.q) {
       const pattern = likeContains(filter.q.toLowerCase());
       query = query.where((eb) =>
@@ -406,10 +415,12 @@ export class SessionRepository {
     lease: { turnId: string; holder: string; expiresAt: number },
     now: number,
     clearEnd: boolean,
+    owner?: { gateway_id: string; gateway_started_at: number },
   ): Promise<boolean> {
     const result = await db
       .updateTable('sessions')
       .set((eb) => ({
+        ...(owner ?? {}),
         lease_turn_id: lease.turnId,
         lease_holder: lease.holder,
         lease_expires_at: lease.expiresAt,
@@ -442,17 +453,21 @@ export class SessionRepository {
     return Number(result.numUpdatedRows) === 1;
   }
 
+  /**
+   * Releases the lease. The turn id stays on the row as the latest turn, so a retried completion
+   * of it is recognised (a no-op) and a completion of an older turn is stale.
+   */
   async completeTurn(db: Executor, id: string, turnId: string): Promise<boolean> {
     const result = await db
       .updateTable('sessions')
       .set((eb) => ({
-        lease_turn_id: null,
         lease_holder: null,
         lease_expires_at: null,
         revision: eb('revision', '+', 1),
       }))
       .where('id', '=', id)
       .where('lease_turn_id', '=', turnId)
+      .where('lease_expires_at', 'is not', null)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   }
@@ -463,6 +478,7 @@ export class SessionRepository {
     id: string,
     from: readonly (string | null)[],
     to: { state: string; platform?: string; error?: string | null },
+    now: number,
     expectedRevision?: number,
   ): Promise<boolean> {
     const states = from.filter((state): state is string => state !== null);
@@ -470,6 +486,7 @@ export class SessionRepository {
       .updateTable('sessions')
       .set((eb) => ({
         handoff_state: to.state,
+        handoff_updated_at: now,
         ...(to.platform !== undefined ? { handoff_platform: to.platform } : {}),
         ...(to.error !== undefined ? { handoff_error: to.error } : {}),
         revision: eb('revision', '+', 1),
@@ -506,6 +523,60 @@ export class SessionRepository {
       .where('lease_expires_at', '>', now);
     if (profiles !== null) query = query.where('profile', 'in', profiles);
     return Number((await query.executeTakeFirstOrThrow()).n);
+  }
+
+  /** `running` handoffs that last moved before `before` fail as expired; returns their ids. */
+  async expireRunningHandoffs(
+    db: Executor,
+    before: number,
+    now: number,
+    limit: number,
+    onlyId?: string,
+  ): Promise<string[]> {
+    let candidates = db.selectFrom('sessions').select('id').where('handoff_state', '=', 'running');
+    if (onlyId !== undefined) candidates = candidates.where('id', '=', onlyId);
+    const stale = await candidates
+      .where((eb) => eb.or([eb('handoff_updated_at', 'is', null), eb('handoff_updated_at', '<', before)]))
+      .limit(limit)
+      .execute();
+    if (stale.length === 0) return [];
+    const rows = await db
+      .updateTable('sessions')
+      .set((eb) => ({
+        handoff_state: 'failed',
+        handoff_error: 'expired',
+        handoff_updated_at: now,
+        revision: eb('revision', '+', 1),
+      }))
+      .where(
+        'id',
+        'in',
+        stale.map((row) => row.id),
+      )
+      .where('handoff_state', '=', 'running')
+      .returning('id')
+      .execute();
+    return rows.map((row) => row.id);
+  }
+
+  /**
+   * Ends these rows with `reason` where they are still open and not under a live turn lease (the
+   * check is in the statement itself); returns the ids it ended.
+   */
+  async endOpenUnleased(db: Executor, ids: readonly string[], now: number, reason: string): Promise<string[]> {
+    const ended: string[] = [];
+    for (const part of chunk(ids)) {
+      const rows = await db
+        .updateTable('sessions')
+        .set((eb) => ({ ended_at: now, end_reason: reason, revision: eb('revision', '+', 1) }))
+        .where('id', 'in', part)
+        .where('ended_at', 'is', null)
+        .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', now)]))
+        .returning('id')
+        .execute();
+      ended.push(...rows.map((row) => row.id));
+    }
+    return ended;
   }
 
   async countInProfile(db: Executor, profile: string): Promise<number> {
@@ -562,6 +633,31 @@ export class SessionRepository {
       .orderBy('id', 'desc')
       .limit(limit)
       .execute();
+  }
+
+  /**
+   * The newest sessions of one chat by its identity (profile, source, chat type, chat id, thread,
+   * user), for recovery of rows whose key is missing or was written differently. The source
+   * matches the live or the first surface; an absent thread means "no thread"; a user id, when
+   * given, matches that user or rows that never recorded one.
+   */
+  async peerTupleSessions(
+    db: Executor,
+    peer: { profile: string; source: string; chatType: string; chatId: string; threadId?: string; userId?: string },
+    limit: number,
+  ): Promise<SessionRow[]> {
+    let query = db
+      .selectFrom('sessions')
+      .selectAll()
+      .where('profile', '=', peer.profile)
+      .where('chat_id', '=', peer.chatId)
+      .where('chat_type', '=', peer.chatType)
+      .where((eb) => eb.or([eb('source', '=', peer.source), eb('created_source', '=', peer.source)]))
+      .where('thread_id', peer.threadId ? '=' : 'is', peer.threadId ?? null);
+    if (peer.userId !== undefined) {
+      query = query.where((eb) => eb.or([eb('user_id', '=', peer.userId!), eb('user_id', 'is', null)]));
+    }
+    return query.orderBy('last_activity_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
   }
 
   async hasCompressionChild(db: Executor, id: string): Promise<boolean> {
@@ -622,6 +718,30 @@ export class SessionRepository {
         .set((eb) => ({ parent_session_id: null, lineage_kind: null, revision: eb('revision', '+', 1) }))
         .where('id', 'in', part)
         .execute();
+    }
+  }
+
+  /**
+   * PostgreSQL: locks these rows (FOR UPDATE NOWAIT, in id order); false when another transaction
+   * holds one of them. SQLite transactions are exclusive: nothing to lock.
+   */
+  async lockNoWait(db: Executor, ids: readonly string[]): Promise<boolean> {
+    if (this.dialect.name !== 'postgres' || ids.length === 0) return true;
+    try {
+      for (const part of chunk([...ids].sort())) {
+        await db
+          .selectFrom('sessions')
+          .select('id')
+          .where('id', 'in', part)
+          .orderBy('id')
+          .forUpdate()
+          .noWait()
+          .execute();
+      }
+      return true;
+    } catch (error) {
+      if ((error as { code?: string }).code === '55P03') return false;
+      throw error;
     }
   }
 

@@ -1,5 +1,5 @@
 import {
-  type CreateSessionRequest,
+  type CreateSessionCommand,
   type EndSessionRequest,
   instantMs,
   type ListSessionsQuery,
@@ -13,6 +13,7 @@ import {
 } from '@statehouse/contracts';
 import type { Db, SessionPatch, SessionRow } from '../db/database.js';
 import { reopenVerdict } from '../end-reasons.js';
+import { gatewayOwnership } from '../gateways/gateway-owner.js';
 import { ConversationGenerationRepository } from '../generations/conversation-generation.repository.js';
 import type { HookRegistry } from '../hooks/hook-registry.js';
 import { type ChainUsage, LineageRepository } from '../lineage/lineage.repository.js';
@@ -26,6 +27,7 @@ import {
   ConflictError,
   NotFoundError,
   PreconditionRequiredError,
+  ReopenNotPermittedError,
   RevisionConflictError,
   SessionClosedError,
   TitleConflictError,
@@ -33,12 +35,12 @@ import {
 } from '../shared/errors.js';
 import type { IdGenerator } from '../shared/ids.js';
 import { textOrNull, toJsonOrNull } from '../shared/json.js';
-import { sanitizeTitle, titleMayReplace } from '../shared/sanitize.js';
+import { sanitizeTitle, titleKind, titleMayReplace } from '../shared/sanitize.js';
 import { isUniqueViolation, type SqlDialect } from '../shared/sql-dialect.js';
 import { toDomainError } from '../shared/store-errors.js';
 import type { Tx, UnitOfWork } from '../shared/unit-of-work.js';
 import { type SessionListFilter, SessionRepository, toSession, ZERO_DELTA } from './session.repository.js';
-import { requireIfMatch } from './session-guards.js';
+import { assertWriterMayProceed, requireIfMatch } from './session-guards.js';
 import { SessionLifecycle } from './session-lifecycle.js';
 import { availableTitle } from './session-titles.js';
 
@@ -66,7 +68,7 @@ export class SessionService {
    * Creates a session — with its opening messages in the same transaction, durable from that
    * moment. A member naming a profile outside its set is answered as if the profile did not exist.
    */
-  async create(ctx: OperationContext, request: CreateSessionRequest): Promise<Session> {
+  async create(ctx: OperationContext, request: CreateSessionCommand): Promise<Session> {
     if (!canAccessProfile(ctx.principal, request.profile)) throw new NotFoundError('profile');
     return this.uow.run(ctx, async (tx) => {
       const now = this.clock.now();
@@ -74,23 +76,36 @@ export class SessionService {
       const id = request.id ?? this.ids.next();
       if (await this.sessions.exists(tx.db, id)) throw new ConflictError(`session ${id} already exists`);
       let delegated: 0 | 1 = 0;
+      let createdSource = request.source;
+      let flags: Pick<SessionPatch, 'archived' | 'pinned' | 'hidden'> = {};
       if (request.parentSessionId !== undefined) {
         const parent = await this.sessions.findById(tx.db, request.parentSessionId);
         if (!parent || parent.profile !== request.profile || !canAccessProfile(ctx.principal, parent.profile)) {
           throw new NotFoundError('parent session');
         }
         if (request.lineageKind === 'delegate') delegated = 1;
-        if (request.lineageKind === 'compression') delegated = Number(parent.delegated) as 0 | 1;
+        // A continuation keeps the conversation's provenance: the root's first surface (docs/domain.md §2.2).
+        else createdSource = parent.created_source;
+        if (request.lineageKind === 'compression') {
+          delegated = Number(parent.delegated) as 0 | 1;
+          // Archive, pin and hide apply to the whole compression lineage (docs/domain.md §3).
+          flags = {
+            archived: Number(parent.archived) as 0 | 1,
+            pinned: Number(parent.pinned) as 0 | 1,
+            hidden: Number(parent.hidden) as 0 | 1,
+          };
+        }
       }
+      const owner = request.gatewayId ? await gatewayOwnership(tx.db, request.gatewayId, request.profile) : {};
       const conversationGeneration = request.sessionKey
-        ? await this.generations.current(tx.db, request.source, textOrNull(request.sessionKey)!)
+        ? await this.generations.current(tx.db, createdSource, textOrNull(request.sessionKey)!)
         : 0;
       const titleSource: TitleSource = request.titleSource ?? 'user';
       const title = await availableTitle(
         this.sessions,
         tx.db,
         request.profile,
-        sanitizeTitle(request.title),
+        sanitizeTitle(request.title, titleKind(titleSource)),
         titleSource,
         id,
       );
@@ -99,7 +114,9 @@ export class SessionService {
           id,
           profile: request.profile,
           source: request.source,
-          created_source: request.source,
+          created_source: createdSource,
+          ...flags,
+          ...owner,
           session_key: textOrNull(request.sessionKey),
           user_id: textOrNull(request.userId),
           chat_id: textOrNull(request.chatId),
@@ -181,6 +198,7 @@ export class SessionService {
         archived: query.archived,
         includeChildren: query.includeChildren,
         includeHidden: query.includeHidden ?? false,
+        handoff: query.handoff,
         // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL cannot reach PostgreSQL text.
         q: query.q?.replace(/[\u0000-\u001F]/g, ' ').trim() || undefined,
         started: timeRange(query.startedFrom, query.startedTo),
@@ -283,15 +301,9 @@ export class SessionService {
       const patch: SessionPatch = {};
       if (request.title !== undefined) {
         const incoming: TitleSource = request.titleSource ?? 'user';
+        const wanted = sanitizeTitle(request.title, titleKind(incoming));
         if (titleMayReplace(row.title === null ? null : (row.title_source as TitleSource | null), incoming)) {
-          const title = await availableTitle(
-            this.sessions,
-            tx.db,
-            row.profile,
-            sanitizeTitle(request.title),
-            incoming,
-            row.id,
-          );
+          const title = await availableTitle(this.sessions, tx.db, row.profile, wanted, incoming, row.id);
           if (title !== row.title) {
             patch.title = title;
             patch.title_source = title === null ? null : incoming;
@@ -299,6 +311,14 @@ export class SessionService {
         }
       }
       if (request.source !== undefined && request.source !== row.source) patch.source = request.source;
+      if (request.transportProfile !== undefined && request.transportProfile !== row.transport_profile) {
+        patch.transport_profile = textOrNull(request.transportProfile ?? undefined);
+      }
+      // Where the conversation is delivered is a writer's change: fenced like an append while a
+      // turn is live. Titles and flags are presentation and need If-Match only (docs/domain.md §4.6).
+      if (patch.source !== undefined || patch.transport_profile !== undefined) {
+        assertWriterMayProceed(row, preconditions, this.clock.now());
+      }
       const flags: SessionPatch = {};
       for (const flag of ['archived', 'pinned', 'hidden'] as const) {
         const value = request[flag];
@@ -348,14 +368,17 @@ export class SessionService {
     return this.uow.run(ctx, async (tx) => {
       const row = await this.lockVisible(tx, ctx, id);
       if (Number(row.revision) !== preconditions.ifMatch) throw new RevisionConflictError(Number(row.revision));
+      assertWriterMayProceed(row, preconditions, this.clock.now());
       if (row.ended_at === null) await this.lifecycle.end(tx, row, request.reason, this.clock.now());
       return toSession((await this.sessions.findById(tx.db, id))!, this.clock.now());
     });
   }
 
   /**
-   * Clears an end stamp: automatic ones always; explicit closes only from the host that routes
-   * the session and never once a continuation exists; compression, branched and resets never.
+   * Clears an end stamp (docs/domain.md §4.5): automatic ones always; a deliberate close only for a
+   * caller naming the transport the conversation is delivered through, or a dashboard user — and
+   * never once a continuation exists; compression, branched and resets never. Clearing a
+   * deliberate close is recorded in the transcript (a `session_meta` message).
    */
   async reopen(
     ctx: OperationContext,
@@ -366,8 +389,10 @@ export class SessionService {
     requireIfMatch(preconditions);
     return this.uow.run(ctx, async (tx) => {
       const row = await this.lockVisible(tx, ctx, id);
+      const now = this.clock.now();
       if (Number(row.revision) !== preconditions.ifMatch) throw new RevisionConflictError(Number(row.revision));
-      if (row.ended_at === null) return toSession(row, this.clock.now());
+      if (row.ended_at === null) return toSession(row, now);
+      assertWriterMayProceed(row, preconditions, now);
       const verdict = reopenVerdict(row.end_reason);
       if (verdict === 'never') {
         throw new SessionClosedError(`ended with ${row.end_reason}: that end is final; continue in a new session`);
@@ -376,16 +401,54 @@ export class SessionService {
         if (await this.sessions.hasCompressionChild(tx.db, id)) {
           throw new SessionClosedError('the conversation continues in a compression child; reopen that instead');
         }
-        const routingHost = row.transport_profile ?? row.source;
-        if (request.host !== undefined && request.host !== routingHost) {
-          throw new SessionClosedError(
-            `only the routing host (${routingHost}) may reopen an explicitly closed session`,
+        const routingTransport = row.transport_profile ?? row.source;
+        const named = request.transportProfile ?? request.host;
+        const byDashboard = ctx.channel === 'dashboard';
+        if (!byDashboard && named !== routingTransport) {
+          throw new ReopenNotPermittedError(
+            `ended with ${row.end_reason} (a deliberate close): only the transport that delivers this conversation (name it: transportProfile "${routingTransport}") or a dashboard user may reopen it`,
           );
         }
+        await this.lifecycle.clearEnd(tx, row);
+        await this.recordReopen(tx, row, ctx, byDashboard ? null : routingTransport, now);
+      } else {
+        await this.lifecycle.clearEnd(tx, row);
       }
-      await this.lifecycle.clearEnd(tx, row);
-      return toSession((await this.sessions.findById(tx.db, id))!, this.clock.now());
+      return toSession((await this.sessions.findById(tx.db, id))!, now);
     });
+  }
+
+  /** Who cleared a deliberate close, kept in the transcript itself (role `session_meta`). */
+  private async recordReopen(
+    tx: Tx,
+    row: SessionRow,
+    ctx: OperationContext,
+    transport: string | null,
+    now: number,
+  ): Promise<void> {
+    const by = transport === null ? `${ctx.principal.name} (dashboard)` : `transport ${transport}`;
+    const written = await this.messages.write(tx, row, [
+      {
+        role: 'session_meta',
+        content: {
+          type: 'reopened',
+          text: `Reopened by ${by} after ${row.end_reason}`,
+          clearedEndReason: row.end_reason,
+          by: { kind: ctx.principal.kind, id: ctx.principal.id, name: ctx.principal.name, channel: ctx.channel },
+          transportProfile: transport,
+        },
+      },
+    ]);
+    await this.sessions.applyAppend(
+      tx.db,
+      row.id,
+      { ...ZERO_DELTA, messages: written.visibleCreated },
+      now,
+      null,
+      undefined,
+      {},
+      false,
+    );
   }
 
   private async lockVisible(tx: Tx, ctx: OperationContext, id: string): Promise<SessionRow> {

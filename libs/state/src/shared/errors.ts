@@ -99,3 +99,24 @@ export class ProfileCollisionError extends DomainError {
     super('profile_collision', detail);
   }
 }
+/** A deliberate close is cleared only by the routing transport or a dashboard user (docs/domain.md §4.5). */
+export class ReopenNotPermittedError extends DomainError {
+  constructor(detail: string) {
+    super('reopen_not_permitted', detail);
+  }
+}
+export class DeliveryClaimedError extends DomainError {
+  constructor(holder: string, expiresAt: string) {
+    super('delivery_claimed', `the delivery is claimed by ${holder} until ${expiresAt}`);
+  }
+}
+export class ClaimExpiredError extends DomainError {
+  constructor() {
+    super('claim_expired', 'this claim is no longer live (it expired or another worker claimed the delivery)');
+  }
+}
+export class DeliverySettledError extends DomainError {
+  constructor(state: string) {
+    super('delivery_settled', `the delivery is already ${state}`);
+  }
+}

@@ -12,7 +12,9 @@ describe('sanitizeTitle', () => {
   it('cuts at 100 code points without splitting a surrogate pair', () => {
     const title = sanitizeTitle('😀'.repeat(150))!;
     expect(Array.from(title)).toHaveLength(TITLE_MAX);
-    expect(title.endsWith('😀')).toBe(true);
+    expect(title.endsWith('…')).toBe(true);
+    expect(() => sanitizeTitle('😀'.repeat(150), 'user')).toThrow(/at most 100/);
+    expect(sanitizeTitle('😀'.repeat(100), 'user')).toBe('😀'.repeat(100));
   });
 });
 

@@ -1,10 +1,11 @@
 import type { BeginTurnRequest, RenewTurnRequest, Turn } from '@statehouse/contracts';
 import { reopenVerdict } from '../end-reasons.js';
+import { gatewayOwnership } from '../gateways/gateway-owner.js';
 import { SessionRepository } from '../sessions/session.repository.js';
 import { canAccessProfile } from '../shared/access.js';
 import { type Clock, toIso } from '../shared/clock.js';
 import type { OperationContext } from '../shared/context.js';
-import { ConflictError, NotFoundError, SessionBusyError, SessionClosedError } from '../shared/errors.js';
+import { NotFoundError, SessionBusyError, SessionClosedError, StaleGenerationError } from '../shared/errors.js';
 import type { IdGenerator } from '../shared/ids.js';
 import type { SqlDialect } from '../shared/sql-dialect.js';
 import type { Tx, UnitOfWork } from '../shared/unit-of-work.js';
@@ -39,12 +40,14 @@ export class TurnService {
       }
       const turnId = this.ids.next();
       const expiresAt = now + request.ttlSeconds * 1000;
+      const owner = request.gatewayId ? await gatewayOwnership(tx.db, request.gatewayId, row.profile) : undefined;
       const taken = await this.sessions.beginTurn(
         tx.db,
         sessionId,
         { turnId, holder: request.holder, expiresAt },
         now,
         row.ended_at !== null,
+        owner,
       );
       if (!taken) {
         throw new SessionBusyError(
@@ -62,13 +65,14 @@ export class TurnService {
     });
   }
 
+  /** Extends the live lease of this turn; a turn that expired or was superseded is stale. */
   async renew(ctx: OperationContext, sessionId: string, turnId: string, request: RenewTurnRequest): Promise<Turn> {
     return this.uow.run(ctx, async (tx) => {
-      await this.visibleRow(tx, ctx, sessionId);
+      const row = await this.visibleRow(tx, ctx, sessionId);
       const now = this.clock.now();
       const expiresAt = now + request.ttlSeconds * 1000;
       if (!(await this.sessions.renewTurn(tx.db, sessionId, turnId, expiresAt, now))) {
-        throw new ConflictError('this turn is no longer live (it expired or a newer turn began)');
+        throw new StaleGenerationError(Number(row.generation));
       }
       const updated = (await this.sessions.findById(tx.db, sessionId))!;
       return {
@@ -81,11 +85,14 @@ export class TurnService {
     });
   }
 
-  /** Completing releases the lease. Completing a turn that already ended is a no-op. */
+  /**
+   * Completing releases the lease. Completing the latest turn again is a no-op (a retry); completing
+   * a turn that a newer one superseded is stale (docs/domain.md §4.6).
+   */
   async complete(ctx: OperationContext, sessionId: string, turnId: string): Promise<void> {
     await this.uow.run(ctx, async (tx) => {
       const row = await this.visibleRow(tx, ctx, sessionId);
-      if (row.lease_turn_id !== turnId) return;
+      if (row.lease_turn_id !== turnId) throw new StaleGenerationError(Number(row.generation));
       await this.sessions.completeTurn(tx.db, sessionId, turnId);
     });
   }

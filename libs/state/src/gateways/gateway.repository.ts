@@ -1,0 +1,129 @@
+import type { Selectable } from 'kysely';
+import type { Executor, GatewaysTable } from '../db/database.js';
+
+export type GatewayRow = Selectable<GatewaysTable>;
+
+/** Gateway process identities and their heartbeats. */
+export class GatewayRepository {
+  async find(db: Executor, id: string): Promise<GatewayRow | undefined> {
+    return db.selectFrom('gateways').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  async insert(db: Executor, row: Omit<GatewayRow, 'heartbeats'>): Promise<void> {
+    await db
+      .insertInto('gateways')
+      .values({ ...row, heartbeats: 1 })
+      .execute();
+  }
+
+  async heartbeat(
+    db: Executor,
+    id: string,
+    beat: { host: string; pid: number; startedAt: number; now: number },
+  ): Promise<void> {
+    await db
+      .updateTable('gateways')
+      .set((eb) => ({
+        host: beat.host,
+        pid: beat.pid,
+        started_at: beat.startedAt,
+        last_seen_at: beat.now,
+        heartbeats: eb('heartbeats', '+', 1),
+      }))
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async moveProfile(db: Executor, from: string, to: string): Promise<number> {
+    const result = await db.updateTable('gateways').set({ profile: to }).where('profile', '=', from).executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
+  async countInProfile(db: Executor, profile: string): Promise<number> {
+    const row = await db
+      .selectFrom('gateways')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('profile', '=', profile)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  async deleteForProfile(db: Executor, profile: string): Promise<number> {
+    const result = await db.deleteFrom('gateways').where('profile', '=', profile).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  async delete(db: Executor, id: string): Promise<void> {
+    await db.deleteFrom('gateways').where('id', '=', id).execute();
+  }
+
+  async list(
+    db: Executor,
+    filter: { profiles: string[] | null; profile?: string; after?: [string, string]; limit: number },
+  ): Promise<GatewayRow[]> {
+    if (filter.profiles !== null && filter.profiles.length === 0) return [];
+    let query = db.selectFrom('gateways').selectAll();
+    if (filter.profiles !== null) query = query.where('profile', 'in', filter.profiles);
+    if (filter.profile) query = query.where('profile', '=', filter.profile);
+    if (filter.after) {
+      const [profile, id] = filter.after;
+      query = query.where((eb) =>
+        eb.or([eb('profile', '>', profile), eb.and([eb('profile', '=', profile), eb('id', '>', id)])]),
+      );
+    }
+    return query.orderBy('profile').orderBy('id').limit(filter.limit).execute();
+  }
+
+  /** Open sessions owned by each of these gateways (one grouped read for a page). */
+  async openSessionCounts(db: Executor, ids: readonly string[]): Promise<Map<string, number>> {
+    if (ids.length === 0) return new Map();
+    const rows = await db
+      .selectFrom('sessions')
+      .select(['gateway_id', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('gateway_id', 'in', [...ids])
+      .where('ended_at', 'is', null)
+      .groupBy('gateway_id')
+      .execute();
+    return new Map(rows.map((row) => [row.gateway_id!, Number(row.n)]));
+  }
+
+  /**
+   * Open rows the sweep may end, oldest activity first: rows idle since `staleBefore` whose owner is
+   * gone, silent since `staleBefore`, or restarted since it took the row (a newer incarnation) — and
+   * rows owned by no gateway idle since `unownedIdleBefore` (null: never). A row under a live turn
+   * lease is never a candidate.
+   */
+  async orphanCandidates(
+    db: Executor,
+    options: { now: number; staleBefore: number; unownedIdleBefore: number | null; limit: number },
+  ): Promise<{ id: string }[]> {
+    return db
+      .selectFrom('sessions as s')
+      .leftJoin('gateways as g', 'g.id', 's.gateway_id')
+      .select('s.id')
+      .where('s.ended_at', 'is', null)
+      .where((eb) => eb.or([eb('s.lease_expires_at', 'is', null), eb('s.lease_expires_at', '<=', options.now)]))
+      .where((eb) => {
+        const owned = eb.and([
+          eb('s.gateway_id', 'is not', null),
+          eb('s.last_activity_at', '<', options.staleBefore),
+          eb.or([
+            eb('g.id', 'is', null),
+            eb('g.last_seen_at', '<', options.staleBefore),
+            eb.and([
+              eb('s.gateway_started_at', 'is not', null),
+              eb('s.gateway_started_at', '<', eb.ref('g.started_at')),
+            ]),
+          ]),
+        ]);
+        if (options.unownedIdleBefore === null) return owned;
+        return eb.or([
+          owned,
+          eb.and([eb('s.gateway_id', 'is', null), eb('s.last_activity_at', '<', options.unownedIdleBefore)]),
+        ]);
+      })
+      .orderBy('s.last_activity_at')
+      .limit(options.limit)
+      .execute();
+  }
+}

@@ -1,0 +1,198 @@
+import type { Gateway, GatewayHeartbeat, GatewayPage, ListGatewaysQuery, LivenessSweep } from '@statehouse/contracts';
+import type { Db } from '../db/database.js';
+import type { HandoffService } from '../handoff/handoff.service.js';
+import { ProfileRepository } from '../profiles/profile.repository.js';
+import { JobLeaseRepository } from '../retention/job-lease.repository.js';
+import { SessionRepository } from '../sessions/session.repository.js';
+import { assertAdmin, canAccessProfile, profileScope } from '../shared/access.js';
+import { type Clock, toIso } from '../shared/clock.js';
+import type { OperationContext } from '../shared/context.js';
+import { decodeCursor, encodeCursor } from '../shared/cursor.js';
+import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
+import type { Logger } from '../shared/logger.js';
+import type { RuntimeWindows } from '../shared/runtime.js';
+import type { SqlDialect } from '../shared/sql-dialect.js';
+import { toDomainError } from '../shared/store-errors.js';
+import type { UnitOfWork } from '../shared/unit-of-work.js';
+import { GatewayRepository, type GatewayRow } from './gateway.repository.js';
+
+export const LIVENESS_SWEEP_JOB = 'liveness-sweep';
+const SWEEP_LEASE_MS = 5 * 60 * 1000;
+/** Rows ended per transaction, and transactions per sweep: long sweeps are chunked. */
+const REAP_BATCH = 200;
+const MAX_REAP_PASSES = 50;
+/** The recoverable end a sweep writes (docs/domain.md §4.3): the next resolve revives the row. */
+export const ORPHAN_REAP_REASON = 'startup_orphan_reap';
+
+/**
+ * Gateway liveness (docs/domain.md §10): processes heartbeat under an id; sessions record the
+ * gateway that owns them; a sweep (single-flight across processes) ends the open rows of gateways
+ * that stopped heartbeating — never a row of a live gateway or under a live turn lease — and
+ * expires handoffs stuck in `running`.
+ */
+export class GatewayService {
+  private readonly gateways = new GatewayRepository();
+  private readonly sessions: SessionRepository;
+  private readonly leases = new JobLeaseRepository();
+  private readonly profiles = new ProfileRepository();
+
+  constructor(
+    private readonly db: Db,
+    private readonly uow: UnitOfWork,
+    private readonly clock: Clock,
+    dialect: SqlDialect,
+    private readonly windows: RuntimeWindows,
+    private readonly handoff: HandoffService,
+    private readonly logger: Logger,
+  ) {
+    this.sessions = new SessionRepository(dialect);
+  }
+
+  /** Registers the gateway on its first heartbeat; afterwards records that it is alive. */
+  async heartbeat(ctx: OperationContext, id: string, beat: GatewayHeartbeat): Promise<Gateway> {
+    if (!canAccessProfile(ctx.principal, beat.profile)) throw new NotFoundError('profile');
+    const startedAt = typeof beat.startedAt === 'number' ? beat.startedAt : Date.parse(beat.startedAt);
+    if (!Number.isFinite(startedAt)) throw new ValidationError('startedAt is not a valid instant');
+    return this.uow.run(ctx, async (tx) => {
+      const now = this.clock.now();
+      const existing = await this.gateways.find(tx.db, id);
+      if (existing && existing.profile !== beat.profile) {
+        if (!canAccessProfile(ctx.principal, existing.profile)) throw new NotFoundError('gateway');
+        throw new ConflictError(`gateway ${id} is registered in profile ${existing.profile}`);
+      }
+      if (!existing) {
+        await this.profiles.ensure(tx.db, beat.profile, now);
+        await this.gateways.insert(tx.db, {
+          id,
+          profile: beat.profile,
+          host: beat.host,
+          pid: beat.pid,
+          started_at: startedAt,
+          registered_at: now,
+          last_seen_at: now,
+        });
+      } else {
+        // An incarnation never goes back: a late heartbeat of a dead predecessor cannot revive it.
+        const incarnation = Math.max(startedAt, Number(existing.started_at));
+        await this.gateways.heartbeat(tx.db, id, { host: beat.host, pid: beat.pid, startedAt: incarnation, now });
+      }
+      const row = (await this.gateways.find(tx.db, id))!;
+      const counts = await this.gateways.openSessionCounts(tx.db, [id]);
+      return this.toGateway(row, counts.get(id) ?? 0, now);
+    });
+  }
+
+  async get(ctx: OperationContext, id: string): Promise<Gateway> {
+    try {
+      const row = await this.gateways.find(this.db, id);
+      if (!row || !canAccessProfile(ctx.principal, row.profile)) throw new NotFoundError('gateway');
+      const counts = await this.gateways.openSessionCounts(this.db, [id]);
+      return this.toGateway(row, counts.get(id) ?? 0, this.clock.now());
+    } catch (error) {
+      throw toDomainError(error);
+    }
+  }
+
+  /** Owner-fenced list with last-seen and liveness, keyset by (profile, id). */
+  async list(ctx: OperationContext, query: ListGatewaysQuery): Promise<GatewayPage> {
+    const livenessWindowSeconds = Math.round(this.windows.gatewayTimeoutMs / 1000);
+    try {
+      if (query.profile && !canAccessProfile(ctx.principal, query.profile)) {
+        return { items: [], nextCursor: null, livenessWindowSeconds };
+      }
+      const after = query.cursor ? (decodeCursor(query.cursor, ['string', 'string']) as [string, string]) : undefined;
+      const rows = await this.gateways.list(this.db, {
+        profiles: profileScope(ctx.principal),
+        profile: query.profile,
+        after,
+        limit: query.limit + 1,
+      });
+      const page = rows.slice(0, query.limit);
+      const counts = await this.gateways.openSessionCounts(
+        this.db,
+        page.map((row) => row.id),
+      );
+      const now = this.clock.now();
+      const last = page[page.length - 1];
+      return {
+        items: page.map((row) => this.toGateway(row, counts.get(row.id) ?? 0, now)),
+        nextCursor: rows.length > query.limit && last ? encodeCursor([last.profile, last.id]) : null,
+        livenessWindowSeconds,
+      };
+    } catch (error) {
+      throw toDomainError(error);
+    }
+  }
+
+  /** A clean shutdown: the gateway leaves; rows it still owns are orphans for the next sweep. */
+  async deregister(ctx: OperationContext, id: string): Promise<void> {
+    await this.uow.run(ctx, async (tx) => {
+      const row = await this.gateways.find(tx.db, id);
+      if (!row || !canAccessProfile(ctx.principal, row.profile)) throw new NotFoundError('gateway');
+      await this.gateways.delete(tx.db, id);
+    });
+  }
+
+  /** An administrator runs a sweep now (the same single-flight pass the scheduler runs). */
+  async sweepNow(ctx: OperationContext, holder: string): Promise<LivenessSweep> {
+    assertAdmin(ctx.principal);
+    return this.sweep(holder);
+  }
+
+  /**
+   * One liveness sweep, run by whichever process holds the sweep lease (the others return at
+   * once): ends orphaned open rows with `startup_orphan_reap` in bounded batches, then expires
+   * stuck handoffs. Safe to call from every replica at start-up and on a timer.
+   */
+  async sweep(holder: string): Promise<LivenessSweep> {
+    const acquired = await this.uow.run(null, (tx) =>
+      this.leases.acquire(tx.db, LIVENESS_SWEEP_JOB, holder, this.clock.now(), SWEEP_LEASE_MS),
+    );
+    if (!acquired) return { ran: false, reapedIds: [], expiredHandoffIds: [] };
+    try {
+      const reapedIds: string[] = [];
+      for (let pass = 0; pass < MAX_REAP_PASSES; pass++) {
+        const reaped = await this.uow.run(null, async (tx) => {
+          const now = this.clock.now();
+          const candidates = await this.gateways.orphanCandidates(tx.db, {
+            now,
+            staleBefore: now - this.windows.gatewayTimeoutMs,
+            unownedIdleBefore: this.windows.orphanIdleMs > 0 ? now - this.windows.orphanIdleMs : null,
+            limit: REAP_BATCH,
+          });
+          return this.sessions.endOpenUnleased(
+            tx.db,
+            candidates.map((row) => row.id),
+            now,
+            ORPHAN_REAP_REASON,
+          );
+        });
+        reapedIds.push(...reaped);
+        if (reaped.length < REAP_BATCH) break;
+      }
+      const expiredHandoffIds = await this.handoff.expireStale(this.windows.handoffTimeoutMs);
+      if (reapedIds.length > 0 || expiredHandoffIds.length > 0) {
+        this.logger.info('liveness sweep', { reaped: reapedIds.length, expiredHandoffs: expiredHandoffIds.length });
+      }
+      return { ran: true, reapedIds, expiredHandoffIds };
+    } finally {
+      await this.uow.run(null, (tx) => this.leases.release(tx.db, LIVENESS_SWEEP_JOB, holder)).catch(() => undefined);
+    }
+  }
+
+  private toGateway(row: GatewayRow, openSessions: number, now: number): Gateway {
+    const lastSeenAt = Number(row.last_seen_at);
+    return {
+      id: row.id,
+      profile: row.profile,
+      host: row.host,
+      pid: Number(row.pid),
+      startedAt: toIso(Number(row.started_at)),
+      registeredAt: toIso(Number(row.registered_at)),
+      lastSeenAt: toIso(lastSeenAt),
+      heartbeats: Number(row.heartbeats),
+      alive: lastSeenAt >= now - this.windows.gatewayTimeoutMs,
+      openSessions,
+    };
+  }
+}
