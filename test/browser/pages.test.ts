@@ -188,6 +188,7 @@ describe('overview, receipts and every page in a browser', () => {
       '/search?q=deploy',
       '/search?q=rollback&role=tool',
       '/routes',
+      '/gateways',
       '/profiles',
       '/profiles/support',
       '/receipts?order=oldest',

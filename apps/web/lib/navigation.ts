@@ -43,9 +43,22 @@ export function isActive(item: NavItem, pathname: string): boolean {
 /** Query keys a page keeps when the profile changes (filters survive; cursors do not). */
 export const PROFILE_SWITCH_KEEPS: Record<string, readonly string[]> = {
   '/': ['period'],
-  '/sessions': ['source', 'status', 'archived', 'q', 'order', 'includeChildren', 'limit'],
-  '/search': ['q', 'role', 'mode', 'source'],
+  '/sessions': [
+    'source',
+    'model',
+    'userId',
+    'startedFrom',
+    'startedTo',
+    'status',
+    'archived',
+    'q',
+    'order',
+    'includeChildren',
+    'limit',
+    'view',
+  ],
+  '/search': ['q', 'role', 'mode', 'source', 'from', 'to'],
   '/routes': ['limit'],
   '/gateways': ['limit'],
-  '/receipts': ['intent', 'origin', 'limit'],
+  '/receipts': ['order', 'intent', 'origin', 'limit'],
 };
