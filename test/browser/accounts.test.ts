@@ -96,6 +96,7 @@ describe('account and administration in a browser', () => {
       'Sessions',
       'Search',
       'Routes',
+      'Gateways',
       'Profiles',
     ]);
     for (const path of [
