@@ -391,7 +391,12 @@ describe('dashboard in a browser', () => {
   it('shows a demo transcript with Markdown for the README', async () => {
     await page.goto(`${stack.webUrl}/sessions/demo-default-01`);
     await expect.poll(() => page.locator('[data-day-separator]').count()).toBeGreaterThan(0);
-    await readmePicture(page, 'transcript');
+    // The picture starts at the reply with a Markdown list and task items, below its day separator.
+    await readmePicture(page, 'transcript', () =>
+      page
+        .getByText('Before deploying')
+        .evaluate((element) => element.closest('li')?.scrollIntoView({ block: 'start' })),
+    );
     await expectAccessible(page);
   });
 

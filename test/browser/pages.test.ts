@@ -149,8 +149,9 @@ describe('overview, receipts and every page in a browser', () => {
     await expect.poll(async () => (await sequences()).length).toBeGreaterThan(1);
     const newest = await sequences();
     expect(newest).toEqual([...newest].sort((a, b) => b - a));
-    await expect.poll(() => page.getByTestId('receipts-live-status').textContent()).toBe('Live');
-    await readmePicture(page, 'receipts');
+    await readmePicture(page, 'receipts', () =>
+      expect.poll(() => page.getByTestId('receipts-live-status').textContent()).toBe('Live'),
+    );
     await expectAccessible(page);
 
     await page.getByRole('link', { name: 'Oldest first (replay)' }).click();

@@ -51,10 +51,16 @@ export function apiClient(stack: Stack) {
 export const README_IMAGE_DIR = join(REPO_ROOT, 'docs/images');
 const README_VIEWPORT = { width: 1280, height: 800 };
 
-export async function readmePicture(page: Page, name: string): Promise<void> {
+export async function readmePicture(page: Page, name: string, ready?: () => Promise<void>): Promise<void> {
   const viewport = page.viewportSize();
   await page.setViewportSize(README_VIEWPORT);
   await page.emulateMedia({ colorScheme: 'light' });
+  // A fresh load at this size: charts measure their boxes once, and nothing opened earlier stays open.
+  await page.reload();
+  await page.waitForLoadState('networkidle');
+  const charts = page.locator('[data-chart-ready]');
+  for (const chart of await charts.all()) await expect.poll(() => chart.getAttribute('data-chart-ready')).toBe('true');
+  await ready?.();
   await page.screenshot({ path: join(README_IMAGE_DIR, `${name}.png`), fullPage: false, animations: 'disabled' });
   if (viewport) await page.setViewportSize(viewport);
 }
