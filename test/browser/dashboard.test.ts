@@ -391,11 +391,12 @@ describe('dashboard in a browser', () => {
   it('shows a demo transcript with Markdown for the README', async () => {
     await page.goto(`${stack.webUrl}/sessions/demo-default-01`);
     await expect.poll(() => page.locator('[data-day-separator]').count()).toBeGreaterThan(0);
-    // The picture starts at the reply with a Markdown list and task items, below its day separator.
+    // The picture shows the reply with a Markdown list and task items, a little below the header.
     await readmePicture(page, 'transcript', () =>
       page
-        .getByText('Before deploying')
-        .evaluate((element) => element.closest('li')?.scrollIntoView({ block: 'start' })),
+        .locator('article[data-role="assistant"]')
+        .filter({ hasText: 'Before deploying billing v2' })
+        .evaluate((element) => window.scrollTo(0, element.getBoundingClientRect().top + window.scrollY - 240)),
     );
     await expectAccessible(page);
   });

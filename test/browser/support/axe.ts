@@ -20,6 +20,15 @@ interface AxeViolation {
 
 /** The violations of the page as it is now (light or dark, whatever the page shows). */
 export async function axeViolations(page: Page): Promise<AxeViolation[]> {
+  // Colours measured mid-transition (a scheme just switched) are neither scheme's: let them finish.
+  await page.evaluate(() =>
+    Promise.all(
+      document
+        .getAnimations()
+        .filter((animation) => animation instanceof CSSTransition)
+        .map((animation) => animation.finished.catch(() => undefined)),
+    ),
+  );
   const loaded = await page.evaluate(() => typeof (window as { axe?: unknown }).axe === 'object');
   if (!loaded) await page.evaluate(AXE_SOURCE);
   return page.evaluate(async (tags) => {
@@ -54,8 +63,6 @@ export async function accessibilityProblems(page: Page): Promise<string[]> {
   const problems: string[] = [];
   for (const colorScheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme });
-    // Colour transitions must finish before contrast is measured.
-    await page.waitForTimeout(colorScheme === 'dark' ? 250 : 0);
     problems.push(...describeViolations(await axeViolations(page)).map((line) => `[${colorScheme}] ${line}`));
   }
   await page.emulateMedia({ colorScheme: 'light' });
