@@ -4,8 +4,8 @@
  *
  *   BENCH_QUICK=1                 data sizes ÷ 10, output to the temp dir unless BENCH_OUT is set
  *   STATEHOUSE_BENCH_PG_URL=…     also PostgreSQL (or STATEHOUSE_TEST_PG_URL); scratch databases are dropped
- *   BENCH_ONLY=append,growth,list,search,lineage,deletion,api,resolve,stats,pg   run a subset (`pg` =
- *                                 every PostgreSQL part; `pg-lineage`, `pg-api`, `pg-stats`, … one of them)
+ *   BENCH_ONLY=append,growth,list,search,lineage,deletion,api,resolve,import,stats,pg   run a subset
+ *                                 (`pg` = every PostgreSQL part; `pg-lineage`, `pg-api`, `pg-stats`, … one of them)
  *   BENCH_OUT=path                where the Markdown goes
  */
 import { writeFileSync } from 'node:fs';
@@ -16,6 +16,7 @@ import { sql } from 'kysely';
 import { apiPg, apiSqlite } from './api.bench.js';
 import { appendGrowthSqlite, appendThroughputPg, appendThroughputSqlite } from './append.bench.js';
 import { deletionPg, deletionSqlite } from './deletion.bench.js';
+import { importSqlite } from './import.bench.js';
 import { loadConfig } from './lib/config.js';
 import { QUERIES } from './lib/data.js';
 import { stopServers } from './lib/http.js';
@@ -84,6 +85,7 @@ async function main(): Promise<void> {
   if (enabled('deletion')) await deletionSqlite(report, config);
   if (enabled('api')) await apiSqlite(report, config, root);
   if (enabled('resolve')) await resolveSqlite(report, config);
+  if (enabled('import')) await importSqlite(report, config);
   if (enabled('stats')) await statsOverview(report, config, statsSqliteTarget);
   if (PG_PARTS.some(enabledPg) && pgReachable) {
     if (enabledPg('append')) await appendThroughputPg(report, config, openPg('append'));
@@ -141,9 +143,9 @@ npm run bench                                   # SQLite; writes docs/benchmarks
 STATEHOUSE_BENCH_PG_URL=postgres://postgres@127.0.0.1:5432/test npm run bench   # + PostgreSQL
 BENCH_QUICK=1 npm run bench                     # sizes ÷ 10; writes to the temp dir (BENCH_OUT=path to choose)
 BENCH_ONLY=lineage,deletion,api npm run bench   # a subset (also writes to the temp dir); parts: append, growth,
-                                                # list, search, lineage, deletion, api, stats; pg = every PostgreSQL
-                                                # part, pg-append, pg-list, pg-search, pg-lineage, pg-deletion,
-                                                # pg-api, pg-stats one
+                                                # list, search, lineage, deletion, api, resolve, import, stats;
+                                                # pg = every PostgreSQL part, pg-append, pg-list, pg-search,
+                                                # pg-lineage, pg-deletion, pg-api, pg-stats one
 \`\`\`
 
 Databases are temp files (SQLite) and scratch databases (PostgreSQL), removed at the end. Data comes
@@ -187,8 +189,9 @@ function addNotes(report: Report): void {
       `${fmtCount(config.lineage.chainDepth)} deep; single delete of ${fmtCount(config.deletion.deleteMessages)} ` +
       `messages, bulk delete of ${fmtCount(config.deletion.bulkSessions)} sessions; receipt replay of ` +
       `${fmtCount(config.deletion.receipts)} receipts; API load rounds of ${config.api.roundSeconds} s with ` +
-      `${config.api.connections} connections; usage overview at ${fmtCount(config.stats.messages)} messages ` +
-      `(${fmtCount(config.pg.statsMessages)} on PostgreSQL).`,
+      `${config.api.connections} connections; Hermes import of ` +
+      `${fmtCount(config.import.conversations * 4 * config.import.messagesPerSession)} messages; usage overview at ` +
+      `${fmtCount(config.stats.messages)} messages (${fmtCount(config.pg.statsMessages)} on PostgreSQL).`,
   );
 }
 

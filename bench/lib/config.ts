@@ -59,8 +59,13 @@ export interface BenchConfig {
     messagesPerSession: number;
     iterations: number;
   };
+  import: {
+    /** Hermes conversations of 4 sessions each (figure 12): 625 × 4 × 40 = 10⁵ messages. */
+    conversations: number;
+    messagesPerSession: number;
+  };
   pg: {
-    /** Messages for the PostgreSQL overview figure (12). */
+    /** Messages for the PostgreSQL overview figure (11). */
     statsMessages: number;
     growthCheckpoints: number[];
     listCheckpoints: number[];
@@ -123,6 +128,7 @@ export function loadConfig(env = process.env): BenchConfig {
       replayRounds: quick ? 2 : 3,
     },
     stats: { messages: size(1_000_000), messagesPerSession: 50, iterations: quick ? 30 : 100 },
+    import: { conversations: size(625), messagesPerSession: 40 },
     pg: {
       statsMessages: size(200_000),
       growthCheckpoints: [size(10_000), size(100_000), size(200_000)],

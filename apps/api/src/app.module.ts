@@ -17,6 +17,7 @@ import { GatewaysController } from './gateways/gateways.controller.js';
 import { LivenessScheduler } from './gateways/liveness.scheduler.js';
 import { HandoffController } from './handoff/handoff.controller.js';
 import { HealthController } from './health/health.controller.js';
+import { ImportsController } from './imports/imports.controller.js';
 import { LineageController } from './lineage/lineage.controller.js';
 import { MessagesController } from './messages/messages.controller.js';
 import { MetricsController } from './metrics/metrics.controller.js';
@@ -67,6 +68,7 @@ export class AppModule {
         HandoffController,
         GatewaysController,
         DeliveriesController,
+        ImportsController,
         StatsController,
       ],
       providers: [

@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { IMPORT_MAX_BYTES_DEFAULT } from '@statehouse/contracts';
 import { DEFAULT_DATABASE_URL, DEFAULT_RUNTIME_WINDOWS, dialectOf, type RuntimeWindows } from '@statehouse/state';
 
 /** Configuration by environment (README, Configuration; docs/api.md). */
@@ -20,6 +22,10 @@ export interface ApiConfig {
   sweepIntervalSeconds: number;
   /** Liveness windows handed to the state layer. */
   runtime: RuntimeWindows;
+  /** Largest file POST /v1/imports accepts (streamed to disk, never held in memory). */
+  importMaxBytes: number;
+  /** Where uploads are written while they are imported (a private directory each). */
+  importDir: string;
 }
 
 function seconds(value: string | undefined, fallback: number, name: string, minimum = 0): number {
@@ -67,5 +73,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
           1,
         ) * 1000,
     },
+    importMaxBytes: positiveOr(env.STATEHOUSE_IMPORT_MAX_BYTES, IMPORT_MAX_BYTES_DEFAULT),
+    importDir: env.STATEHOUSE_IMPORT_DIR || tmpdir(),
   };
+}
+
+function positiveOr(value: string | undefined, fallback: number): number {
+  const n = Number(value);
+  return value !== undefined && value !== '' && Number.isFinite(n) && n > 0 ? Math.floor(n) : fallback;
 }

@@ -12,6 +12,8 @@ export { TEST_DIALECTS } from '@statehouse/state/testing';
 export interface ApiHarness {
   app: NestExpressApplication;
   store: TestStore['store'];
+  /** The database URL (another store or process may open the same database). */
+  url: string;
   http: () => ReturnType<typeof request>;
   adminToken: string;
   /** A member token limited to `profiles`. */
@@ -21,8 +23,8 @@ export interface ApiHarness {
   close(): Promise<void>;
 }
 
-/** Boots the real AppModule against a fresh database of the given dialect. */
-export async function bootApi(dialect: Dialect): Promise<ApiHarness> {
+/** Boots the real AppModule against a fresh database of the given dialect (`env`: more configuration). */
+export async function bootApi(dialect: Dialect, env: Record<string, string> = {}): Promise<ApiHarness> {
   const testStore = await openTestStore(dialect);
   const app = await createApp(
     {
@@ -30,6 +32,7 @@ export async function bootApi(dialect: Dialect): Promise<ApiHarness> {
       config: loadConfig({
         STATEHOUSE_DATABASE_URL: testStore.url,
         STATEHOUSE_RETENTION_INTERVAL_SECONDS: '0',
+        ...env,
         STATEHOUSE_SWEEP_INTERVAL_SECONDS: '0',
       }),
       metrics: new MetricsRegistry(),
@@ -45,6 +48,7 @@ export async function bootApi(dialect: Dialect): Promise<ApiHarness> {
   return {
     app,
     store: testStore.store,
+    url: testStore.url,
     http: () => request(server),
     adminToken: admin.token,
     async memberToken(profiles, name = 'member') {

@@ -26,6 +26,7 @@ export const PRIMARY_NAV: readonly NavItem[] = [
   { href: '/receipts', label: 'Receipts', profileScoped: true, adminOnly: true },
   { href: '/admin/users', label: 'Users', profileScoped: false, adminOnly: true },
   { href: '/admin/tokens', label: 'Tokens', profileScoped: false, adminOnly: true },
+  { href: '/admin/import', label: 'Import', profileScoped: false, adminOnly: true },
 ];
 
 export function navFor(role: 'admin' | 'member'): readonly NavItem[] {

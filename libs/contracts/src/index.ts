@@ -4,6 +4,7 @@ export * from './delivery.schema.js';
 export * from './end-reasons.js';
 export * from './gateway.schema.js';
 export * from './health.schema.js';
+export * from './import.schema.js';
 export * from './lifecycle.schema.js';
 export * from './lineage.schema.js';
 export * from './message.schema.js';

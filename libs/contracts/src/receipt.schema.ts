@@ -13,6 +13,7 @@ export const DELETION_ORIGINS = [
   'never_active_prune',
   'profile_delete',
   'profile_repair',
+  'import_replace',
 ] as const;
 export const DeletionOriginSchema = z.enum(DELETION_ORIGINS);
 export type DeletionOrigin = z.infer<typeof DeletionOriginSchema>;
@@ -30,6 +31,7 @@ export const DELETION_REASONS = [
   'ghost_prune',
   'profile_delete',
   'profile_repair',
+  'import_replace',
 ] as const;
 export const DeletionReasonSchema = z.enum(DELETION_REASONS);
 export type DeletionReason = z.infer<typeof DeletionReasonSchema>;

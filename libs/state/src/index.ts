@@ -13,6 +13,13 @@ export {
   type SessionMovedObserver,
 } from './hooks/hook-registry.js';
 export { IDEMPOTENCY_RETENTION_MS, type IdempotencyLookup } from './idempotency/idempotency.service.js';
+export {
+  type HermesImportResult,
+  ImportAbortedError,
+} from './importers/hermes/hermes-importer.js';
+export { assertSqliteHeader } from './importers/hermes/hermes-snapshot.js';
+export { IMPORT_LEASE_MS } from './importers/import.service.js';
+export { ImportInputError } from './importers/import-errors.js';
 export { CursorExpiredError, type WatchEvent } from './receipts/receipt.service.js';
 export { canonicalJson, receiptHash } from './receipts/receipt-hash.js';
 export { RETENTION_JOB, type RetentionRunReport } from './retention/retention.service.js';

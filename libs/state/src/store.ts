@@ -10,6 +10,9 @@ import { GatewayService } from './gateways/gateway.service.js';
 import { HandoffService } from './handoff/handoff.service.js';
 import { HookRegistry } from './hooks/hook-registry.js';
 import { IdempotencyService } from './idempotency/idempotency.service.js';
+import { HermesImporter } from './importers/hermes/hermes-importer.js';
+import { ImportService } from './importers/import.service.js';
+import { ImportLedgerParticipant } from './importers/import-ledger.participant.js';
 import { LineageService } from './lineage/lineage.service.js';
 import { MessageService } from './messages/message.service.js';
 import { ProfileService } from './profiles/profile.service.js';
@@ -76,6 +79,8 @@ export interface StateStore {
   readonly retention: RetentionService;
   /** Usage and deletion figures for the overview (rollups kept in the write transactions). */
   readonly stats: StatsService;
+  /** Importing other stores' history (a Hermes Agent state.db): runs, progress, reports. */
+  readonly imports: ImportService;
   /** In-process observers (plugins): `hooks.onSessionDeleted(fn)`. */
   readonly hooks: HookRegistry;
   /** Rows other modules keep per session join deletions here (routes, deliveries). */
@@ -118,6 +123,16 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
   const routes = new RouteService(db, uow, clock, sqlDialectPort);
   lineage.addContinuationHook(routes);
   deletionEngine.addParticipant(routes);
+  // An imported session's ledger entry becomes a tombstone when it is deleted (no resurrection on re-import).
+  deletionEngine.addParticipant(new ImportLedgerParticipant());
+  const imports = new ImportService(
+    db,
+    uow,
+    clock,
+    ids,
+    new HermesImporter(db, uow, clock, sqlDialectPort, deletionEngine),
+    logger,
+  );
   // Obligations are marked abandoned (never dropped) when their session is deleted, and follow a move.
   const deliveries = new DeliveryService(db, uow, clock, ids, sqlDialectPort);
   deletionEngine.addParticipant(deliveries);
@@ -151,10 +166,12 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
     receipts,
     retention: new RetentionService(db, uow, clock, deletion, logger),
     stats: new StatsService(db, clock, sqlDialectPort),
+    imports,
     async ping() {
       await sql`select 1`.execute(db);
     },
     async close() {
+      await imports.close();
       await hooks.idle();
       await searchIndex.idle();
       await connection.close();

@@ -206,5 +206,38 @@ async function readProblem(response: Response): Promise<Problem> {
   };
 }
 
+const STREAM_CONNECT_TIMEOUT_MS = 15_000;
+
+/**
+ * Opens a server-sent-events stream of the API with the user's cookie and returns the raw response
+ * for a route handler to pass through. Only connecting is time-limited: the stream itself lives
+ * until `signal` (the browser went away) aborts it. Errors are returned as they came.
+ */
+export async function openEventStream(
+  path: string,
+  { signal, headers: extra = {} }: { signal: AbortSignal; headers?: Record<string, string> },
+): Promise<Response> {
+  const requestHeaders: Record<string, string> = { accept: 'text/event-stream', ...extra };
+  const cookie = await sessionCookieHeader();
+  if (cookie) requestHeaders.cookie = cookie;
+  const controller = new AbortController();
+  const onAbort = () => controller.abort();
+  signal.addEventListener('abort', onAbort, { once: true });
+  const connectTimer = setTimeout(() => controller.abort(), STREAM_CONNECT_TIMEOUT_MS);
+  try {
+    return await fetch(`${apiBaseUrl()}${path}`, {
+      headers: requestHeaders,
+      cache: 'no-store',
+      redirect: 'manual',
+      signal: controller.signal,
+    });
+  } catch (error) {
+    signal.removeEventListener('abort', onAbort);
+    throw new ApiUnreachableError(describeFailure(error));
+  } finally {
+    clearTimeout(connectTimer);
+  }
+}
+
 /** The API path of one session (ids may contain `:`). */
 export const sessionPath = (id: string) => `/v1/sessions/${encodeURIComponent(id)}`;

@@ -8,6 +8,7 @@ export * from './auth';
  */
 export { ApiProblemError, ApiUnreachableError } from './client';
 export * from './gateways';
+export * from './imports';
 export * from './lineage';
 export * from './messages';
 export * from './profiles';

@@ -13,16 +13,7 @@ import {
   type VerifyResponse,
   VerifyResponseSchema,
 } from '@statehouse/contracts';
-import { apiBaseUrl } from '@/lib/config';
-import {
-  ApiProblemError,
-  ApiUnreachableError,
-  arrayOf,
-  buildQuery,
-  describeFailure,
-  request,
-  sessionCookieHeader,
-} from './client';
+import { ApiProblemError, arrayOf, buildQuery, openEventStream, request } from './client';
 
 /** `/v1/deletion-receipts` and `/v1/receipt-consumers`: the replayable receipt feed. */
 
@@ -64,36 +55,15 @@ export function listReceiptConsumers(): Promise<ReceiptConsumer[]> {
   return request('/v1/receipt-consumers', arrayOf(ReceiptConsumerSchema));
 }
 
-const WATCH_CONNECT_TIMEOUT_MS = 15_000;
-
 /**
- * Opens the API's receipt stream (server-sent events) with the user's cookie and returns the raw
- * response for a route handler to pass through. Only connecting is time-limited: the stream itself
- * lives until `signal` (the browser went away) aborts it. Errors are returned as they came.
+ * Opens the API's receipt stream (server-sent events) with the user's cookie, for a route handler
+ * to pass through; `Last-Event-ID` (an EventSource reconnecting) resumes after what it saw.
  */
-export async function openReceiptWatch(
+export function openReceiptWatch(
   params: Partial<ReceiptWatchQuery>,
   { signal, lastEventId }: { signal: AbortSignal; lastEventId?: string | null },
 ): Promise<Response> {
-  const requestHeaders: Record<string, string> = { accept: 'text/event-stream' };
-  const cookie = await sessionCookieHeader();
-  if (cookie) requestHeaders.cookie = cookie;
-  if (lastEventId && /^\d{1,15}$/.test(lastEventId)) requestHeaders['last-event-id'] = lastEventId;
-  const controller = new AbortController();
-  const onAbort = () => controller.abort();
-  signal.addEventListener('abort', onAbort, { once: true });
-  const connectTimer = setTimeout(() => controller.abort(), WATCH_CONNECT_TIMEOUT_MS);
-  try {
-    return await fetch(`${apiBaseUrl()}/v1/deletion-receipts/watch${buildQuery({ ...params })}`, {
-      headers: requestHeaders,
-      cache: 'no-store',
-      redirect: 'manual',
-      signal: controller.signal,
-    });
-  } catch (error) {
-    signal.removeEventListener('abort', onAbort);
-    throw new ApiUnreachableError(describeFailure(error));
-  } finally {
-    clearTimeout(connectTimer);
-  }
+  const headers: Record<string, string> = {};
+  if (lastEventId && /^\d{1,15}$/.test(lastEventId)) headers['last-event-id'] = lastEventId;
+  return openEventStream(`/v1/deletion-receipts/watch${buildQuery({ ...params })}`, { signal, headers });
 }

@@ -1,4 +1,5 @@
-import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
@@ -6,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../shared/errors.js';
 import { silentLogger } from '../shared/logger.js';
 import { openStore } from '../store.js';
-import { openTestStore, TEST_DIALECTS, type TestStore } from '../testing/index.js';
+import { buildHermesScenario, openTestStore, TEST_DIALECTS, type TestStore } from '../testing/index.js';
 import { migrateDown, migrateToLatest } from './migrator.js';
 
 describe('embedded SQLite store', () => {
@@ -27,6 +28,18 @@ describe('embedded SQLite store', () => {
     const reopened = await openStore({ url: `file:${path}`, logger: silentLogger });
     expect(reopened.created).toBe(false);
     await reopened.close();
+  });
+
+  it('refuses to run on a Hermes Agent state.db, says how to import it, and leaves it as it was', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'statehouse-hermes-'));
+    const path = join(dir, 'state.db');
+    buildHermesScenario(path, 30).close();
+    const hash = () => createHash('sha256').update(readFileSync(path)).digest('hex');
+    const before = { hash: hash(), files: readdirSync(dir), mode: statSync(path).mode };
+    const attempt = openStore({ url: `file:${path}`, logger: silentLogger });
+    await expect(attempt).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(attempt).rejects.toThrow(/looks like a Hermes Agent state\.db.*npm run import -- hermes --db/);
+    expect({ hash: hash(), files: readdirSync(dir), mode: statSync(path).mode }).toEqual(before);
   });
 
   it('refuses a file that is not a database with a clear store_unavailable error', async () => {

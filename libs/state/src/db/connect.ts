@@ -63,16 +63,20 @@ async function connectSqlite(url: string, options: ConnectOptions): Promise<Conn
         closeSync(openSync(path, 'a', 0o600));
         created = true;
       }
-      chmodSync(path, 0o600);
     }
     database = new Database(path);
     database.pragma(`busy_timeout = ${options.lockTimeoutMs ?? 5000}`);
+    if (!created && path !== ':memory:') {
+      refuseForeignStore(database, path);
+      chmodSync(path, 0o600);
+    }
     database.pragma('journal_mode = WAL');
     database.pragma('synchronous = NORMAL');
     database.pragma('foreign_keys = ON');
     // Touch the schema now: a file that is not a database (or is corrupt) fails here, not later.
     database.prepare('select count(*) from sqlite_master').get();
   } catch (error) {
+    if (error instanceof StoreUnavailableError) throw error;
     throw new StoreUnavailableError(
       `cannot open the SQLite store at ${path}: ${(error as Error).message}. ` +
         'Check the path in STATEHOUSE_DATABASE_URL, its permissions, and that the file is a Statehouse database.',
@@ -81,6 +85,25 @@ async function connectSqlite(url: string, options: ConnectOptions): Promise<Conn
   }
   const db = new Kysely<DB>({ dialect: new StatehouseSqliteDialect(database), log: queryLogger(options) });
   return { db, dialect: 'sqlite', location: path, created, close: () => db.destroy() };
+}
+
+/**
+ * A Hermes Agent `state.db` has `sessions` and `messages` tables of its own: migrating it would fail
+ * half-way ("table sessions already exists") — and it must never be written to. Say what to do.
+ */
+function refuseForeignStore(database: Database.Database, path: string): void {
+  const tables = new Set(
+    (database.prepare(`select name from sqlite_master where type = 'table'`).all() as { name: string }[]).map(
+      (row) => row.name,
+    ),
+  );
+  if (tables.has('kysely_migration') || !tables.has('sessions') || !tables.has('messages')) return;
+  database.close();
+  throw new StoreUnavailableError(
+    `${path} looks like a Hermes Agent state.db, not a Statehouse database; it was not changed. ` +
+      'Point STATEHOUSE_DATABASE_URL at a new file and import the Hermes store into it: ' +
+      `npm run import -- hermes --db ${path}`,
+  );
 }
 
 /** BIGINT and NUMERIC come back from pg as strings; every such column of ours fits a JS number. */

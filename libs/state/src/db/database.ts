@@ -239,6 +239,78 @@ export interface DeliveriesTable {
   delivered_at: number | null;
 }
 
+export interface ImportJobsTable {
+  id: string;
+  kind: string;
+  state: string;
+  dry_run: ColumnType<Bool, Bool | undefined, Bool>;
+  profile: string | null;
+  on_conflict: string;
+  file_name: string | null;
+  file_bytes: number;
+  /** JSON: ImportProgress. */
+  progress: string;
+  /** JSON: ImportReport (counts so far while running). */
+  report: string;
+  /** JSON: [{id, title}], a bounded sample of imported conversations. */
+  conversations: string;
+  error: string | null;
+  /** Which process runs it (host:pid:…); with updated_at, tells a live run from an interrupted one. */
+  holder: string | null;
+  created_by: string;
+  created_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+  updated_at: number;
+}
+
+/** The import ledger: one row per source session ever imported (a tombstone once deleted here). */
+export interface ImportSessionsTable {
+  source: string;
+  source_session_id: string;
+  session_id: string;
+  /** Fingerprint of what makes the source session the same one (id, first source, start). */
+  identity: string;
+  /** JSON of the session fields as last imported (null once deleted here): the base of a three-way update. */
+  snapshot: string | null;
+  /** Fingerprint of the whole source transcript as last imported (null once deleted here). */
+  messages_hash: string | null;
+  state: 'imported' | 'deleted' | string;
+  job_id: string | null;
+  imported_at: number;
+}
+
+export interface ImportMessagesTable {
+  session_id: string;
+  source_message_id: number;
+  message_id: number;
+  fingerprint: string;
+  active: Bool;
+  compacted: Bool;
+}
+
+/** Token and cost counters per (session, model, billing route, task); `task = ''` is the main loop. */
+export interface SessionModelUsageTable {
+  session_id: string;
+  model: string;
+  billing_provider: string;
+  billing_base_url: string;
+  billing_mode: string;
+  task: string;
+  api_call_count: number;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  reasoning_tokens: number;
+  estimated_cost_usd: number;
+  actual_cost_usd: number | null;
+  cost_status: string | null;
+  cost_source: string | null;
+  first_seen: number | null;
+  last_seen: number | null;
+}
+
 /** The additive figures a usage rollup row carries (docs/stats.md). */
 export interface UsageCounterColumns {
   conversations: Counter;
@@ -297,6 +369,10 @@ export interface DB {
   routes: RoutesTable;
   gateways: GatewaysTable;
   deliveries: DeliveriesTable;
+  import_jobs: ImportJobsTable;
+  import_sessions: ImportSessionsTable;
+  import_messages: ImportMessagesTable;
+  session_model_usage: SessionModelUsageTable;
   session_usage: SessionUsageTable;
   usage_daily: UsageDailyTable;
   deletion_rollups: DeletionRollupsTable;

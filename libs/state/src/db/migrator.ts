@@ -7,6 +7,7 @@ import { deletionReceiptsMigration } from './migrations/2026-11-29T18.00-deletio
 import { routesMigration } from './migrations/2026-11-29T21.00-routes-and-handoff.js';
 import { searchTriggerWhenMigration } from './migrations/2026-11-29T23.00-search-trigger-when.js';
 import { gatewaysAndDeliveriesMigration } from './migrations/2026-11-30T02.00-gateways-and-deliveries.js';
+import { importsMigration } from './migrations/2026-11-30T03.00-imports.js';
 import { usageRollupsMigration } from './migrations/2026-11-30T04.00-usage-rollups.js';
 import { sessionListIndexesMigration } from './migrations/2026-11-30T04.10-session-list-indexes.js';
 import { accountAdminMigration } from './migrations/2026-11-30T04.20-account-admin.js';
@@ -20,6 +21,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '2026-11-29T21.00-routes-and-handoff': routesMigration(dialect),
     '2026-11-29T23.00-search-trigger-when': searchTriggerWhenMigration(dialect),
     '2026-11-30T02.00-gateways-and-deliveries': gatewaysAndDeliveriesMigration(dialect),
+    '2026-11-30T03.00-imports': importsMigration(dialect),
     '2026-11-30T04.00-usage-rollups': usageRollupsMigration(dialect),
     '2026-11-30T04.10-session-list-indexes': sessionListIndexesMigration(dialect),
     '2026-11-30T04.20-account-admin': accountAdminMigration(dialect),

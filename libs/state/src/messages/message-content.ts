@@ -58,6 +58,19 @@ export function substringEligible(session: { source: string; created_source: str
   );
 }
 
+/** Whether one message of such a session goes to the substring index: never tool output (SPEC §7). */
+export function substringIndexed(eligibleSession: boolean, role: string): 0 | 1 {
+  return eligibleSession && role !== 'tool' ? 1 : 0;
+}
+
+/** Tool calls carried as content parts (`{type: 'tool_use'}`, Anthropic style) count as tool calls too. */
+export function toolUseParts(content: MessageInput['content']): number {
+  if (!Array.isArray(content)) return 0;
+  return content.filter(
+    (part) => typeof part === 'object' && part !== null && (part as { type?: unknown }).type === 'tool_use',
+  ).length;
+}
+
 const CALL_VALUE_CHARS = 200;
 
 /**

@@ -218,6 +218,51 @@ export class MessageRepository {
     return rows;
   }
 
+  /** Current visibility of some messages of one session (an import compares them with its ledger). */
+  async visibilityOf(
+    db: Executor,
+    sessionId: string,
+    ids: readonly number[],
+  ): Promise<Map<number, { active: number; compacted: number; displayKind: string }>> {
+    const found = new Map<number, { active: number; compacted: number; displayKind: string }>();
+    for (const part of chunk(ids)) {
+      const rows = await db
+        .selectFrom('messages')
+        .select(['id', 'active', 'compacted', 'display_kind'])
+        .where('session_id', '=', sessionId)
+        .where('id', 'in', part)
+        .execute();
+      for (const row of rows) {
+        found.set(Number(row.id), {
+          active: Number(row.active),
+          compacted: Number(row.compacted),
+          displayKind: row.display_kind,
+        });
+      }
+    }
+    return found;
+  }
+
+  /**
+   * Sets the visibility of messages of one session (a later copy of an imported store rewound or
+   * compacted them). Search postings follow in the same statement (triggers / partial indexes).
+   */
+  async setVisibility(
+    db: Executor,
+    sessionId: string,
+    ids: readonly number[],
+    visibility: { active: 0 | 1; compacted: 0 | 1 },
+  ): Promise<void> {
+    for (const part of chunk(ids)) {
+      await db
+        .updateTable('messages')
+        .set({ active: visibility.active, compacted: visibility.compacted })
+        .where('session_id', '=', sessionId)
+        .where('id', 'in', part)
+        .execute();
+    }
+  }
+
   async firstVisibleUserText(db: Executor, sessionId: string): Promise<string | null> {
     const row = await db
       .selectFrom('messages')

@@ -27,7 +27,14 @@ import type { Tx, UnitOfWork } from '../shared/unit-of-work.js';
 import { inWriteHour, usageContributions, writeTimeCorrection } from '../stats/usage-contributions.js';
 import { UsageRollupRepository } from '../stats/usage-rollup.repository.js';
 import { MessageRepository, toMessage } from './message.repository.js';
-import { clampTimestamp, contentText, previewOf, substringEligible } from './message-content.js';
+import {
+  clampTimestamp,
+  contentText,
+  previewOf,
+  substringEligible,
+  substringIndexed,
+  toolUseParts,
+} from './message-content.js';
 
 export interface WrittenMessages {
   ids: number[];
@@ -284,14 +291,6 @@ export function toolCallCount(toolCalls: string | null | undefined): number {
   }
 }
 
-/** Tool calls carried as content parts (`{type: 'tool_use'}`, Anthropic style) count as tool calls too. */
-function toolUseParts(content: MessageInput['content']): number {
-  if (!Array.isArray(content)) return 0;
-  return content.filter(
-    (part) => typeof part === 'object' && part !== null && (part as { type?: unknown }).type === 'tool_use',
-  ).length;
-}
-
 type DraftRow = Omit<NewMessageRow, 'session_id' | 'substring_indexed'>;
 
 interface Drafts {
@@ -333,11 +332,7 @@ function draftRows(inputs: readonly MessageInput[], now: number): Drafts {
 }
 
 function rowFor(draft: DraftRow, sessionId: string, substringEligibleSession: boolean): NewMessageRow {
-  return {
-    ...draft,
-    session_id: sessionId,
-    substring_indexed: substringEligibleSession && draft.role !== 'tool' ? 1 : 0,
-  };
+  return { ...draft, session_id: sessionId, substring_indexed: substringIndexed(substringEligibleSession, draft.role) };
 }
 
 function counterDelta(drafts: { visible: number; toolCalls: number }, usage: UsageDelta = {}) {

@@ -28,4 +28,19 @@ export class JobLeaseRepository {
       .where('holder', '=', holder)
       .execute();
   }
+
+  async find(db: Executor, name: string): Promise<{ holder: string; expires_at: number } | undefined> {
+    return db.selectFrom('job_leases').select(['holder', 'expires_at']).where('name', '=', name).executeTakeFirst();
+  }
+
+  /** Takes a lease from a holder known to be gone (compare-and-set on that holder). */
+  async takeOver(db: Executor, name: string, from: string, to: string, expiresAt: number): Promise<boolean> {
+    const result = await db
+      .updateTable('job_leases')
+      .set({ holder: to, expires_at: expiresAt })
+      .where('name', '=', name)
+      .where('holder', '=', from)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
 }

@@ -101,3 +101,47 @@ export function inWriteHour(rows: readonly { timestamp: number }[], lastActivity
   }
   return true;
 }
+
+/** The counter changes of one update of a session's counters (an append, an import). */
+export interface CounterChange {
+  messages: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  reasoningTokens: number;
+  estimatedCostUsd: number;
+}
+
+/**
+ * What the sessions trigger rolls up for a counter update that bumps the revision: each counter's
+ * increase, in the hour of the session's last activity after the update (migration 2026-11-30T04.00).
+ */
+export function appendTriggerContribution(
+  session: UsageSession & { lastActivityAt: number },
+  change: CounterChange,
+): UsageContribution {
+  return {
+    sessionId: session.id,
+    profile: session.profile,
+    source: session.source,
+    model: session.model ?? '',
+    hourStart: session.lastActivityAt - (session.lastActivityAt % HOUR_MS),
+    messages: Math.max(change.messages, 0),
+    inputTokens: Math.max(change.inputTokens, 0),
+    outputTokens: Math.max(change.outputTokens, 0),
+    cacheReadTokens: Math.max(change.cacheReadTokens, 0),
+    cacheWriteTokens: Math.max(change.cacheWriteTokens, 0),
+    reasoningTokens: Math.max(change.reasoningTokens, 0),
+    costUsd: Math.max(change.estimatedCostUsd, 0),
+  };
+}
+
+/** What to record so that `recorded` (already in the rollup) becomes `actual`: their difference by hour. */
+export function correctionFor(actual: readonly UsageContribution[], recorded: UsageContribution): UsageContribution[] {
+  const byHour = new Map<number, UsageContribution>(actual.map((c) => [c.hourStart, { ...c }]));
+  const slot = byHour.get(recorded.hourStart) ?? { ...recorded, ...Object.fromEntries(COUNTERS.map((k) => [k, 0])) };
+  for (const key of COUNTERS) slot[key] = (slot[key] ?? 0) - (recorded[key] ?? 0);
+  byHour.set(recorded.hourStart, slot);
+  return [...byHour.values()].filter((c) => COUNTERS.some((key) => (c[key] ?? 0) !== 0));
+}

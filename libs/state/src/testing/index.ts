@@ -97,6 +97,7 @@ export function contextOf(principal: Principal): OperationContext {
 export async function scanForIds(store: StateStore, ids: readonly string[]): Promise<string[]> {
   if (ids.length === 0) return [];
   const hits: string[] = [];
+  // The import ledger keeps a tombstone per deleted imported session (id only), so re-imports do not resurrect it.
   const skip = new Set(['deletion_receipts', 'idempotency_keys', 'kysely_migration', 'kysely_migration_lock']);
   for (const table of await store.db.introspection.getTables()) {
     if (skip.has(table.name) || table.name.startsWith('messages_fts') || table.name.startsWith('messages_trgm'))
@@ -110,4 +111,78 @@ export async function scanForIds(store: StateStore, ids: readonly string[]): Pro
     }
   }
   return hits;
+}
+
+export * from './hermes-fixture.js';
+
+/**
+ * Everything an import writes, in a form two stores can be compared by (message ids and import
+ * bookkeeping times left out): "a resumed import equals one clean run".
+ */
+export async function dumpImportedState(store: StateStore): Promise<Record<string, unknown[]>> {
+  const db = store.db;
+  const sessions = await db.selectFrom('sessions').selectAll().orderBy('id').execute();
+  const messages = await db
+    .selectFrom('messages')
+    .select([
+      'session_id',
+      'role',
+      'content',
+      'content_json',
+      'tool_call_id',
+      'tool_calls',
+      'tool_name',
+      'timestamp',
+      'token_count',
+      'finish_reason',
+      'reasoning',
+      'display_kind',
+      'active',
+      'compacted',
+      'platform_message_id',
+      'substring_indexed',
+    ])
+    .orderBy('session_id')
+    .orderBy('id')
+    .execute();
+  const routes = await db.selectFrom('routes').selectAll().orderBy('profile').orderBy('session_key').execute();
+  const generations = await db
+    .selectFrom('conversation_generations')
+    .select(['source', 'session_key', 'generation'])
+    .orderBy('source')
+    .orderBy('session_key')
+    .execute();
+  const usage = await db
+    .selectFrom('session_model_usage')
+    .selectAll()
+    .orderBy('session_id')
+    .orderBy('model')
+    .orderBy('task')
+    .execute();
+  const ledger = await db
+    .selectFrom('import_sessions')
+    .select(['source', 'source_session_id', 'session_id', 'identity', 'snapshot', 'messages_hash', 'state'])
+    .orderBy('source_session_id')
+    .execute();
+  const ledgerMessages = await db
+    .selectFrom('import_messages')
+    .select(['session_id', 'source_message_id', 'fingerprint', 'active', 'compacted'])
+    .orderBy('session_id')
+    .orderBy('source_message_id')
+    .execute();
+  const normalize = (rows: Record<string, unknown>[]) =>
+    rows.map((row) =>
+      Object.fromEntries(
+        Object.entries(row).map(([key, value]) => [key, typeof value === 'bigint' ? Number(value) : value]),
+      ),
+    );
+  return {
+    sessions: normalize(sessions),
+    messages: normalize(messages),
+    routes: normalize(routes),
+    generations: normalize(generations),
+    usage: normalize(usage),
+    ledger: normalize(ledger),
+    ledgerMessages: normalize(ledgerMessages),
+  };
 }

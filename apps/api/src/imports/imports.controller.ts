@@ -1,0 +1,143 @@
+import { Controller, Get, HttpCode, Inject, type OnModuleDestroy, Param, Post, Query, Req, Res } from '@nestjs/common';
+import {
+  ApiAcceptedResponse,
+  ApiBearerAuth,
+  ApiBody,
+  ApiConsumes,
+  ApiCookieAuth,
+  ApiOkResponse,
+  ApiOperation,
+  ApiProduces,
+  ApiTags,
+} from '@nestjs/swagger';
+import {
+  ImportJobPageSchema,
+  ImportJobSchema,
+  type ImportStarted,
+  ImportStartedSchema,
+  type ListImportsQuery,
+  ListImportsQuerySchema,
+  type StartImportQuery,
+  StartImportQuerySchema,
+} from '@statehouse/contracts';
+import { assertSqliteHeader, type OperationContext, type StateStore } from '@statehouse/state';
+import type { Request, Response } from 'express';
+import { Mutation } from '../common/api-headers.decorator.js';
+import { Ctx } from '../common/context.decorator.js';
+import { API_CONFIG, STATE_STORE } from '../common/tokens.js';
+import type { ApiConfig } from '../config.js';
+import { receiveUpload } from './upload.js';
+
+/** How often an idle event stream says it is still there (proxies drop silent connections). */
+const KEEPALIVE_MS = 15_000;
+
+@ApiTags('imports')
+@ApiBearerAuth()
+@ApiCookieAuth()
+@Controller('v1/imports')
+export class ImportsController implements OnModuleDestroy {
+  private readonly streams = new Set<AbortController>();
+
+  constructor(
+    @Inject(STATE_STORE) private readonly store: StateStore,
+    @Inject(API_CONFIG) private readonly config: ApiConfig,
+  ) {}
+
+  onModuleDestroy(): void {
+    for (const stream of this.streams) stream.abort();
+  }
+
+  @Post()
+  @Mutation()
+  @HttpCode(202)
+  @ApiOperation({
+    summary:
+      'Import a Hermes Agent state.db (admin): the body is the file (application/octet-stream, at most STATEHOUSE_IMPORT_MAX_BYTES); one import at a time per store',
+  })
+  @ApiConsumes('application/octet-stream')
+  @ApiBody({ schema: { type: 'string', format: 'binary' } })
+  @ApiAcceptedResponse({ standardSchema: ImportStartedSchema })
+  async start(
+    @Ctx() ctx: OperationContext,
+    @Query({ schema: StartImportQuerySchema }) query: StartImportQuery,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<ImportStarted> {
+    // Refused before a long upload: not an admin, or another import is running.
+    await this.store.imports.assertIdle(ctx);
+    const upload = await receiveUpload(request, response, {
+      maxBytes: this.config.importMaxBytes,
+      dir: this.config.importDir,
+    });
+    try {
+      assertSqliteHeader(upload.path);
+      const started = await this.store.imports.startHermes(ctx, {
+        path: upload.path,
+        dir: upload.dir,
+        fileName: query.fileName ?? null,
+        fileBytes: upload.bytes,
+        profile: query.profile,
+        onConflict: query.onConflict,
+        dryRun: query.dryRun,
+      });
+      response.setHeader('Location', `/v1/imports/${started.id}`);
+      return started;
+    } catch (error) {
+      await upload.discard();
+      throw error;
+    }
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'Import runs, newest first (admin)' })
+  @ApiOkResponse({ standardSchema: ImportJobPageSchema })
+  list(@Ctx() ctx: OperationContext, @Query({ schema: ListImportsQuerySchema }) query: ListImportsQuery) {
+    return this.store.imports.list(ctx, query);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'One import run: state, progress, counts so far, the report once finished (admin)' })
+  @ApiOkResponse({ standardSchema: ImportJobSchema })
+  get(@Ctx() ctx: OperationContext, @Param('id') id: string) {
+    return this.store.imports.get(ctx, id);
+  }
+
+  @Get(':id/events')
+  @ApiOperation({
+    summary:
+      'Server-sent events (admin): `progress` with the run as it moves, then one `done` with the finished run; the stream then ends',
+  })
+  @ApiProduces('text/event-stream')
+  async events(
+    @Ctx() ctx: OperationContext,
+    @Param('id') id: string,
+    @Req() request: Request,
+    @Res() response: Response,
+  ): Promise<void> {
+    // Errors (not found, forbidden) answer as problems before the stream starts.
+    await this.store.imports.get(ctx, id);
+    const abort = new AbortController();
+    this.streams.add(abort);
+    request.on('close', () => abort.abort());
+    response.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-cache, no-transform',
+      Connection: 'keep-alive',
+      'X-Accel-Buffering': 'no',
+    });
+    response.flushHeaders();
+    const keepalive = setInterval(() => response.write(': keepalive\n\n'), KEEPALIVE_MS);
+    try {
+      for await (const job of this.store.imports.watch(ctx, id, { signal: abort.signal })) {
+        const event = job.state === 'running' ? 'progress' : 'done';
+        response.write(`event: ${event}\ndata: ${JSON.stringify(job)}\n\n`);
+      }
+    } catch (error) {
+      response.write(`event: error\ndata: ${JSON.stringify({ detail: (error as Error).message })}\n\n`);
+    } finally {
+      clearInterval(keepalive);
+      this.streams.delete(abort);
+      response.end();
+    }
+  }
+}

@@ -1,0 +1,445 @@
+import type { ImportProgress, ImportReport, OnConflict, Principal } from '@statehouse/contracts';
+import type { Db } from '../../db/database.js';
+import type { DeletionEngine } from '../../deletion/deletion.engine.js';
+import { SessionRepository } from '../../sessions/session.repository.js';
+import type { Clock } from '../../shared/clock.js';
+import { DomainError } from '../../shared/errors.js';
+import { isUniqueViolation, type SqlDialect } from '../../shared/sql-dialect.js';
+import type { Tx, UnitOfWork } from '../../shared/unit-of-work.js';
+import { ImportInputError } from '../import-errors.js';
+import { ImportReportBuilder, ReportDelta } from '../import-report.js';
+import { type LineageNode, type LineagePlan, planLineage } from './hermes-lineage.js';
+import { type MappedSession, mapSession, mapSessionId, mapSource, markersOf, resolveProfile } from './hermes-mapper.js';
+import { type HermesMessageRow, HermesReader, type HermesRow, type HermesSessionRow } from './hermes-reader.js';
+import { HermesRoutesWriter } from './hermes-routes.writer.js';
+import { RunMemory } from './hermes-run-memory.js';
+import { ownedFile, type Snapshot, snapshotFile } from './hermes-snapshot.js';
+import { counter, epochMs, nonEmpty, Repairs, text } from './hermes-values.js';
+import { HermesWriter, type WriteOptions } from './hermes-writer.js';
+
+export const DEFAULT_PROFILE = 'default';
+
+/** How long one unit of work may hold the write lock (SQLite: one writer for every process). */
+export const BATCH_TARGET_MS = 40;
+const FIRST_BATCH_MESSAGES = 300;
+const MAX_BATCH_MESSAGES = 5000;
+const MIN_BATCH_MESSAGES = 50;
+const MAX_BATCH_SESSIONS = 200;
+const ROUTES_PER_UNIT = 100;
+const GENERATIONS_PER_UNIT = 200;
+
+export interface HermesImportOptions {
+  /** The Hermes file. It is copied (with its -wal) into a private directory and never opened itself. */
+  path: string;
+  /** Set when `path` is already a private file of this process (an upload) in this directory. */
+  ownedDir?: string;
+  /** Profile for sessions without profile_name or origin.profile (default `default`). */
+  profile?: string;
+  onConflict: OnConflict;
+  /** Run every unit of work and roll it back: the same report, nothing written. */
+  dryRun: boolean;
+  jobId: string | null;
+  actor: Principal;
+  signal?: AbortSignal;
+  /** After each committed unit of work (progress bars, events). */
+  onProgress?(progress: ImportProgress, report: ImportReport): void;
+  /** Inside each unit of work, before it commits: progress rows and leases move with the data. */
+  persist?(
+    tx: Tx,
+    progress: ImportProgress,
+    report: ImportReport,
+    conversations: { id: string; title: string | null }[],
+  ): Promise<void>;
+  /** Target write-lock time per unit of work (default BATCH_TARGET_MS). */
+  batchTargetMs?: number;
+}
+
+export interface HermesImportResult {
+  report: ImportReport;
+  conversations: { id: string; title: string | null }[];
+  progress: ImportProgress;
+  /** Longest write transaction of the run, in ms (the bound the batching aims at). */
+  longestUnitMs: number;
+  /** Median and 95th percentile of the write transactions' durations, in ms. */
+  unitP50Ms: number;
+  unitP95Ms: number;
+  units: number;
+}
+
+export class ImportAbortedError extends DomainError {
+  constructor() {
+    super('store_unavailable', 'the import was interrupted; import the same file again to resume');
+  }
+}
+
+interface PlannedSession {
+  raw: unknown;
+  id: string;
+  messages: number;
+}
+
+/**
+ * The Hermes import engine: snapshot → probe → plan lineage → batches of whole sessions, each one
+ * unit of work through the repositories every write uses (a session is never half-written; a
+ * killed run resumes from the ledger) → routes → conversation generations.
+ */
+export class HermesImporter {
+  private readonly writer: HermesWriter;
+  private readonly routesWriter: HermesRoutesWriter;
+  private readonly sessions: SessionRepository;
+
+  constructor(
+    private readonly db: Db,
+    private readonly uow: UnitOfWork,
+    private readonly clock: Clock,
+    dialect: SqlDialect,
+    deletion: DeletionEngine,
+  ) {
+    this.writer = new HermesWriter(dialect, deletion);
+    this.routesWriter = new HermesRoutesWriter(dialect);
+    this.sessions = new SessionRepository(dialect);
+  }
+
+  async run(options: HermesImportOptions): Promise<HermesImportResult> {
+    const builder = new ImportReportBuilder();
+    const progress: ImportProgress = {
+      phase: 'reading',
+      sessionsTotal: 0,
+      sessionsDone: 0,
+      messagesTotal: 0,
+      messagesDone: 0,
+    };
+    options.onProgress?.({ ...progress }, builder.report());
+    const snapshot: Snapshot = options.ownedDir
+      ? ownedFile(options.path, options.ownedDir)
+      : snapshotFile(options.path);
+    let reader: HermesReader | undefined;
+    const stats = { longestUnitMs: 0, units: 0 };
+    const unitTimes: number[] = [];
+    try {
+      reader = HermesReader.open(snapshot.path);
+      for (const note of reader.schema.notes) builder.warn(`source: ${note}`);
+
+      progress.phase = 'planning';
+      options.onProgress?.({ ...progress }, builder.report());
+      const fallbackProfile = options.profile ?? DEFAULT_PROFILE;
+      const planned = await this.plan(reader, fallbackProfile, builder);
+      progress.sessionsTotal = planned.order.length;
+      progress.messagesTotal = planned.order.reduce((sum, session) => sum + session.messages, 0);
+
+      const memory = new RunMemory((id) => plannedTip(id, planned.lineage, planned.nodes));
+      const writeOptions = (): WriteOptions => ({
+        onConflict: options.onConflict,
+        jobId: options.jobId,
+        actor: options.actor,
+        now: this.clock.now(),
+      });
+      const unit = async (work: (tx: Tx, delta: ReportDelta) => Promise<ImportProgress>) => {
+        for (let attempt = 1; ; attempt++) {
+          const delta = new ReportDelta();
+          const started = performance.now();
+          try {
+            const next = await this.transaction(options.dryRun, async (tx) => {
+              const after = await work(tx, delta);
+              if (!options.dryRun && options.persist) {
+                await options.persist(tx, after, builder.report(delta), builder.conversationsWith(delta));
+              }
+              return after;
+            });
+            const elapsed = performance.now() - started;
+            stats.longestUnitMs = Math.max(stats.longestUnitMs, elapsed);
+            stats.units++;
+            unitTimes.push(elapsed);
+            builder.merge(delta);
+            Object.assign(progress, next);
+            if (options.dryRun && options.persist) {
+              await this.uow.run(null, (tx) =>
+                options.persist!(tx, { ...progress }, builder.report(), builder.conversationsWith()),
+              );
+            }
+            options.onProgress?.({ ...progress }, builder.report());
+            return elapsed;
+          } catch (error) {
+            // Another writer took an id or a title between our reads and our writes: decide again.
+            if (attempt < 3 && isUniqueViolation(error)) continue;
+            throw error;
+          }
+        }
+      };
+
+      progress.phase = 'sessions';
+      options.onProgress?.({ ...progress }, builder.report());
+      const target = options.batchTargetMs ?? BATCH_TARGET_MS;
+      let budget = FIRST_BATCH_MESSAGES;
+      let index = 0;
+      while (index < planned.order.length) {
+        if (options.signal?.aborted) throw new ImportAbortedError();
+        let end = index;
+        let messages = 0;
+        while (
+          end < planned.order.length &&
+          end - index < MAX_BATCH_SESSIONS &&
+          (end === index || messages + planned.order[end].messages <= budget)
+        ) {
+          messages += planned.order[end].messages;
+          end++;
+        }
+        const batch = planned.order.slice(index, end);
+        const mapped = this.read(reader, batch, planned, builder);
+        const elapsed = await unit(async (tx, delta) => {
+          await this.writer.writeSessions(tx, mapped, writeOptions(), memory, delta);
+          return {
+            ...progress,
+            sessionsDone: progress.sessionsDone + batch.length,
+            messagesDone: progress.messagesDone + messages,
+          };
+        });
+        // Hold each unit near the target lock time: scale the next one by how far this one was off
+        // (bounded steps, aiming a little under the target).
+        const scale = Math.min(1.5, Math.max(0.5, (0.9 * target) / Math.max(elapsed, 0.1)));
+        budget = Math.min(MAX_BATCH_MESSAGES, Math.max(MIN_BATCH_MESSAGES, Math.floor(budget * scale)));
+        index = end;
+        await yieldToEventLoop();
+      }
+
+      progress.phase = 'routes';
+      options.onProgress?.({ ...progress }, builder.report());
+      const routes = reader.routingEntries();
+      for (let i = 0; i < routes.length; i += ROUTES_PER_UNIT) {
+        if (options.signal?.aborted) throw new ImportAbortedError();
+        const part = routes.slice(i, i + ROUTES_PER_UNIT);
+        await unit(async (tx, delta) => {
+          await this.routesWriter.writeRoutes(tx, part, writeOptions(), memory, delta);
+          return { ...progress };
+        });
+        await yieldToEventLoop();
+      }
+
+      progress.phase = 'generations';
+      options.onProgress?.({ ...progress }, builder.report());
+      const generations = this.generations(reader, planned.impliedGenerations);
+      for (let i = 0; i < generations.length; i += GENERATIONS_PER_UNIT) {
+        const part = generations.slice(i, i + GENERATIONS_PER_UNIT);
+        await unit(async (tx) => {
+          await this.routesWriter.writeGenerations(tx, part, writeOptions());
+          return { ...progress };
+        });
+        await yieldToEventLoop();
+      }
+
+      progress.phase = 'done';
+      const report = builder.report();
+      options.onProgress?.({ ...progress }, report);
+      unitTimes.sort((a, b) => a - b);
+      const at = (q: number) =>
+        unitTimes.length ? unitTimes[Math.min(unitTimes.length - 1, Math.floor(unitTimes.length * q))] : 0;
+      return {
+        report,
+        conversations: builder.conversationsWith(),
+        progress: { ...progress },
+        ...stats,
+        unitP50Ms: at(0.5),
+        unitP95Ms: at(0.95),
+      };
+    } finally {
+      reader?.close();
+      snapshot.release();
+    }
+  }
+
+  private transaction<T>(dryRun: boolean, work: (tx: Tx) => Promise<T>): Promise<T> {
+    return dryRun ? this.uow.rehearse(work) : this.uow.run(null, work);
+  }
+
+  /**
+   * Reads every session's planning columns, maps ids and profiles, and plans the lineage of the
+   * whole file (parents outside it are looked up here).
+   */
+  private async plan(reader: HermesReader, fallbackProfile: string, builder: ImportReportBuilder) {
+    let rows: HermesSessionRow[];
+    let counts: Map<string, number>;
+    try {
+      rows = reader.planningRows();
+      counts = reader.messageCounts();
+    } catch (error) {
+      throw ImportInputError.fromSqlite(error);
+    }
+    const now = this.clock.now();
+    const nodes: LineageNode[] = [];
+    const bySourceKey = new Map<string, PlannedSession>();
+    const profileNotes = new Map<string, number>();
+    const seen = new Set<string>();
+    for (const row of rows) {
+      const repairs = new Repairs();
+      const rawKey = text(row.id, repairs) ?? '';
+      const mapped = mapSessionId(row.id);
+      if (seen.has(mapped.id)) {
+        builder.warn(`session ${rawKey}: its id maps to ${mapped.id}, which another session of the file has; skipped`);
+        continue;
+      }
+      seen.add(mapped.id);
+      if (mapped.changed) builder.warn(`session ${rawKey}: id is not valid here; imported as ${mapped.id}`);
+      const { profile, note } = resolveProfile(row, fallbackProfile);
+      if (note) profileNotes.set(note, (profileNotes.get(note) ?? 0) + 1);
+      const startedAt = epochMs(row.started_at, 'started_at', repairs, now) ?? 0;
+      const parentRaw = nonEmpty(row.parent_session_id, repairs);
+      nodes.push({
+        id: mapped.id,
+        parentId: parentRaw === null ? null : mapSessionId(parentRaw).id,
+        profile,
+        source: mapSource(row.source),
+        createdSource: mapSource(row.created_source ?? row.source),
+        startedAt,
+        endedAt: epochMs(row.ended_at, 'ended_at', repairs, now),
+        endReason: nonEmpty(row.end_reason, repairs),
+        sessionKey: nonEmpty(row.session_key, repairs),
+        markers: markersOf(row.model_config),
+      });
+      bySourceKey.set(mapped.id, { raw: row.id, id: mapped.id, messages: counts.get(String(row.id)) ?? 0 });
+    }
+    for (const [note, n] of profileNotes) builder.warn(`${note}${n > 1 ? ` (${n} sessions)` : ''}`);
+
+    // Parents that are not in this file may be here already (an earlier import, a pruned source).
+    const missingParents = [
+      ...new Set(nodes.flatMap((node) => (node.parentId && !bySourceKey.has(node.parentId) ? [node.parentId] : []))),
+    ];
+    const existing = new Map<string, LineageNode>();
+    for (const row of await this.sessions.listByIds(this.db, missingParents)) {
+      existing.set(row.id, {
+        id: row.id,
+        parentId: row.parent_session_id,
+        profile: row.profile,
+        source: row.source,
+        createdSource: row.created_source,
+        startedAt: Number(row.started_at),
+        endedAt: row.ended_at === null ? null : Number(row.ended_at),
+        endReason: row.end_reason,
+        sessionKey: row.session_key,
+        markers: {},
+        delegated: Number(row.delegated) === 1,
+      });
+    }
+    const lineage = planLineage(nodes, existing);
+    for (const warning of lineage.warnings) builder.warn(warning);
+    const profiles = new Map(nodes.map((node) => [node.id, node.profile]));
+    return {
+      nodes: new Map(nodes.map((node) => [node.id, node])),
+      order: lineage.order.map((id) => bySourceKey.get(id)!),
+      lineage,
+      profiles,
+      impliedGenerations: lineage.impliedGenerations,
+    };
+  }
+
+  /**
+   * Reads and maps one batch. A batch the file cannot give whole (a corrupt page) is read session
+   * by session; what cannot be read is skipped with a warning — never half-imported.
+   */
+  private read(
+    reader: HermesReader,
+    batch: readonly PlannedSession[],
+    planned: Awaited<ReturnType<HermesImporter['plan']>>,
+    builder: ImportReportBuilder,
+  ): MappedSession[] {
+    const load = (part: readonly PlannedSession[]) => {
+      const raws = part.map((session) => session.raw);
+      return { rows: reader.sessions(raws), messages: reader.messages(raws), usage: reader.usage(raws) };
+    };
+    let loaded: { session: PlannedSession; row: HermesSessionRow; messages: HermesMessageRow[]; usage: HermesRow[] }[];
+    const assemble = (part: readonly PlannedSession[], data: ReturnType<typeof load>) => {
+      const rowsById = new Map(data.rows.map((row) => [mapSessionId(row.id).id, row]));
+      return part.flatMap((session) => {
+        const row = rowsById.get(session.id);
+        if (!row) return [];
+        const key = String(session.raw);
+        return [{ session, row, messages: data.messages.get(key) ?? [], usage: data.usage.get(key) ?? [] }];
+      });
+    };
+    try {
+      loaded = assemble(batch, load(batch));
+    } catch {
+      loaded = [];
+      for (const session of batch) {
+        try {
+          loaded.push(...assemble([session], load([session])));
+        } catch (error) {
+          builder.warn(
+            `session ${String(session.raw)}: cannot be read from the file (${(error as Error).message}); skipped`,
+          );
+        }
+      }
+    }
+    const now = this.clock.now();
+    return loaded.map(({ session, row, messages, usage }) => {
+      const decision = planned.lineage.decisions.get(session.id)!;
+      return mapSession(
+        row,
+        messages,
+        usage,
+        {
+          id: session.id,
+          profile: planned.profiles.get(session.id)!,
+          parentId: decision.parentId,
+          lineageKind: decision.kind,
+          delegated: planned.lineage.delegated.has(session.id),
+          conversationGeneration: planned.lineage.conversationGeneration.get(session.id) ?? 0,
+        },
+        reader.schema,
+        now,
+      );
+    });
+  }
+
+  /** The file's conversation_generations, or (older files) what its reset-class ends imply. */
+  private generations(reader: HermesReader, implied: Map<string, number>) {
+    const out: { source: string; sessionKey: string; generation: number }[] = [];
+    const repairs = new Repairs();
+    if (reader.has('conversation_generations')) {
+      for (const row of reader.generations()) {
+        const sessionKey = nonEmpty(row.session_key, repairs);
+        const generation = counter(row.generation);
+        if (sessionKey && generation > 0) {
+          out.push({ source: text(row.source, repairs) ?? '', sessionKey, generation });
+        }
+      }
+      return out;
+    }
+    for (const [peer, generation] of implied) {
+      const [source, sessionKey] = peer.split('\n');
+      out.push({ source, sessionKey, generation });
+    }
+    return out;
+  }
+}
+
+/**
+ * The tip of a compression chain by the plan: follow compression children, preferring one that
+ * itself ended by compression, then an open one, then the latest (the store's own walk, on the file).
+ */
+function plannedTip(id: string, plan: LineagePlan, nodes: Map<string, LineageNode>): string {
+  const children = new Map<string, LineageNode[]>();
+  for (const [childId, decision] of plan.decisions) {
+    if (decision.kind !== 'compression' || decision.parentId === null) continue;
+    const list = children.get(decision.parentId) ?? [];
+    list.push(nodes.get(childId)!);
+    children.set(decision.parentId, list);
+  }
+  let current = id;
+  for (let step = 0; step < 1000; step++) {
+    const next = children.get(current);
+    if (!next || next.length === 0) return current;
+    const rank = (node: LineageNode) => [
+      node.endReason === 'compression' ? 1 : 0,
+      node.endedAt === null ? 1 : 0,
+      node.startedAt,
+    ];
+    next.sort((a, b) => {
+      const [x, y] = [rank(a), rank(b)];
+      return y[0] - x[0] || y[1] - x[1] || y[2] - x[2] || (a.id < b.id ? 1 : -1);
+    });
+    current = next[0].id;
+  }
+  return current;
+}
+
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));

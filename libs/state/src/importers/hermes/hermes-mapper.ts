@@ -1,0 +1,513 @@
+import { createHash } from 'node:crypto';
+import {
+  HANDOFF_STATES,
+  ID_PATTERN,
+  type LineageKind,
+  MESSAGE_ROLES,
+  type MessageContent,
+  PROFILE_PATTERN,
+  type TitleSource,
+} from '@statehouse/contracts';
+import type { NewMessageRow } from '../../db/database.js';
+import { contentText, previewOf, toolUseParts } from '../../messages/message-content.js';
+import { sanitizeTitle } from '../../shared/sanitize.js';
+import type { NewSessionModelUsageRow } from '../../usage/session-model-usage.repository.js';
+import type { HermesMessageRow, HermesRow, HermesSessionRow } from './hermes-reader.js';
+import type { HermesSchema } from './hermes-schema.js';
+import {
+  cleanJson,
+  counter,
+  epochMs,
+  json,
+  jsonObject,
+  money,
+  nonEmpty,
+  Repairs,
+  text,
+  truthy,
+} from './hermes-values.js';
+
+/** Hermes stores structured content as this prefix followed by JSON. */
+export const JSON_CONTENT_PREFIX = '\u0000json:';
+
+/** The earliest sane time: what a session with no usable time at all is dated (deterministic). */
+const FALLBACK_EPOCH_MS = Date.UTC(2000, 0, 1);
+
+const sha = (value: string, length = 40) => createHash('sha256').update(value).digest('hex').slice(0, length);
+
+/**
+ * Statehouse ids are `[A-Za-z0-9._:-]{1,128}`. A Hermes id outside that alphabet gets a stable
+ * derived id (the same on every run, so re-imports and parent references still meet).
+ */
+export function mapSessionId(raw: unknown): { id: string; changed: boolean } {
+  const value = typeof raw === 'string' ? raw : Buffer.isBuffer(raw) ? raw.toString('utf8') : String(raw);
+  if (ID_PATTERN.test(value)) return { id: value, changed: false };
+  return { id: `hermes-${sha(value, 32)}`, changed: true };
+}
+
+/** Source labels are `[a-z0-9][a-z0-9_.-]*` (≤ 64); others are folded into that alphabet. */
+export function mapSource(raw: unknown): string {
+  const value = typeof raw === 'string' ? raw : raw === null || raw === undefined ? '' : String(raw);
+  if (/^[a-z0-9][a-z0-9_.-]{0,63}$/.test(value)) return value;
+  const folded = value
+    .toLowerCase()
+    .replace(/[^a-z0-9_.-]+/g, '-')
+    .replace(/^[^a-z0-9]+/, '')
+    .slice(0, 64)
+    .replace(/[-_.]+$/, '');
+  return folded || 'unknown';
+}
+
+/** Profile names are `[a-z0-9][a-z0-9_-]{0,63}`; a name outside it is folded (null if nothing is left). */
+export function foldProfile(raw: string): string | null {
+  if (PROFILE_PATTERN.test(raw)) return raw;
+  const folded = raw
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]+/g, '-')
+    .replace(/^[^a-z0-9]+/, '')
+    .slice(0, 64)
+    .replace(/[-_]+$/, '');
+  return PROFILE_PATTERN.test(folded) ? folded : null;
+}
+
+/**
+ * The owning profile: `profile_name`, else `origin_json.profile`, else the profile the import was
+ * given (else `default`).
+ */
+export function resolveProfile(
+  row: Pick<HermesSessionRow, 'profile_name' | 'origin_json'>,
+  fallback: string,
+): { profile: string; note: string | null } {
+  const repairs = new Repairs();
+  const named = nonEmpty(row.profile_name, repairs);
+  const origin = named === null ? jsonObject(row.origin_json, 'origin_json', repairs) : null;
+  const fromOrigin = origin && typeof origin.profile === 'string' && origin.profile.trim() ? origin.profile : null;
+  const wanted = named ?? fromOrigin;
+  if (wanted === null) return { profile: fallback, note: null };
+  const folded = foldProfile(wanted.trim());
+  if (folded === null) return { profile: fallback, note: `profile "${wanted}" is not a valid name; used ${fallback}` };
+  return { profile: folded, note: folded === wanted.trim() ? null : `profile "${wanted}" imported as "${folded}"` };
+}
+
+/** Lineage markers in a child's model_config name parents by their Hermes ids. */
+export function markersOf(modelConfig: unknown): { branch?: string; delegate?: string; reset?: string } {
+  const config = jsonObject(modelConfig, 'model_config', new Repairs());
+  if (!config) return {};
+  const mark = (value: unknown) => (typeof value === 'string' && value ? mapSessionId(value).id : undefined);
+  return {
+    branch: mark(config._branched_from),
+    delegate: mark(config._delegate_from),
+    reset: mark(config._reset_from),
+  };
+}
+
+const TITLE_SOURCES: Record<string, TitleSource> = {
+  user: 'user',
+  llm: 'llm',
+  derived: 'derived',
+  // A branch title is made from the parent's: automatic.
+  branch: 'derived',
+  branch_fallback: 'derived',
+};
+
+/** The session fields a later import may move (the base of a three-way update). */
+export interface SessionSnapshot {
+  source: string;
+  sessionKey: string | null;
+  userId: string | null;
+  chatId: string | null;
+  chatType: string | null;
+  threadId: string | null;
+  displayName: string | null;
+  origin: string | null;
+  transportProfile: string | null;
+  model: string | null;
+  modelConfig: string | null;
+  title: string | null;
+  titleSource: TitleSource | null;
+  endedAt: number | null;
+  endReason: string | null;
+  archived: 0 | 1;
+  pinned: 0 | 1;
+  hidden: 0 | 1;
+  handoffState: string | null;
+  handoffPlatform: string | null;
+  handoffError: string | null;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  reasoningTokens: number;
+  estimatedCostUsd: number;
+  lastActivityAt: number;
+  parentId: string | null;
+  lineageKind: LineageKind | null;
+}
+
+export interface MappedMessage {
+  sourceId: number;
+  /** Of the content (not of the visibility, which may move). */
+  fingerprint: string;
+  row: Omit<NewMessageRow, 'session_id' | 'substring_indexed' | 'active' | 'compacted'>;
+  active: 0 | 1;
+  compacted: 0 | 1;
+  /** Counted in message_count: shown (not hidden) and not rewound. */
+  counted: boolean;
+  /** Tool calls it counts in tool_call_count (none once rewound). */
+  toolCalls: number;
+  /** Tool calls it carries, whatever its visibility. */
+  toolCallsTotal: number;
+  preview: string | null;
+}
+
+export interface MappedSession {
+  sourceId: string;
+  id: string;
+  identity: string;
+  profile: string;
+  createdSource: string;
+  startedAt: number;
+  snapshot: SessionSnapshot;
+  conversationGeneration: number;
+  delegated: boolean;
+  messages: MappedMessage[];
+  messagesHash: string;
+  /** First shown user message (compacted included: it is still the conversation's opening). */
+  preview: string | null;
+  usage: NewSessionModelUsageRow[];
+  warnings: string[];
+}
+
+export interface SessionPlan {
+  id: string;
+  profile: string;
+  parentId: string | null;
+  lineageKind: LineageKind | null;
+  delegated: boolean;
+  conversationGeneration: number;
+}
+
+const bit = (value: boolean): 0 | 1 => (value ? 1 : 0);
+
+/** Maps one Hermes session (with its messages and usage rows) to what Statehouse stores. */
+export function mapSession(
+  row: HermesSessionRow,
+  messageRows: readonly HermesMessageRow[],
+  usageRows: readonly HermesRow[],
+  plan: SessionPlan,
+  schema: HermesSchema,
+  now: number,
+): MappedSession {
+  const repairs = new Repairs();
+  const warnings: string[] = [];
+  const sourceId = text(row.id, repairs) ?? '';
+  const source = mapSource(row.source);
+  const createdSource = mapSource(row.created_source ?? row.source);
+
+  const messages = mapMessages(messageRows, schema, repairs, warnings, sourceId, now);
+  const firstMessageAt = messages.length > 0 ? Number(messages[0].row.timestamp) : null;
+  const lastMessageAt = messages.reduce((max, m) => Math.max(max, Number(m.row.timestamp)), 0) || null;
+
+  let endedAt = epochMs(row.ended_at, 'ended_at', repairs, now);
+  const endReason = nonEmpty(row.end_reason, repairs);
+  const startedRaw = epochMs(row.started_at, 'started_at', repairs, now);
+  const startedAt = startedRaw ?? firstMessageAt ?? endedAt ?? FALLBACK_EPOCH_MS;
+  if (startedRaw === null && (row.started_at === null || row.started_at === undefined)) {
+    warnings.push(`session ${sourceId}: no start time; dated from its first message or end`);
+  }
+  if (endedAt === null && endReason !== null) endedAt = Math.max(startedAt, lastMessageAt ?? startedAt);
+  if (endedAt !== null && endedAt < startedAt) endedAt = startedAt;
+  const lastActivityAt = Math.max(
+    startedAt,
+    epochMs(row.last_activity_at, 'last_activity_at', repairs, now) ?? 0,
+    lastMessageAt ?? 0,
+    endedAt ?? 0,
+  );
+
+  const origin = jsonObject(row.origin_json, 'origin_json', repairs);
+  const workspace = {
+    cwd: nonEmpty(row.cwd, repairs) ?? undefined,
+    gitBranch: nonEmpty(row.git_branch, repairs) ?? undefined,
+    gitRepoRoot: nonEmpty(row.git_repo_root, repairs) ?? undefined,
+  };
+  const hasWorkspace = Object.values(workspace).some((value) => value !== undefined);
+  const mergedOrigin = hasWorkspace && !(origin && 'workspace' in origin) ? { ...(origin ?? {}), workspace } : origin;
+  const modelConfig = jsonObject(row.model_config, 'model_config', repairs);
+
+  const title = sanitizeTitle(text(row.title, repairs));
+  const rawTitleSource = nonEmpty(row.title_source, repairs);
+  const titleSource: TitleSource | null =
+    title === null ? null : rawTitleSource === null ? 'llm' : (TITLE_SOURCES[rawTitleSource] ?? 'derived');
+
+  const handoffRaw = nonEmpty(row.handoff_state, repairs);
+  const handoffState =
+    handoffRaw !== null && (HANDOFF_STATES as readonly string[]).includes(handoffRaw) ? handoffRaw : null;
+  if (handoffRaw !== null && handoffState === null) {
+    warnings.push(`session ${sourceId}: unknown handoff state "${handoffRaw}" left out`);
+  }
+
+  const snapshot: SessionSnapshot = {
+    source,
+    sessionKey: nonEmpty(row.session_key, repairs),
+    userId: nonEmpty(row.user_id, repairs),
+    chatId: nonEmpty(row.chat_id, repairs),
+    chatType: nonEmpty(row.chat_type, repairs),
+    threadId: nonEmpty(row.thread_id, repairs),
+    displayName: nonEmpty(row.display_name, repairs),
+    origin: mergedOrigin ? JSON.stringify(mergedOrigin) : null,
+    transportProfile: nonEmpty(row.transport_profile, repairs),
+    model: nonEmpty(row.model, repairs),
+    modelConfig: modelConfig ? JSON.stringify(modelConfig) : null,
+    title,
+    titleSource,
+    endedAt,
+    endReason: endedAt === null ? null : (endReason ?? 'unknown'),
+    archived: bit(truthy(row.archived) || truthy(row.auto_archived)),
+    pinned: bit(truthy(row.pinned)),
+    hidden: bit(truthy(row.hidden)),
+    handoffState,
+    handoffPlatform: handoffState === null ? null : nonEmpty(row.handoff_platform, repairs),
+    handoffError: handoffState === null ? null : nonEmpty(row.handoff_error, repairs),
+    inputTokens: counter(row.input_tokens),
+    outputTokens: counter(row.output_tokens),
+    cacheReadTokens: counter(row.cache_read_tokens),
+    cacheWriteTokens: counter(row.cache_write_tokens),
+    reasoningTokens: counter(row.reasoning_tokens),
+    estimatedCostUsd: money(row.estimated_cost_usd) ?? 0,
+    lastActivityAt,
+    parentId: plan.parentId,
+    lineageKind: plan.lineageKind,
+  };
+
+  const usage = mapUsage(row, usageRows, snapshot, plan.id, startedAt, repairs, now);
+  warnings.push(...repairs.describe(`session ${sourceId}`));
+  const messagesHash = sha(
+    messages.map((m) => `${m.sourceId}:${m.fingerprint}:${m.active}${m.compacted}`).join('\n'),
+    64,
+  );
+  return {
+    sourceId,
+    id: plan.id,
+    identity: sha(`${sourceId}\n${createdSource}\n${startedAt}`),
+    profile: plan.profile,
+    createdSource,
+    startedAt,
+    snapshot,
+    conversationGeneration: plan.conversationGeneration,
+    delegated: plan.delegated,
+    messages,
+    messagesHash,
+    preview: messages.find((m) => m.preview !== null)?.preview ?? null,
+    usage,
+    warnings,
+  };
+}
+
+const ROLE_ALIASES: Record<string, string> = { developer: 'system', function: 'tool' };
+
+function mapMessages(
+  rows: readonly HermesMessageRow[],
+  schema: HermesSchema,
+  repairs: Repairs,
+  warnings: string[],
+  sessionId: string,
+  now: number,
+): MappedMessage[] {
+  const hasActive = schema.messageColumns.has('active');
+  const hasCompacted = schema.messageColumns.has('compacted');
+  const seenPlatformIds = new Set<string>();
+  const unknownRoles = new Set<string>();
+  let duplicatePlatformIds = 0;
+  let previousAt: number | null = null;
+  const out: MappedMessage[] = [];
+  for (const row of rows) {
+    const sourceId = Number(row.id);
+    if (!Number.isSafeInteger(sourceId)) continue;
+    const rawRole = text(row.role, repairs) ?? '';
+    let role = ROLE_ALIASES[rawRole] ?? rawRole;
+    if (!(MESSAGE_ROLES as readonly string[]).includes(role)) {
+      unknownRoles.add(rawRole);
+      role = 'system';
+    }
+    const { content, contentJson, structured } = mapContent(row.content, repairs);
+    const toolCallsValue = json(row.tool_calls, 'messages.tool_calls', repairs);
+    const toolCalls = Array.isArray(toolCallsValue)
+      ? toolCallsValue
+      : toolCallsValue === undefined || toolCallsValue === null
+        ? null
+        : [toolCallsValue];
+    const timestamp: number =
+      epochMs(row.timestamp, 'messages.timestamp', repairs, now) ?? previousAt ?? FALLBACK_EPOCH_MS;
+    previousAt = timestamp;
+    let platformMessageId = nonEmpty(row.platform_message_id, repairs);
+    if (platformMessageId !== null) {
+      if (seenPlatformIds.has(platformMessageId)) {
+        duplicatePlatformIds++;
+        platformMessageId = null;
+      } else {
+        seenPlatformIds.add(platformMessageId);
+      }
+    }
+    const displayRaw = nonEmpty(row.display_kind, repairs);
+    const displayKind = truthy(row._compressed_summary)
+      ? 'compaction_summary'
+      : displayRaw === 'hidden'
+        ? 'hidden'
+        : displayRaw === 'compaction_summary' || displayRaw === 'summary'
+          ? 'compaction_summary'
+          : 'visible';
+    const active = !hasActive || row.active === null || row.active === undefined || truthy(row.active);
+    const compacted = !active && hasCompacted && truthy(row.compacted);
+    const tokenCount = row.token_count === null || row.token_count === undefined ? null : counter(row.token_count);
+    const mapped: MappedMessage['row'] = {
+      role,
+      content,
+      content_json: contentJson,
+      tool_call_id: nonEmpty(row.tool_call_id, repairs),
+      tool_calls: toolCalls ? JSON.stringify(toolCalls) : null,
+      tool_name: nonEmpty(row.tool_name, repairs),
+      timestamp,
+      token_count: tokenCount,
+      finish_reason: nonEmpty(row.finish_reason, repairs),
+      reasoning: nonEmpty(row.reasoning, repairs) ?? nonEmpty(row.reasoning_content, repairs),
+      display_kind: displayKind,
+      platform_message_id: platformMessageId,
+    };
+    const shown = displayKind !== 'hidden';
+    const live = active || compacted;
+    const calls = (toolCalls?.length ?? 0) + toolUseParts(structured);
+    out.push({
+      sourceId,
+      fingerprint: sha(
+        JSON.stringify([
+          mapped.role,
+          mapped.content,
+          mapped.content_json,
+          mapped.tool_call_id,
+          mapped.tool_calls,
+          mapped.tool_name,
+          mapped.timestamp,
+          mapped.token_count,
+          mapped.finish_reason,
+          mapped.reasoning,
+          mapped.display_kind,
+          mapped.platform_message_id,
+        ]),
+      ),
+      row: mapped,
+      active: bit(active),
+      compacted: bit(compacted),
+      counted: shown && live,
+      toolCalls: live ? calls : 0,
+      toolCallsTotal: calls,
+      preview: role === 'user' && shown && live ? previewOf(content) : null,
+    });
+  }
+  if (unknownRoles.size > 0) {
+    warnings.push(
+      `session ${sessionId}: messages with unknown roles (${[...unknownRoles].join(', ')}) imported as system`,
+    );
+  }
+  if (duplicatePlatformIds > 0) {
+    warnings.push(
+      `session ${sessionId}: ${duplicatePlatformIds} message(s) repeated a platform message id; kept without it`,
+    );
+  }
+  return out;
+}
+
+/** Plain text, or `"\x00json:"` + JSON decoded into structured content (its text is what search reads). */
+export function mapContent(
+  raw: unknown,
+  repairs: Repairs,
+): { content: string | null; contentJson: string | null; structured?: MessageContent } {
+  const value = Buffer.isBuffer(raw) ? raw.toString('utf8') : raw;
+  if (typeof value === 'string' && value.startsWith(JSON_CONTENT_PREFIX)) {
+    const body = value.slice(JSON_CONTENT_PREFIX.length);
+    let parsed: unknown;
+    try {
+      parsed = cleanJson(JSON.parse(body), repairs);
+    } catch {
+      repairs.invalidJson.push('messages.content');
+      return { content: text(body, repairs), contentJson: null };
+    }
+    if (parsed === null) return { content: null, contentJson: null };
+    if (typeof parsed === 'string') return { content: parsed, contentJson: null };
+    if (typeof parsed !== 'object') return { content: String(parsed), contentJson: null };
+    const structured = parsed as MessageContent;
+    return { content: contentText(structured), contentJson: JSON.stringify(parsed), structured };
+  }
+  return { content: text(value, repairs), contentJson: null };
+}
+
+/**
+ * Per-model usage rows: Hermes' own `session_model_usage` when the file has it, else one main-loop
+ * row built from the session's counters (so usage by model covers every imported session).
+ */
+function mapUsage(
+  row: HermesSessionRow,
+  usageRows: readonly HermesRow[],
+  snapshot: SessionSnapshot,
+  sessionId: string,
+  startedAt: number,
+  repairs: Repairs,
+  now: number,
+): NewSessionModelUsageRow[] {
+  const key = (u: NewSessionModelUsageRow) =>
+    [u.model, u.billing_provider, u.billing_base_url, u.billing_mode, u.task].join('\n');
+  const out = new Map<string, NewSessionModelUsageRow>();
+  for (const usage of usageRows) {
+    const mapped: NewSessionModelUsageRow = {
+      session_id: sessionId,
+      model: nonEmpty(usage.model, repairs) ?? 'unknown',
+      billing_provider: text(usage.billing_provider, repairs) ?? '',
+      billing_base_url: text(usage.billing_base_url, repairs) ?? '',
+      billing_mode: text(usage.billing_mode, repairs) ?? '',
+      task: text(usage.task, repairs) ?? '',
+      api_call_count: counter(usage.api_call_count),
+      input_tokens: counter(usage.input_tokens),
+      output_tokens: counter(usage.output_tokens),
+      cache_read_tokens: counter(usage.cache_read_tokens),
+      cache_write_tokens: counter(usage.cache_write_tokens),
+      reasoning_tokens: counter(usage.reasoning_tokens),
+      estimated_cost_usd: money(usage.estimated_cost_usd) ?? 0,
+      actual_cost_usd: money(usage.actual_cost_usd),
+      cost_status: nonEmpty(usage.cost_status, repairs),
+      cost_source: nonEmpty(usage.cost_source, repairs),
+      first_seen: epochMs(usage.first_seen, 'session_model_usage.first_seen', repairs, now),
+      last_seen: epochMs(usage.last_seen, 'session_model_usage.last_seen', repairs, now),
+    };
+    out.set(key(mapped), mapped);
+  }
+  if (out.size > 0) return [...out.values()];
+  const apiCalls = counter(row.api_call_count);
+  const actual = money(row.actual_cost_usd);
+  const anything =
+    snapshot.model !== null ||
+    apiCalls > 0 ||
+    snapshot.inputTokens + snapshot.outputTokens + snapshot.cacheReadTokens + snapshot.cacheWriteTokens > 0 ||
+    snapshot.estimatedCostUsd > 0;
+  if (!anything) return [];
+  return [
+    {
+      session_id: sessionId,
+      model: snapshot.model ?? 'unknown',
+      billing_provider: text(row.billing_provider, repairs) ?? '',
+      billing_base_url: text(row.billing_base_url, repairs) ?? '',
+      billing_mode: text(row.billing_mode, repairs) ?? '',
+      task: '',
+      api_call_count: apiCalls,
+      input_tokens: snapshot.inputTokens,
+      output_tokens: snapshot.outputTokens,
+      cache_read_tokens: snapshot.cacheReadTokens,
+      cache_write_tokens: snapshot.cacheWriteTokens,
+      reasoning_tokens: snapshot.reasoningTokens,
+      estimated_cost_usd: snapshot.estimatedCostUsd,
+      actual_cost_usd: actual,
+      cost_status: nonEmpty(row.cost_status, repairs),
+      cost_source: nonEmpty(row.cost_source, repairs),
+      first_seen: startedAt,
+      last_seen: snapshot.lastActivityAt,
+    },
+  ];
+}

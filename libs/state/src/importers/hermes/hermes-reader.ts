@@ -1,0 +1,221 @@
+import Database from 'better-sqlite3';
+import { chunk } from '../../shared/sql-dialect.js';
+import { ImportInputError } from '../import-errors.js';
+import {
+  type HermesSchema,
+  MESSAGE_CORE,
+  MESSAGE_OPTIONAL,
+  type MessageColumn,
+  probeHermesSchema,
+  SESSION_CORE,
+  SESSION_OPTIONAL,
+  type SessionColumn,
+} from './hermes-schema.js';
+
+export type HermesSessionRow = Partial<Record<SessionColumn, unknown>> & { id: unknown };
+export type HermesMessageRow = Partial<Record<MessageColumn, unknown>> & { id: unknown; session_id: unknown };
+export type HermesRow = Record<string, unknown>;
+
+/** The columns lineage, profiles and planning need: read for every session up front. */
+const PLANNING_COLUMNS: SessionColumn[] = [
+  'id',
+  'source',
+  'created_source',
+  'parent_session_id',
+  'started_at',
+  'ended_at',
+  'end_reason',
+  'session_key',
+  'model_config',
+  'profile_name',
+  'origin_json',
+];
+
+const USAGE_COLUMNS = [
+  'session_id',
+  'model',
+  'billing_provider',
+  'billing_base_url',
+  'billing_mode',
+  'task',
+  'api_call_count',
+  'input_tokens',
+  'output_tokens',
+  'cache_read_tokens',
+  'cache_write_tokens',
+  'reasoning_tokens',
+  'estimated_cost_usd',
+  'actual_cost_usd',
+  'cost_status',
+  'cost_source',
+  'first_seen',
+  'last_seen',
+];
+
+const q = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+/** `select a, b, null as c …`: missing optional columns read as NULL. */
+function selectList(wanted: readonly string[], present: ReadonlySet<string>, alias = ''): string {
+  return wanted
+    .map((column) => (present.has(column) ? `${alias}${q(column)} as ${q(column)}` : `null as ${q(column)}`))
+    .join(', ');
+}
+
+/**
+ * Reads a private copy of a Hermes `state.db` (see hermes-snapshot.ts). The copy is opened
+ * read-write — SQLite may need to replay its `-wal` — and then switched to query-only.
+ */
+export class HermesReader {
+  readonly schema: HermesSchema;
+  private readonly db: Database.Database;
+
+  private constructor(db: Database.Database, schema: HermesSchema) {
+    this.db = db;
+    this.schema = schema;
+  }
+
+  static open(path: string): HermesReader {
+    let db: Database.Database;
+    try {
+      db = new Database(path, { fileMustExist: true });
+    } catch (error) {
+      throw ImportInputError.fromSqlite(error);
+    }
+    try {
+      // The copy may be WAL: reading it replays committed transactions from its -wal.
+      db.prepare('select count(*) from sqlite_master').get();
+      const schema = probeHermesSchema(db);
+      const damage = HermesReader.integrity(db);
+      if (damage) schema.notes.unshift(damage);
+      HermesReader.ensureMessageIndex(db);
+      db.pragma('query_only = 1');
+      return new HermesReader(db, schema);
+    } catch (error) {
+      db.close();
+      if (error instanceof ImportInputError) throw error;
+      throw ImportInputError.fromSqlite(error);
+    }
+  }
+
+  /**
+   * SQLite's structural check of the whole file: a damaged file is still imported as far as it can
+   * be read (each session whole or not at all), and the report says the file is damaged.
+   */
+  private static integrity(db: Database.Database): string | null {
+    try {
+      const rows = db.prepare('pragma quick_check(5)').all() as { quick_check: string }[];
+      const problems = rows.map((row) => row.quick_check).filter((line) => line !== 'ok');
+      return problems.length === 0
+        ? null
+        : `the file fails SQLite's integrity check (${problems.join('; ')}); importing what can be read`;
+    } catch (error) {
+      return `the file fails SQLite's integrity check (${(error as Error).message}); importing what can be read`;
+    }
+  }
+
+  /**
+   * Messages are read per batch of sessions; without an index on session_id each batch would scan
+   * the whole table. The index is created on the private copy only.
+   */
+  private static ensureMessageIndex(db: Database.Database): void {
+    const indexes = db.prepare(`pragma index_list('messages')`).all() as { name: string }[];
+    for (const index of indexes) {
+      const columns = db.prepare(`pragma index_info(${q(index.name)})`).all() as { seqno: number; name: string }[];
+      if (columns.find((column) => column.seqno === 0)?.name === 'session_id') return;
+    }
+    db.exec('create index statehouse_import_messages_session on messages (session_id, id)');
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  has(table: 'session_model_usage' | 'gateway_routing' | 'conversation_generations'): boolean {
+    const columns =
+      table === 'session_model_usage'
+        ? this.schema.usageColumns
+        : table === 'gateway_routing'
+          ? this.schema.routingColumns
+          : this.schema.generationColumns;
+    return columns.size > 0;
+  }
+
+  /** Every session's planning columns (small: no transcript, no prompt). */
+  planningRows(): HermesSessionRow[] {
+    return this.db
+      .prepare(`select ${selectList(PLANNING_COLUMNS, this.schema.sessionColumns)} from sessions`)
+      .all() as HermesSessionRow[];
+  }
+
+  /** Messages per session id (rewound rows included: they are imported as inactive). */
+  messageCounts(): Map<string, number> {
+    const rows = this.db.prepare('select session_id, count(*) as n from messages group by session_id').all() as {
+      session_id: unknown;
+      n: number;
+    }[];
+    return new Map(rows.map((row) => [String(row.session_id), Number(row.n)]));
+  }
+
+  sessions(ids: readonly unknown[]): HermesSessionRow[] {
+    const columns = selectList([...SESSION_CORE, ...SESSION_OPTIONAL], this.schema.sessionColumns);
+    const rows: HermesSessionRow[] = [];
+    for (const part of chunk(ids, 500)) {
+      rows.push(
+        ...(this.db
+          .prepare(`select ${columns} from sessions where id in (${part.map(() => '?').join(',')})`)
+          .all(...(part as never[])) as HermesSessionRow[]),
+      );
+    }
+    return rows;
+  }
+
+  /** Messages of these sessions, grouped by session, each in Hermes id order (the only order). */
+  messages(ids: readonly unknown[]): Map<string, HermesMessageRow[]> {
+    const columns = selectList([...MESSAGE_CORE, ...MESSAGE_OPTIONAL], this.schema.messageColumns);
+    const bySession = new Map<string, HermesMessageRow[]>();
+    for (const part of chunk(ids, 500)) {
+      const rows = this.db
+        .prepare(
+          `select ${columns} from messages where session_id in (${part.map(() => '?').join(',')}) order by session_id, id`,
+        )
+        .all(...(part as never[])) as HermesMessageRow[];
+      for (const row of rows) {
+        const key = String(row.session_id);
+        const list = bySession.get(key) ?? [];
+        list.push(row);
+        bySession.set(key, list);
+      }
+    }
+    return bySession;
+  }
+
+  usage(ids: readonly unknown[]): Map<string, HermesRow[]> {
+    const bySession = new Map<string, HermesRow[]>();
+    if (!this.has('session_model_usage')) return bySession;
+    const columns = selectList(USAGE_COLUMNS, this.schema.usageColumns);
+    for (const part of chunk(ids, 500)) {
+      const rows = this.db
+        .prepare(`select ${columns} from session_model_usage where session_id in (${part.map(() => '?').join(',')})`)
+        .all(...(part as never[])) as HermesRow[];
+      for (const row of rows) {
+        const key = String(row.session_id);
+        const list = bySession.get(key) ?? [];
+        list.push(row);
+        bySession.set(key, list);
+      }
+    }
+    return bySession;
+  }
+
+  routingEntries(): HermesRow[] {
+    if (!this.has('gateway_routing')) return [];
+    const columns = selectList(['scope', 'session_key', 'entry_json', 'updated_at'], this.schema.routingColumns);
+    return this.db.prepare(`select ${columns} from gateway_routing`).all() as HermesRow[];
+  }
+
+  generations(): HermesRow[] {
+    if (!this.has('conversation_generations')) return [];
+    const columns = selectList(['source', 'session_key', 'generation'], this.schema.generationColumns);
+    return this.db.prepare(`select ${columns} from conversation_generations`).all() as HermesRow[];
+  }
+}

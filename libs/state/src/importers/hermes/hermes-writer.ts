@@ -1,0 +1,564 @@
+import type { Principal, TitleSource } from '@statehouse/contracts';
+import type { NewMessageRow, SessionPatch, SessionRow } from '../../db/database.js';
+import type { DeletionEngine } from '../../deletion/deletion.engine.js';
+import { MessageRepository } from '../../messages/message.repository.js';
+import { substringEligible, substringIndexed } from '../../messages/message-content.js';
+import { ProfileRepository } from '../../profiles/profile.repository.js';
+import { isBusy, SessionRepository, ZERO_DELTA } from '../../sessions/session.repository.js';
+import { availableTitle } from '../../sessions/session-titles.js';
+import { DomainError } from '../../shared/errors.js';
+import { titleMayReplace } from '../../shared/sanitize.js';
+import type { SqlDialect } from '../../shared/sql-dialect.js';
+import type { Tx } from '../../shared/unit-of-work.js';
+import { appendTriggerContribution, correctionFor, usageContributions } from '../../stats/usage-contributions.js';
+import { UsageRollupRepository } from '../../stats/usage-rollup.repository.js';
+import { SessionModelUsageRepository } from '../../usage/session-model-usage.repository.js';
+import { ImportLedgerRepository, type ImportSessionRow } from '../import-ledger.repository.js';
+import type { ReportDelta } from '../import-report.js';
+import type { MappedMessage, MappedSession, SessionSnapshot } from './hermes-mapper.js';
+import type { RunMemory } from './hermes-run-memory.js';
+
+export const HERMES_SOURCE = 'hermes';
+
+/** The ledger's snapshot: the source's fields as last imported, plus the title as stored here. */
+type LedgerSnapshot = SessionSnapshot & { storedTitle: string | null };
+
+export interface WriteOptions {
+  onConflict: 'skip' | 'replace';
+  jobId: string | null;
+  actor: Principal;
+  now: number;
+}
+
+/** Plain session fields a later import may move: [snapshot field, column]. */
+const PLAIN_FIELDS = [
+  ['source', 'source'],
+  ['sessionKey', 'session_key'],
+  ['userId', 'user_id'],
+  ['chatId', 'chat_id'],
+  ['chatType', 'chat_type'],
+  ['threadId', 'thread_id'],
+  ['displayName', 'display_name'],
+  ['origin', 'origin'],
+  ['transportProfile', 'transport_profile'],
+  ['model', 'model'],
+  ['modelConfig', 'model_config'],
+  ['archived', 'archived'],
+  ['pinned', 'pinned'],
+  ['hidden', 'hidden'],
+] as const satisfies readonly (readonly [keyof SessionSnapshot, keyof SessionRow])[];
+
+const COUNTERS = [
+  ['inputTokens', 'inputTokens'],
+  ['outputTokens', 'outputTokens'],
+  ['cacheReadTokens', 'cacheReadTokens'],
+  ['cacheWriteTokens', 'cacheWriteTokens'],
+  ['reasoningTokens', 'reasoningTokens'],
+  ['estimatedCostUsd', 'estimatedCostUsd'],
+] as const;
+
+const normalizeCell = (value: unknown) =>
+  typeof value === 'number' || typeof value === 'bigint' ? Number(value) : value;
+const same = (a: unknown, b: unknown) => normalizeCell(a) === normalizeCell(b);
+
+function snapshotsEqual(a: SessionSnapshot, b: SessionSnapshot): boolean {
+  for (const key of Object.keys(b) as (keyof SessionSnapshot)[]) if (!same(a[key], b[key])) return false;
+  return true;
+}
+
+/**
+ * Writes mapped Hermes sessions through the repositories every other write uses — session rows,
+ * messages (search postings follow in the same statements), counters with their revision, routes,
+ * generations, the import ledger — inside the caller's unit of work.
+ */
+export class HermesWriter {
+  private readonly sessions: SessionRepository;
+  private readonly messages = new MessageRepository();
+  private readonly profiles = new ProfileRepository();
+  private readonly ledger = new ImportLedgerRepository();
+  private readonly usage = new SessionModelUsageRepository();
+  private readonly usageRollups = new UsageRollupRepository();
+
+  constructor(
+    dialect: SqlDialect,
+    private readonly deletion: DeletionEngine,
+  ) {
+    this.sessions = new SessionRepository(dialect);
+  }
+
+  async writeSessions(
+    tx: Tx,
+    batch: readonly MappedSession[],
+    options: WriteOptions,
+    memory: RunMemory,
+    delta: ReportDelta,
+  ): Promise<void> {
+    const ledger = await this.ledger.sessionsBySourceIds(
+      tx.db,
+      HERMES_SOURCE,
+      batch.map((session) => session.sourceId),
+    );
+    const existing = new Map(
+      (
+        await this.sessions.listByIds(
+          tx.db,
+          batch.map((session) => session.id),
+        )
+      ).map((row) => [row.id, row]),
+    );
+    for (const session of batch) {
+      for (const warning of session.warnings) delta.warn(warning);
+      const entry = ledger.get(session.sourceId);
+      const row = existing.get(session.id);
+      if (!row) {
+        if (entry && options.onConflict !== 'replace') {
+          delta.sessions.skipped++;
+          delta.messages.skipped += session.messages.length;
+          delta.warn(
+            `session ${session.sourceId}: deleted here since it was imported; not re-created (--on-conflict=replace imports it again)`,
+          );
+          continue;
+        }
+        await this.create(tx, session, options, memory, delta);
+        continue;
+      }
+      const ours =
+        entry !== undefined &&
+        entry.state === 'imported' &&
+        entry.session_id === session.id &&
+        entry.identity === session.identity &&
+        entry.snapshot !== null;
+      if (!ours) {
+        const why = !entry
+          ? 'a session with this id exists here and was not imported from this store'
+          : entry.state !== 'imported'
+            ? 'this id was deleted here and is now held by another session'
+            : 'a different session with this id was imported before (another store?)';
+        await this.conflict(tx, session, row, why, options, memory, delta);
+        continue;
+      }
+      await this.update(tx, session, row, entry, options, memory, delta);
+    }
+  }
+
+  /** A new session with its whole transcript, counters, usage and ledger entries. */
+  private async create(
+    tx: Tx,
+    session: MappedSession,
+    options: WriteOptions,
+    memory: RunMemory,
+    delta: ReportDelta,
+  ): Promise<void> {
+    const s = session.snapshot;
+    await this.profiles.ensure(tx.db, session.profile, options.now);
+    const title = await this.freeTitle(tx, session, s.title, memory, delta);
+    const preview = await this.previewFor(tx, session, memory);
+    await this.sessions.insert(tx.db, {
+      id: session.id,
+      profile: session.profile,
+      source: s.source,
+      created_source: session.createdSource,
+      session_key: s.sessionKey,
+      user_id: s.userId,
+      chat_id: s.chatId,
+      chat_type: s.chatType,
+      thread_id: s.threadId,
+      display_name: s.displayName,
+      origin: s.origin,
+      transport_profile: s.transportProfile,
+      model: s.model,
+      model_config: s.modelConfig,
+      title,
+      title_source: title === null ? null : s.titleSource,
+      parent_session_id: s.parentId,
+      lineage_kind: s.lineageKind,
+      started_at: session.startedAt,
+      ended_at: s.endedAt,
+      end_reason: s.endReason,
+      last_activity_at: s.lastActivityAt,
+      archived: s.archived,
+      pinned: s.pinned,
+      hidden: s.hidden,
+      handoff_state: s.handoffState,
+      handoff_platform: s.handoffPlatform,
+      handoff_error: s.handoffError,
+      delegated: session.delegated ? 1 : 0,
+      conversation_generation: session.conversationGeneration,
+    });
+    const eligible = substringEligible({
+      source: s.source,
+      created_source: session.createdSource,
+      delegated: session.delegated ? 1 : 0,
+    });
+    await this.insertMessages(tx, session.id, session.messages, eligible);
+    const counted = session.messages.filter((m) => m.counted).length;
+    const toolCalls = session.messages.reduce((sum, m) => sum + m.toolCalls, 0);
+    // The same counter statement every append uses (no revision bump at creation, like create()).
+    await this.sessions.applyAppend(
+      tx.db,
+      session.id,
+      {
+        ...ZERO_DELTA,
+        messages: counted,
+        toolCalls,
+        inputTokens: s.inputTokens,
+        outputTokens: s.outputTokens,
+        cacheReadTokens: s.cacheReadTokens,
+        cacheWriteTokens: s.cacheWriteTokens,
+        reasoningTokens: s.reasoningTokens,
+        estimatedCostUsd: s.estimatedCostUsd,
+      },
+      s.lastActivityAt,
+      preview,
+      undefined,
+      {},
+      false,
+    );
+    // The overview counts imported history at its own times: the messages by theirs, the usage at the
+    // last one (docs/stats.md). The session's start is counted by the insert trigger.
+    await this.usageRollups.record(
+      tx.db,
+      usageContributions(
+        { id: session.id, profile: session.profile, source: s.source, model: s.model },
+        countedTimes(session.messages),
+        {
+          inputTokens: s.inputTokens,
+          outputTokens: s.outputTokens,
+          cacheReadTokens: s.cacheReadTokens,
+          cacheWriteTokens: s.cacheWriteTokens,
+          reasoningTokens: s.reasoningTokens,
+          estimatedCostUsd: s.estimatedCostUsd,
+        },
+        s.lastActivityAt,
+      ),
+    );
+    await this.usage.upsertMany(tx.db, session.usage);
+    await this.saveLedger(tx, session, title, options);
+    delta.sessions.created++;
+    delta.messages.created += session.messages.length;
+    if (s.lineageKind) delta.lineage[s.lineageKind]++;
+    this.remember(session, title, preview, memory, delta);
+  }
+
+  /**
+   * Imported before: apply what moved in the source since then (three-way: a field changed here
+   * and not in the source keeps its value here), append new messages, follow rewinds and
+   * compactions of imported ones. Unchanged: skipped, nothing written.
+   */
+  private async update(
+    tx: Tx,
+    session: MappedSession,
+    row: SessionRow,
+    entry: ImportSessionRow,
+    options: WriteOptions,
+    memory: RunMemory,
+    delta: ReportDelta,
+  ): Promise<void> {
+    const base = JSON.parse(entry.snapshot!) as LedgerSnapshot;
+    const s = session.snapshot;
+    const { storedTitle, ...baseFields } = base;
+    if (entry.messages_hash === session.messagesHash && snapshotsEqual(baseFields, s)) {
+      delta.sessions.skipped++;
+      delta.messages.skipped += session.messages.length;
+      return;
+    }
+    const imported = await this.ledger.messagesOf(tx.db, session.id);
+    const fresh: MappedMessage[] = [];
+    const moved: { message: MappedMessage; messageId: number; was: { active: number; compacted: number } }[] = [];
+    let changed = 0;
+    for (const message of session.messages) {
+      const known = imported.get(message.sourceId);
+      if (!known) fresh.push(message);
+      else if (known.fingerprint !== message.fingerprint) changed++;
+      else if (Number(known.active) !== message.active || Number(known.compacted) !== message.compacted) {
+        moved.push({
+          message,
+          messageId: Number(known.message_id),
+          was: { active: Number(known.active), compacted: Number(known.compacted) },
+        });
+      }
+    }
+    if (changed > 0) {
+      await this.conflict(
+        tx,
+        session,
+        row,
+        `${changed} message(s) imported before changed in the source`,
+        options,
+        memory,
+        delta,
+      );
+      return;
+    }
+    const highest = Math.max(0, ...[...imported.keys()]);
+    if (fresh.some((message) => message.sourceId < highest)) {
+      delta.warn(`session ${session.sourceId}: messages older than imported ones were appended at the end`);
+    }
+
+    // Session fields: three-way merge against the snapshot of the last import.
+    const patch: SessionPatch = {};
+    for (const [field, column] of PLAIN_FIELDS) {
+      if (!same(s[field], base[field]) && same(row[column], base[field])) {
+        (patch as Record<string, unknown>)[column] = s[field];
+      }
+    }
+    const handoffMoved =
+      s.handoffState !== base.handoffState ||
+      s.handoffPlatform !== base.handoffPlatform ||
+      s.handoffError !== base.handoffError;
+    if (
+      handoffMoved &&
+      row.handoff_state === base.handoffState &&
+      row.handoff_platform === base.handoffPlatform &&
+      row.handoff_error === base.handoffError
+    ) {
+      patch.handoff_state = s.handoffState;
+      patch.handoff_platform = s.handoffPlatform;
+      patch.handoff_error = s.handoffError;
+    }
+    const endMoved = !same(s.endedAt, base.endedAt) || s.endReason !== base.endReason;
+    if (endMoved && same(row.ended_at, base.endedAt) && row.end_reason === base.endReason) {
+      patch.ended_at = s.endedAt;
+      patch.end_reason = s.endReason;
+    }
+    const lineageMoved = s.parentId !== base.parentId || s.lineageKind !== base.lineageKind;
+    if (lineageMoved && row.parent_session_id === base.parentId && row.lineage_kind === base.lineageKind) {
+      patch.parent_session_id = s.parentId;
+      patch.lineage_kind = s.lineageKind;
+      if (s.lineageKind) delta.lineage[s.lineageKind]++;
+    }
+    let title = row.title;
+    const titleMoved = s.title !== base.title || s.titleSource !== base.titleSource;
+    if (
+      titleMoved &&
+      row.title === storedTitle &&
+      titleMayReplace(row.title === null ? null : (row.title_source as TitleSource | null), s.titleSource ?? 'derived')
+    ) {
+      // Unique in the profile the session lives in now (it may have been moved since).
+      title = await this.freeTitle(tx, { ...session, profile: row.profile }, s.title, memory, delta);
+      patch.title = title;
+      patch.title_source = title === null ? null : s.titleSource;
+    }
+    if (Object.keys(patch).length > 0) await this.sessions.update(tx.db, session.id, patch);
+
+    // Visibility the source moved (a later rewind or compaction), where nobody changed it here.
+    const current = await this.messages.visibilityOf(
+      tx.db,
+      session.id,
+      moved.map((m) => m.messageId),
+    );
+    let countedDelta = 0;
+    let toolCallDelta = 0;
+    const groups = new Map<string, { messageIds: number[]; sourceIds: number[] }>();
+    for (const { message, messageId, was } of moved) {
+      const now = current.get(messageId);
+      if (!now || now.active !== was.active || now.compacted !== was.compacted) continue;
+      const shown = now.displayKind !== 'hidden';
+      const liveBefore = was.active === 1 || was.compacted === 1;
+      const liveAfter = message.active === 1 || message.compacted === 1;
+      if (shown) countedDelta += Number(liveAfter) - Number(liveBefore);
+      if (liveBefore !== liveAfter) toolCallDelta += (liveAfter ? 1 : -1) * message.toolCallsTotal;
+      const key = `${message.active}${message.compacted}`;
+      const group = groups.get(key) ?? { messageIds: [], sourceIds: [] };
+      group.messageIds.push(messageId);
+      group.sourceIds.push(message.sourceId);
+      groups.set(key, group);
+    }
+    for (const [key, group] of groups) {
+      const visibility = { active: Number(key[0]) as 0 | 1, compacted: Number(key[1]) as 0 | 1 };
+      await this.messages.setVisibility(tx.db, session.id, group.messageIds, visibility);
+      await this.ledger.setMessageVisibility(tx.db, session.id, group.sourceIds, visibility);
+    }
+
+    const eligible = substringEligible(row);
+    await this.insertMessages(tx, session.id, fresh, eligible);
+    const counterDelta = {
+      ...ZERO_DELTA,
+      messages: fresh.filter((m) => m.counted).length + countedDelta,
+      toolCalls: fresh.reduce((sum, m) => sum + m.toolCalls, 0) + toolCallDelta,
+    };
+    for (const [field, key] of COUNTERS) counterDelta[key] = s[field] - base[field];
+    const preview = fresh.find((m) => m.preview !== null)?.preview ?? null;
+    await this.sessions.applyAppend(
+      tx.db,
+      session.id,
+      counterDelta,
+      Math.max(s.lastActivityAt, Number(row.last_activity_at)),
+      preview,
+      undefined,
+      {},
+    );
+    // That counter update bumped the revision, so the sessions trigger rolled it up at the last
+    // activity; put the new messages at their own times and the usage at the last of them instead.
+    const after = (await this.sessions.findById(tx.db, session.id))!;
+    const who = { id: session.id, profile: after.profile, source: after.source, model: after.model };
+    const lastActivityAt = Number(after.last_activity_at);
+    await this.usageRollups.record(
+      tx.db,
+      correctionFor(
+        usageContributions(
+          who,
+          countedTimes(fresh),
+          {
+            inputTokens: counterDelta.inputTokens,
+            outputTokens: counterDelta.outputTokens,
+            cacheReadTokens: counterDelta.cacheReadTokens,
+            cacheWriteTokens: counterDelta.cacheWriteTokens,
+            reasoningTokens: counterDelta.reasoningTokens,
+            estimatedCostUsd: counterDelta.estimatedCostUsd,
+          },
+          lastActivityAt,
+        ),
+        appendTriggerContribution({ ...who, lastActivityAt }, counterDelta),
+      ),
+    );
+    await this.usage.upsertMany(tx.db, session.usage);
+    await this.saveLedger(tx, session, title, options);
+    delta.sessions.updated++;
+    delta.messages.created += fresh.length;
+    delta.messages.skipped += session.messages.length - fresh.length;
+    this.remember(session, title, row.preview ?? preview, memory, delta);
+  }
+
+  /** The id is taken here by something else: left alone, or (--on-conflict=replace) replaced. */
+  private async conflict(
+    tx: Tx,
+    session: MappedSession,
+    row: SessionRow,
+    why: string,
+    options: WriteOptions,
+    memory: RunMemory,
+    delta: ReportDelta,
+  ): Promise<void> {
+    delta.sessions.conflicts++;
+    if (options.onConflict !== 'replace') {
+      delta.messages.skipped += session.messages.length;
+      delta.warn(`conflict: session ${session.id}: ${why}; left alone (--on-conflict=replace overwrites it)`);
+      return;
+    }
+    if (isBusy(row, options.now)) {
+      delta.messages.skipped += session.messages.length;
+      delta.warn(`conflict: session ${session.id}: ${why}; it has a live turn, so it was not replaced`);
+      return;
+    }
+    // Through the deletion engine: a receipt, delegate children with it, other children orphaned.
+    const plan = await this.deletion.plan(tx.db, [row], false);
+    await this.deletion.execute(tx, plan, {
+      origin: 'import_replace',
+      intent: 'maintenance',
+      reason: 'import_replace',
+      actor: options.actor,
+    });
+    delta.warn(`conflict: session ${session.id}: ${why}; replaced by the imported one`);
+    const created = delta.sessions.created;
+    await this.create(tx, session, options, memory, delta);
+    // Counted as an update of the id: the session was there before.
+    delta.sessions.created = created;
+    delta.sessions.updated++;
+  }
+
+  private async insertMessages(
+    tx: Tx,
+    sessionId: string,
+    messages: readonly MappedMessage[],
+    eligible: boolean,
+  ): Promise<void> {
+    if (messages.length === 0) return;
+    const rows: NewMessageRow[] = messages.map((m) => ({
+      ...m.row,
+      session_id: sessionId,
+      active: m.active,
+      compacted: m.compacted,
+      substring_indexed: substringIndexed(eligible, m.row.role),
+    }));
+    const ids = await this.messages.insertMany(tx.db, rows);
+    await this.ledger.insertMessages(
+      tx.db,
+      messages.map((m, index) => ({
+        session_id: sessionId,
+        source_message_id: m.sourceId,
+        message_id: ids[index],
+        fingerprint: m.fingerprint,
+        active: m.active,
+        compacted: m.compacted,
+      })),
+    );
+  }
+
+  private async saveLedger(tx: Tx, session: MappedSession, title: string | null, options: WriteOptions) {
+    const snapshot: LedgerSnapshot = { ...session.snapshot, storedTitle: title };
+    await this.ledger.upsertSession(tx.db, {
+      source: HERMES_SOURCE,
+      source_session_id: session.sourceId,
+      session_id: session.id,
+      identity: session.identity,
+      snapshot: JSON.stringify(snapshot),
+      messages_hash: session.messagesHash,
+      state: 'imported',
+      job_id: options.jobId,
+      imported_at: options.now,
+    });
+  }
+
+  /**
+   * Titles are unique per profile: a taken one gets the next free "title (n)", with a warning. Titles
+   * given earlier in this run count as taken too (in a dry run the store no longer has them).
+   */
+  private async freeTitle(
+    tx: Tx,
+    session: MappedSession,
+    wanted: string | null,
+    memory: RunMemory,
+    delta: ReportDelta,
+  ): Promise<string | null> {
+    if (wanted === null) return null;
+    const takenInRun = (title: string) => {
+      const holder = memory.titleHolder(session.profile, title);
+      return holder !== undefined && holder !== session.id;
+    };
+    try {
+      let title = await availableTitle(this.sessions, tx.db, session.profile, wanted, 'derived', session.id);
+      for (let n = 2; title !== null && takenInRun(title) && n < 100; n++) {
+        const candidate = `${Array.from(wanted).slice(0, 92).join('')} (${n})`;
+        const holder = await this.sessions.findByTitle(tx.db, session.profile, candidate);
+        if (!holder || holder.id === session.id) title = candidate;
+      }
+      if (title === null || takenInRun(title)) throw new DomainError('validation_failed', 'no free title');
+      if (title !== wanted) delta.warn(`session ${session.id}: title "${wanted}" is taken here; stored as "${title}"`);
+      memory.holdTitle(session.profile, title, session.id);
+      return title;
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      delta.warn(`session ${session.id}: no free variant of the title "${wanted}"; imported untitled`);
+      return null;
+    }
+  }
+
+  /** A compression continuation shows its chain's opening, as a compression made here does. */
+  private async previewFor(tx: Tx, session: MappedSession, memory: RunMemory): Promise<string | null> {
+    const s = session.snapshot;
+    if (s.lineageKind !== 'compression' || s.parentId === null) return session.preview;
+    if (memory.previews.has(s.parentId)) return memory.previews.get(s.parentId) ?? session.preview;
+    const parent = await this.sessions.findById(tx.db, s.parentId);
+    return parent?.preview ?? session.preview;
+  }
+
+  private remember(
+    session: MappedSession,
+    title: string | null,
+    preview: string | null,
+    memory: RunMemory,
+    delta: ReportDelta,
+  ): void {
+    memory.written.set(session.id, session.profile);
+    memory.previews.set(session.id, preview);
+    if (session.snapshot.lineageKind !== 'compression' && !session.delegated) {
+      delta.conversations.push({ id: session.id, title });
+    }
+  }
+}
+
+/** The times of the messages a session counts (shown and not rewound): what the overview counts. */
+function countedTimes(messages: readonly MappedMessage[]) {
+  return messages.filter((m) => m.counted).map((m) => ({ timestamp: Number(m.row.timestamp) }));
+}
