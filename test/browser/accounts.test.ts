@@ -102,6 +102,7 @@ describe('account and administration in a browser', () => {
     for (const path of [
       '/admin/users',
       '/admin/tokens',
+      '/admin/import',
       '/receipts',
       '/receipts/reclaim?through=1',
       '/receipts/any-op',

@@ -200,6 +200,7 @@ describe('overview, receipts and every page in a browser', () => {
       '/settings/account',
       '/admin/users',
       '/admin/tokens',
+      '/admin/import',
       '/no-such-page',
     ];
     const failures: string[] = [];
