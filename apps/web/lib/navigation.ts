@@ -1,3 +1,5 @@
+import { SESSION_FILTER_KEYS, SESSION_VIEW_KEYS } from './session-list-keys';
+
 /**
  * Primary navigation. A new section is one entry here plus a route folder under app/(dashboard)/;
  * the header, active state and profile switcher follow.
@@ -44,20 +46,7 @@ export function isActive(item: NavItem, pathname: string): boolean {
 /** Query keys a page keeps when the profile changes (filters survive; cursors do not). */
 export const PROFILE_SWITCH_KEEPS: Record<string, readonly string[]> = {
   '/': ['period'],
-  '/sessions': [
-    'source',
-    'model',
-    'userId',
-    'startedFrom',
-    'startedTo',
-    'status',
-    'archived',
-    'q',
-    'order',
-    'includeChildren',
-    'limit',
-    'view',
-  ],
+  '/sessions': [...SESSION_FILTER_KEYS, ...SESSION_VIEW_KEYS],
   '/search': ['q', 'role', 'mode', 'source', 'from', 'to'],
   '/routes': ['limit'],
   '/gateways': ['limit'],

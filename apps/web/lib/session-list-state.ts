@@ -1,22 +1,10 @@
 import { type ListSessionsQuery, ListSessionsQuerySchema } from '@statehouse/contracts';
 import { inclusiveEnd } from './dates';
 import { listState, type QueryState } from './params';
+import { SESSION_LIST_KEYS } from './session-list-keys';
 
-/** Keys that narrow the list (the empty state then offers to clear them). */
-export const SESSION_FILTER_KEYS = [
-  'q',
-  'source',
-  'model',
-  'userId',
-  'startedFrom',
-  'startedTo',
-  'status',
-  'archived',
-  'includeChildren',
-] as const;
+export { SESSION_FILTER_KEYS, SESSION_LIST_KEYS } from './session-list-keys';
 
-/** Everything the sessions list shows is in its URL: these keys, validated by the API's own schema. */
-export const SESSION_LIST_KEYS = ['profile', ...SESSION_FILTER_KEYS, 'order', 'limit', 'cursor', 'view'] as const;
 export type SessionListKey = (typeof SESSION_LIST_KEYS)[number];
 export type SessionListRaw = Partial<Record<SessionListKey, string>>;
 export type SessionListState = QueryState<SessionListKey, ListSessionsQuery>;

@@ -1,5 +1,6 @@
 import { MESSAGE_ROLES, SEARCH_MODES } from '@statehouse/contracts';
-import { ChoiceField, DateRangeFields, Field, FilterForm, Input, Select, SubmitButton } from '@/app/ui/common';
+import { DateRangeFields, Field, FilterForm, Input, Select, SubmitButton } from '@/app/ui/common';
+import { FacetFields } from '@/app/ui/sessions/FacetFields';
 import type { Choices } from '@/lib/facets';
 import { humanize } from '@/lib/format';
 import type { SearchRaw } from '@/lib/search-state';
@@ -41,14 +42,7 @@ export function SearchForm({ raw, choices }: { raw: SearchRaw; choices: Choices 
           ))}
         </Select>
       </Field>
-      <ChoiceField
-        id="search-source"
-        name="source"
-        label="Source"
-        anyLabel="Any source"
-        choices={choices.sources}
-        defaultValue={raw.source}
-      />
+      <FacetFields idPrefix="search" facets={['source']} choices={choices} values={{ source: raw.source }} />
       <DateRangeFields
         idPrefix="search"
         names={['from', 'to']}

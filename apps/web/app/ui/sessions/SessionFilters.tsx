@@ -1,16 +1,7 @@
-import {
-  ButtonLink,
-  Checkbox,
-  ChoiceField,
-  DateRangeFields,
-  Field,
-  FilterForm,
-  Input,
-  Select,
-  SubmitButton,
-} from '@/app/ui/common';
+import { ButtonLink, Checkbox, DateRangeFields, Field, FilterForm, Input, Select, SubmitButton } from '@/app/ui/common';
 import type { Choices } from '@/lib/facets';
 import { type SessionListRaw, sessionListHref } from '@/lib/session-list-state';
+import { FacetFields } from './FacetFields';
 
 /**
  * A plain GET form: applying filters is a navigation, so the URL holds the whole list state, the
@@ -33,21 +24,11 @@ export function SessionFilters({ raw, choices }: { raw: SessionListRaw; choices:
           maxLength={200}
         />
       </Field>
-      <ChoiceField
-        id="filter-source"
-        name="source"
-        label="Source"
-        anyLabel="Any source"
-        choices={choices.sources}
-        defaultValue={raw.source}
-      />
-      <ChoiceField
-        id="filter-model"
-        name="model"
-        label="Model"
-        anyLabel="Any model"
-        choices={choices.models}
-        defaultValue={raw.model}
+      <FacetFields
+        idPrefix="filter"
+        facets={['source', 'model']}
+        choices={choices}
+        values={{ source: raw.source, model: raw.model }}
       />
       <Field label="User" htmlFor="filter-user">
         <Input

@@ -4,7 +4,9 @@ export default function ReceiptNotFound() {
   return (
     <NotFoundCard
       title="Receipt not found"
-      description="No receipt has this operation id: it may have been reclaimed, or it belongs to a profile you cannot see."
+      description={
+        'No receipt has this operation id: it may have been reclaimed, or it belongs to a profile you cannot see.'
+      }
       back={{ href: '/receipts', label: 'All receipts' }}
     />
   );
