@@ -98,17 +98,18 @@ describe('overview, receipts and every page in a browser', () => {
     expect(bySource.totals.messages).toBeGreaterThan(50);
     expect(deletions.totals.sessions).toBeGreaterThan(0);
 
+    // Each card and chart streams in on its own: read them as they arrive.
     await page.goto(url('/'));
     const headline = (chart: string) => page.locator(`[data-chart="${chart}"] [data-chart-headline]`).textContent();
-    expect(await headline('messages')).toBe(number(bySource.totals.messages));
-    expect(await headline('conversations')).toBe(number(bySource.totals.conversations));
-    expect(await headline('tokens')).toBe(number(byModel.totals.totalTokens));
-    expect(await headline('cost')).toBe(cost(byModel.totals.costUsd));
-    expect(await headline('deletions')).toBe(number(deletions.totals.sessions));
+    await expect.poll(() => headline('messages')).toBe(number(bySource.totals.messages));
+    await expect.poll(() => headline('conversations')).toBe(number(bySource.totals.conversations));
+    await expect.poll(() => headline('tokens')).toBe(number(byModel.totals.totalTokens));
+    await expect.poll(() => headline('cost')).toBe(cost(byModel.totals.costUsd));
+    await expect.poll(() => headline('deletions')).toBe(number(deletions.totals.sessions));
     const figure = (name: string) => page.locator(`[data-figure="${name}"] .stat__value`).textContent();
-    expect(await figure('messages')).toBe(number(summary.usage.messages));
-    expect(await figure('conversations')).toBe(number(summary.usage.conversations));
-    expect(await figure('activeNow')).toBe(number(summary.activeNow.sessions));
+    await expect.poll(() => figure('messages')).toBe(number(summary.usage.messages));
+    await expect.poll(() => figure('conversations')).toBe(number(summary.usage.conversations));
+    await expect.poll(() => figure('activeNow')).toBe(number(summary.activeNow.sessions));
 
     // One drawn bar per non-zero (day, source) of the API's answer; the table says the same total.
     const nonZero = bySource.buckets.flatMap((bucket) => bucket.groups.filter((group) => group.messages > 0)).length;
