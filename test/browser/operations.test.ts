@@ -85,7 +85,10 @@ describe('lineage, deletion and profiles in a browser', () => {
     await expect
       .poll(() => page.locator('.lineage__tree a[aria-current="page"]').getAttribute('data-node-id'))
       .toBe(CHAIN[0]);
-    expect(await page.getByRole('note').textContent()).toContain(`continues in ${CHAIN[2]}`);
+    // The notice names the tip by its title, and links to it.
+    const notice = page.getByRole('note');
+    expect(await notice.textContent()).toContain('continues in Summarise the incident from last night (support)');
+    expect(await notice.getByRole('link').first().getAttribute('href')).toBe(`/sessions/${CHAIN[2]}`);
 
     // Root → tip.
     await page
