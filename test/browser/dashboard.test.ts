@@ -291,6 +291,19 @@ describe('dashboard in a browser', () => {
     await screenshot('search-hit');
   });
 
+  it('counts search results truly and shows tool output as the transcript does', async () => {
+    const answer = (await (await api('/v1/search?q=results&limit=1')).json()) as {
+      total: { count: number; exact: boolean };
+    };
+    await page.goto(`${stack.webUrl}/search?q=results`);
+    const expected = `${answer.total.count}${answer.total.exact ? '' : '+'} result`;
+    await expect.poll(() => page.getByTestId('search-summary').textContent()).toContain(expected);
+    await page.goto(`${stack.webUrl}/search?q=results&role=tool`);
+    const tool = page.locator('.hit pre.hit__snippet--tool');
+    await expect.poll(() => tool.count()).toBeGreaterThan(0);
+    expect(await tool.first().locator('mark').first().textContent()).toMatch(/results/i);
+  });
+
   it('renders Markdown safely: a GFM table, highlighted code, and hostile input shown as text', async () => {
     const reply = [
       '| Region | p95 |',

@@ -166,6 +166,12 @@ describe('lineage, deletion and profiles in a browser', () => {
     await page.waitForURL(onPath('/receipts'));
     const row = page.locator(`a[data-operation-id="${operationId}"]`);
     await expect.poll(() => row.count()).toBe(1);
+    // Newest first, and the actor by name (the signed-in admin), not as `user:<id>`.
+    const tableRow = page.getByRole('row').filter({ has: row });
+    expect(await page.locator('.receipts-table__seq').first().textContent()).toBe(
+      await tableRow.locator('.receipts-table__seq').textContent(),
+    );
+    expect(await tableRow.locator('.receipts-table__actor').textContent()).toBe('admin');
     await expect.poll(() => page.getByTestId('receipts-live-status').textContent()).toBe('Live');
     await screenshot(page, 'receipts');
     await screenshot(page, 'receipts-dark', { dark: true });
