@@ -65,7 +65,14 @@ export const WireMessageInputSchema = MessageInputSchema.extend({
 }).strict();
 
 export const MessageSchema = z.object({
-  id: z.number().int(),
+  id: z.number().int().describe('store-wide id: the keyset order of a transcript, not a position in it'),
+  ordinal: z
+    .number()
+    .int()
+    .min(1)
+    .describe(
+      "the message's position in its session (1 = first), counting every row of the session in id order, hidden and rewound ones too, so it names the same message in every view",
+    ),
   sessionId: z.string(),
   role: MessageRoleSchema,
   content: MessageContentSchema,

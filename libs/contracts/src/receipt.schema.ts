@@ -85,9 +85,25 @@ export type DeletionReceipt = z.infer<typeof DeletionReceiptSchema>;
 export const ReceiptRefSchema = z.object({ sequence: z.number().int(), operationId: z.string() });
 export type ReceiptRef = z.infer<typeof ReceiptRefSchema>;
 
+export const RECEIPT_ORDERS = ['oldest', 'newest'] as const;
+
 export const ReceiptListQuerySchema = z.object({
   after: z.coerce.number().int().min(0).default(0),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
+  order: z
+    .enum(RECEIPT_ORDERS)
+    .optional()
+    .describe(
+      'oldest (default): replay in sequence order after `after`; newest: the latest first, below `before` (a reading view, not a replay)',
+    ),
+  before: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe(
+      "with order=newest: receipts below this sequence (the previous page's `nextCursor`); default: from the latest",
+    ),
   intent: DeletionIntentSchema.optional(),
   origin: DeletionOriginSchema.optional(),
   profile: ProfileNameSchema.optional(),
@@ -96,7 +112,10 @@ export type ReceiptListQuery = z.infer<typeof ReceiptListQuerySchema>;
 
 export const ReceiptPageSchema = z.object({
   items: z.array(DeletionReceiptSchema),
-  nextCursor: z.string().nullable().describe('the `after` of the next page (a sequence), null at the end'),
+  nextCursor: z
+    .string()
+    .nullable()
+    .describe('the next page (a sequence): its `after` (oldest first) or its `before` (newest first); null at the end'),
   highWater: z.number().int().describe('the highest sequence written so far (for a member: within its own profiles)'),
   floor: z
     .number()

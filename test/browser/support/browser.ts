@@ -42,13 +42,15 @@ export interface TestBrowser {
 }
 
 /** A headless browser with a fresh, throw-away profile (no state leaks between runs). */
-export async function launchBrowser(): Promise<TestBrowser> {
+export async function launchBrowser(options: { timezoneId?: string } = {}): Promise<TestBrowser> {
   const userDataDir = await mkdtemp(join(tmpdir(), 'statehouse-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: chromiumExecutable(),
     headless: true,
     args: CHROMIUM_ARGS,
     viewport: { width: 1360, height: 900 },
+    // A fixed zone (not the machine's): times and day separators are the viewer's, and tests say whose.
+    timezoneId: options.timezoneId ?? 'UTC',
   });
   const cspViolations: string[] = [];
   await context.exposeBinding('__reportCspViolation', ({ page }, text: string) => {

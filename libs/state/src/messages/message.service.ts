@@ -222,8 +222,13 @@ export class MessageService {
         limit: query.limit + 1,
       });
       const page = rows.slice(0, query.limit);
+      const ordinals = await this.messages.ordinalsOf(
+        this.db,
+        sessionId,
+        page.map((row) => Number(row.id)),
+      );
       return {
-        items: page.map(toMessage),
+        items: page.map((row) => toMessage(row, ordinals.get(Number(row.id)) ?? 0)),
         nextCursor: rows.length > query.limit ? encodeCursor([Number(page[page.length - 1].id)]) : null,
       };
     } catch (error) {

@@ -30,6 +30,8 @@ export function hashedDocument(receipt: DeletionReceipt) {
 
 export interface ReceiptFilter {
   after: number;
+  /** Newest first, below this sequence (exclusive); without it, oldest first. */
+  before?: number;
   limit: number;
   profiles: string[] | null;
   profile?: string;
@@ -75,6 +77,9 @@ export class ReceiptRepository {
     if (filter.profile) query = query.where('profile', '=', filter.profile);
     if (filter.intent) query = query.where('intent', '=', filter.intent);
     if (filter.origin) query = query.where('origin', '=', filter.origin);
+    if (filter.before !== undefined) {
+      return query.where('sequence', '<', filter.before).orderBy('sequence', 'desc').limit(filter.limit).execute();
+    }
     return query.orderBy('sequence').limit(filter.limit).execute();
   }
 

@@ -92,9 +92,12 @@ export class ReceiptService {
     try {
       const scope = profileScope(ctx.principal);
       const floor = await this.floorFor(this.db, scope);
-      if (query.after < floor) throw new CursorExpiredError(floor);
+      const newest = query.order === 'newest';
+      // A replay below the floor would silently skip reclaimed receipts; reading newest first cannot.
+      if (!newest && query.after < floor) throw new CursorExpiredError(floor);
       const rows = await this.receipts.list(this.db, {
-        after: query.after,
+        after: newest ? Math.max(query.after, floor) : query.after,
+        before: newest ? (query.before ?? Number.MAX_SAFE_INTEGER) : undefined,
         limit: query.limit + 1,
         profiles: scope,
         profile: query.profile,
