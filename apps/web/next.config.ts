@@ -4,7 +4,8 @@ const nextConfig: NextConfig = {
   poweredByHeader: false,
   reactStrictMode: true,
   async headers() {
-    // The dashboard renders conversation text from many sources: keep it out of frames and referrers.
+    // The dashboard renders conversation text from many sources: keep it out of frames and
+    // referrers. The Content-Security-Policy carries a per-request nonce, so proxy.ts sets it.
     return [
       {
         source: '/:path*',
@@ -12,6 +13,8 @@ const nextConfig: NextConfig = {
           { key: 'X-Frame-Options', value: 'DENY' },
           { key: 'X-Content-Type-Options', value: 'nosniff' },
           { key: 'Referrer-Policy', value: 'same-origin' },
+          { key: 'Cross-Origin-Opener-Policy', value: 'same-origin' },
+          { key: 'Permissions-Policy', value: 'camera=(), microphone=(), geolocation=(), payment=()' },
         ],
       },
     ];

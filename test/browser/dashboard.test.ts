@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, type TestBrowser } from './support/browser.js';
+import { expectAccessible, README_IMAGE_DIR, readmePicture } from './support/dashboard.js';
 import { ADMIN_PASSWORD, ADMIN_USERNAME, createAdminToken, type Stack, startStack } from './support/stack.js';
 
 /**
@@ -14,6 +15,7 @@ const SCREENSHOT_DIR = process.env.STATEHOUSE_SCREENSHOT_DIR ?? '/tmp/statehouse
 // Demo data (libs/state/src/seed/demo-seed.ts): in profile `support`, two conversations came in over discord.
 const SUPPORT_DISCORD_SESSION = 'demo-support-07';
 const HIDDEN_SYSTEM_PROMPT = 'You are a helpful operations agent.';
+const VIEWER_ZONE = 'America/New_York';
 
 let stack: Stack;
 let browser: TestBrowser;
@@ -59,8 +61,10 @@ async function apiPatchSession(id: string, body: object): Promise<{ revision: nu
 describe('dashboard in a browser', () => {
   beforeAll(async () => {
     mkdirSync(SCREENSHOT_DIR, { recursive: true });
+    mkdirSync(README_IMAGE_DIR, { recursive: true });
     stack = await startStack();
-    browser = await launchBrowser();
+    // The viewer is in New York: times and day separators follow the browser's zone, not UTC.
+    browser = await launchBrowser({ timezoneId: VIEWER_ZONE });
     page = await browser.context.newPage();
     page.setDefaultTimeout(15_000);
   });
@@ -108,7 +112,7 @@ describe('dashboard in a browser', () => {
     await page.goto(`${stack.webUrl}/sessions`);
     await page.getByLabel('Profile').selectOption('support');
     await page.waitForURL((url) => url.searchParams.get('profile') === 'support');
-    await page.getByLabel('Source').fill('discord');
+    await page.getByLabel('Source').selectOption('discord');
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.waitForURL((url) => url.searchParams.get('source') === 'discord');
     expect(new URL(page.url()).searchParams.get('profile')).toBe('support');
@@ -231,6 +235,8 @@ describe('dashboard in a browser', () => {
     await page.goto(`${stack.webUrl}/sessions/e2e-long`);
     await expect.poll(() => articles.count()).toBe(50);
     expect(await firstLine()).toBe('Line 1');
+    // Messages are numbered within the session, not by store-wide ids.
+    expect(await page.locator('.pagination__status').first().textContent()).toBe('Messages #1–#50');
 
     await page.getByRole('link', { name: 'Later →' }).first().click();
     await page.waitForURL((url) => url.searchParams.get('after') === String(ids[49]));
@@ -262,8 +268,14 @@ describe('dashboard in a browser', () => {
     await page.getByRole('button', { name: 'Search' }).click();
     await page.waitForURL((url) => url.searchParams.get('q') === '会议');
 
-    const hits = page.getByRole('list', { name: 'Search results' }).getByRole('listitem');
+    const hits = page.locator('.hit');
     await expect.poll(() => hits.count()).toBeGreaterThan(0);
+    // Grouped by conversation, each group with its count; the total is the API's (bounded) count.
+    const groups = page.getByRole('list', { name: 'Conversations with results' }).locator(':scope > li');
+    const counts = await groups.getByTestId('hit-group-count').allTextContents();
+    const counted = counts.reduce((sum, text) => sum + Number.parseInt(text, 10), 0);
+    expect(counted).toBe(await hits.count());
+    expect(await page.getByTestId('search-summary').textContent()).toMatch(/^\d+\+? results? for “会议”/);
     expect(await hits.first().locator('mark').first().textContent()).toBe('会议');
     await screenshot('search');
 
@@ -279,10 +291,137 @@ describe('dashboard in a browser', () => {
     await screenshot('search-hit');
   });
 
+  it('counts search results truly and shows tool output as the transcript does', async () => {
+    const answer = (await (await api('/v1/search?q=results&limit=1')).json()) as {
+      total: { count: number; exact: boolean };
+    };
+    await page.goto(`${stack.webUrl}/search?q=results`);
+    const expected = `${answer.total.count}${answer.total.exact ? '' : '+'} result`;
+    await expect.poll(() => page.getByTestId('search-summary').textContent()).toContain(expected);
+    await page.goto(`${stack.webUrl}/search?q=results&role=tool`);
+    const tool = page.locator('.hit pre.hit__snippet--tool');
+    await expect.poll(() => tool.count()).toBeGreaterThan(0);
+    expect(await tool.first().locator('mark').first().textContent()).toMatch(/results/i);
+  });
+
+  it('renders Markdown safely: a GFM table, highlighted code, and hostile input shown as text', async () => {
+    const reply = [
+      '| Region | p95 |',
+      '| --- | --- |',
+      '| eu-west | 120 ms |',
+      '| us-east | 95 ms |',
+      '',
+      '```ts',
+      'const limit: number = 40; // pool size',
+      '```',
+      '',
+      '<script>window.__pwned = "script"</script>',
+      '[click me](javascript:window.__pwned="link")',
+      '<img src="x" onerror="window.__pwned = \'img\'">',
+      '![tracker](javascript:alert(1))',
+    ].join('\n');
+    const created = await api('/v1/sessions', {
+      method: 'POST',
+      body: JSON.stringify({
+        id: 'e2e-markdown',
+        profile: 'default',
+        source: 'cli',
+        title: 'Markdown and hostile input',
+        messages: [
+          { role: 'user', content: 'Latency by region, please — and a code sample.' },
+          { role: 'assistant', content: reply },
+          { role: 'tool', toolName: 'shell', content: '**not bold**\n  indented output' },
+        ],
+      }),
+    });
+    expect(created.status).toBe(201);
+    await page.goto(`${stack.webUrl}/sessions/e2e-markdown`);
+    const answer = page.locator('article[data-role="assistant"]');
+    const table = answer.getByRole('table');
+    await expect.poll(() => table.count()).toBe(1);
+    expect(await table.locator('th').allTextContents()).toEqual(['Region', 'p95']);
+    expect(await table.locator('tbody tr').count()).toBe(2);
+    const code = answer.locator('pre code.hljs.language-ts');
+    expect(await code.textContent()).toContain('const limit: number = 40;');
+    expect(await code.locator('.hljs-keyword').first().textContent()).toBe('const');
+    expect(await code.locator('.hljs-comment').textContent()).toBe('// pool size');
+
+    // Nothing hostile ran or loads; the HTML is there as text, the script link lost its URL.
+    expect(await page.evaluate(() => (window as { __pwned?: string }).__pwned)).toBeUndefined();
+    expect(await answer.locator('script, img, iframe').count()).toBe(0);
+    expect(await answer.textContent()).toContain('<script>window.__pwned = "script"</script>');
+    expect(await answer.textContent()).toContain('<img src="x" onerror=');
+    const hrefs = await answer.locator('a').evaluateAll((links) => links.map((link) => link.getAttribute('href')));
+    expect(hrefs.filter((href) => href?.toLowerCase().includes('javascript'))).toEqual([]);
+    expect(await answer.getByText('click me').count()).toBe(1);
+
+    // Tool output is verbatim monospace, not Markdown.
+    const tool = page.locator('article[data-role="tool"]');
+    await tool.locator('summary').first().click();
+    expect(await tool.locator('pre').first().textContent()).toBe('**not bold**\n  indented output');
+    await screenshot('transcript-markdown');
+  });
+
+  it('separates days at midnight in the viewer’s time zone', async () => {
+    // 23:50 and 00:10 in New York, three days ago: one UTC day, two days for this viewer.
+    const day = new Date(Math.floor(Date.now() / 86_400_000) * 86_400_000 - 3 * 86_400_000);
+    const localMidnight = Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate(), 5);
+    const before = new Date(localMidnight - 10 * 60_000).toISOString();
+    const after = new Date(localMidnight + 10 * 60_000).toISOString();
+    const created = await api('/v1/sessions', {
+      method: 'POST',
+      body: JSON.stringify({
+        id: 'e2e-midnight',
+        profile: 'default',
+        source: 'cli',
+        title: 'Across midnight',
+        messages: [
+          { role: 'user', content: 'Still up?', timestamp: before },
+          { role: 'assistant', content: 'Still up.', timestamp: before },
+          { role: 'user', content: 'Good morning.', timestamp: after },
+        ],
+      }),
+    });
+    expect(created.status).toBe(201);
+    await page.goto(`${stack.webUrl}/sessions/e2e-midnight`);
+    const separators = page.locator('[data-day-separator] time');
+    await expect.poll(() => separators.count()).toBe(2);
+    const dayName = (iso: string) =>
+      new Intl.DateTimeFormat('en-GB', {
+        weekday: 'long',
+        day: 'numeric',
+        month: 'long',
+        year: 'numeric',
+        timeZone: VIEWER_ZONE,
+      }).format(new Date(iso));
+    expect(await separators.allTextContents()).toEqual([dayName(before), dayName(after)]);
+    // Times of day are the viewer's too.
+    const times = await page.locator('.message__header time').allTextContents();
+    expect(times).toEqual(['23:50', '23:50', '00:10']);
+    expect(await page.locator('.message__permalink').allTextContents()).toEqual(['#1', '#2', '#3']);
+  });
+
+  it('shows a demo transcript with Markdown for the README', async () => {
+    await page.goto(`${stack.webUrl}/sessions/demo-default-01`);
+    await expect.poll(() => page.locator('[data-day-separator]').count()).toBeGreaterThan(0);
+    // The picture shows the reply with a Markdown list and task items, a little below the header.
+    await readmePicture(page, 'transcript', () =>
+      page
+        .locator('article[data-role="assistant"]')
+        .filter({ hasText: 'Before deploying billing v2' })
+        .evaluate((element) => window.scrollTo(0, element.getBoundingClientRect().top + window.scrollY - 240)),
+    );
+    await expectAccessible(page);
+  });
+
   it('logs out and is signed out afterwards', async () => {
     await page.getByRole('button', { name: 'Log out' }).click();
     await page.waitForURL(/\/login/);
     await page.goto(`${stack.webUrl}/sessions`);
     await page.waitForURL(/\/login\?next=%2Fsessions/);
+  });
+
+  it('ran every page under the dashboard CSP without a violation', () => {
+    expect(browser.cspViolations).toEqual([]);
   });
 });

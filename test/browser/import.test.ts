@@ -143,4 +143,8 @@ describe('the Import page', () => {
     expect(new URL(page.url()).searchParams.has('run')).toBe(false);
     expect(await axeViolations(page)).toEqual([]);
   });
+
+  it('ran every page under the dashboard CSP without a violation', () => {
+    expect(browser.cspViolations).toEqual([]);
+  });
 });

@@ -4,7 +4,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeViolations } from './support/axe.js';
 import { launchBrowser, type TestBrowser } from './support/browser.js';
-import { apiClient, SCREENSHOT_DIR, screenshot, signIn } from './support/dashboard.js';
+import { apiClient, README_IMAGE_DIR, readmePicture, SCREENSHOT_DIR, screenshot, signIn } from './support/dashboard.js';
 import { type Stack, startStack } from './support/stack.js';
 
 /**
@@ -31,6 +31,7 @@ const onPath = (path: string) => (current: URL) => current.pathname === path;
 describe('lineage, deletion and profiles in a browser', () => {
   beforeAll(async () => {
     mkdirSync(SCREENSHOT_DIR, { recursive: true });
+    mkdirSync(README_IMAGE_DIR, { recursive: true });
     stack = await startStack();
     api = apiClient(stack);
     browser = await launchBrowser();
@@ -74,6 +75,7 @@ describe('lineage, deletion and profiles in a browser', () => {
     expect(await summary.textContent()).toContain('Compacted — summary of earlier conversation');
 
     await screenshot(page, 'lineage');
+    await readmePicture(page, 'lineage');
     await screenshot(page, 'lineage-dark', { dark: true });
     await screenshot(page, 'lineage-mobile', { width: 375 });
 
@@ -83,7 +85,10 @@ describe('lineage, deletion and profiles in a browser', () => {
     await expect
       .poll(() => page.locator('.lineage__tree a[aria-current="page"]').getAttribute('data-node-id'))
       .toBe(CHAIN[0]);
-    expect(await page.getByRole('note').textContent()).toContain(`continues in ${CHAIN[2]}`);
+    // The notice names the tip by its title, and links to it.
+    const notice = page.getByRole('note');
+    expect(await notice.textContent()).toContain('continues in Summarise the incident from last night (support)');
+    expect(await notice.getByRole('link').first().getAttribute('href')).toBe(`/sessions/${CHAIN[2]}`);
 
     // Root → tip.
     await page
@@ -161,6 +166,12 @@ describe('lineage, deletion and profiles in a browser', () => {
     await page.waitForURL(onPath('/receipts'));
     const row = page.locator(`a[data-operation-id="${operationId}"]`);
     await expect.poll(() => row.count()).toBe(1);
+    // Newest first, and the actor by name (the signed-in admin), not as `user:<id>`.
+    const tableRow = page.getByRole('row').filter({ has: row });
+    expect(await page.locator('.receipts-table__seq').first().textContent()).toBe(
+      await tableRow.locator('.receipts-table__seq').textContent(),
+    );
+    expect(await tableRow.locator('.receipts-table__actor').textContent()).toBe('admin');
     await expect.poll(() => page.getByTestId('receipts-live-status').textContent()).toBe('Live');
     await screenshot(page, 'receipts');
     await screenshot(page, 'receipts-dark', { dark: true });
@@ -320,5 +331,9 @@ describe('lineage, deletion and profiles in a browser', () => {
     await screenshot(page, 'routes');
     await screenshot(page, 'routes-dark', { dark: true });
     await screenshot(page, 'routes-mobile', { width: 375 });
+  });
+
+  it('ran every page under the dashboard CSP without a violation', () => {
+    expect(browser.cspViolations).toEqual([]);
   });
 });

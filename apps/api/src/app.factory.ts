@@ -2,20 +2,15 @@ import type { LoggerService, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { type AppDependencies, AppModule } from './app.module.js';
+import { answerMalformedRequests } from './common/client-error.js';
 import { ProblemDetailsFilter } from './common/problem-details.filter.js';
+import { refuseNulInUrl, wellFormedJson } from './common/request-hygiene.js';
 import { requestIdMiddleware } from './common/request-id.middleware.js';
+import { noStore, securityHeaders } from './common/security-headers.js';
 import { mountOpenApi } from './openapi/openapi.js';
 import { QuietLogger } from './quiet-logger.js';
 
 export const BODY_LIMIT = '5mb';
-
-/**
- * NUL cannot be stored in PostgreSQL text; replace it with U+FFFD in every JSON string on the way
- * in, so both dialects keep exactly the same text.
- */
-function replaceNul(_key: string, value: unknown): unknown {
-  return typeof value === 'string' && value.includes('\u0000') ? value.replaceAll('\u0000', '\uFFFD') : value;
-}
 
 /** Builds the Nest application around an opened store; `listen` is the caller's. */
 export async function createApp(
@@ -29,16 +24,22 @@ export async function createApp(
   app.disable('x-powered-by');
   // Entity tags are ours (a session's revision), not express's body hashes.
   app.set('etag', false);
-  // The dashboard and local tools reach the API from loopback; trust only that hop.
-  app.set('trust proxy', 'loopback');
+  // X-Forwarded-* are believed from these peers only (the dashboard, a reverse proxy): the
+  // client address drives login limits and the forwarded host the same-origin check.
+  app.set('trust proxy', dependencies.config.trustedProxies.length > 0 ? dependencies.config.trustedProxies : false);
   app.use(requestIdMiddleware);
+  app.use(securityHeaders({ https: dependencies.config.secureCookies }));
+  app.use(noStore);
+  app.use(refuseNulInUrl);
   app.useBodyParser('json', {
     limit: BODY_LIMIT,
     type: ['application/json', 'application/*+json'],
-    reviver: replaceNul,
+    // NUL and lone surrogates become U+FFFD, so both dialects store exactly the same text.
+    reviver: wellFormedJson,
   });
   app.useGlobalFilters(new ProblemDetailsFilter());
   mountOpenApi(app);
   await app.init();
+  answerMalformedRequests(app.getHttpServer());
   return app;
 }

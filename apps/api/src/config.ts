@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { tmpdir } from 'node:os';
 import { IMPORT_MAX_BYTES_DEFAULT } from '@statehouse/contracts';
 import { DEFAULT_DATABASE_URL, DEFAULT_RUNTIME_WINDOWS, dialectOf, type RuntimeWindows } from '@statehouse/state';
@@ -45,6 +46,12 @@ export interface ApiConfig {
   readDeadlineMs: number;
   /** SQLite: threads of the read pool. */
   readWorkers: number;
+  /**
+   * Peers whose X-Forwarded-For / -Host / -Proto are believed (express `trust proxy` values:
+   * addresses, CIDRs, `loopback`, `linklocal`, `uniquelocal`). The dashboard is one: it reports
+   * the browser's address and origin. Empty: believe no one.
+   */
+  trustedProxies: string[];
 }
 
 /** Interval of the job that finishes deferred work a crash interrupted (not configurable). */
@@ -62,6 +69,32 @@ function count(value: string | undefined, fallback: number, name: string, minimu
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < minimum) throw new Error(`${name} must be a whole number ≥ ${minimum}`);
   return parsed;
+}
+
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * `STATEHOUSE_TRUSTED_PROXIES`: comma-separated; unset → loopback (where the dashboard runs);
+ * empty or `none` → nobody. An entry that is not an address, a CIDR or a known name stops start-up.
+ */
+export function parseTrustedProxies(value: string | undefined): string[] {
+  if (value === undefined) return ['loopback'];
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '' && entry !== 'none');
+  for (const entry of entries) {
+    const [address, prefix, ...rest] = entry.split('/');
+    const bits = isIP(address) === 4 ? 32 : isIP(address) === 6 ? 128 : 0;
+    const validPrefix =
+      prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits && rest.length === 0);
+    if (!PROXY_NAMES.has(entry) && (bits === 0 || !validPrefix)) {
+      throw new Error(
+        `STATEHOUSE_TRUSTED_PROXIES: "${entry}" is not an address, a CIDR or one of loopback, linklocal, uniquelocal`,
+      );
+    }
+  }
+  return entries;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
@@ -83,6 +116,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
       3600,
       'STATEHOUSE_RETENTION_INTERVAL_SECONDS',
     ),
+    trustedProxies: parseTrustedProxies(env.STATEHOUSE_TRUSTED_PROXIES),
     sweepIntervalSeconds: seconds(env.STATEHOUSE_SWEEP_INTERVAL_SECONDS, 30, 'STATEHOUSE_SWEEP_INTERVAL_SECONDS'),
     runtime: {
       gatewayTimeoutMs:

@@ -47,8 +47,9 @@ if (admin) {
       ? `                    password: ${admin.password}`
       : '                    password: (from STATEHOUSE_ADMIN_PASSWORD)',
     admin.generated
-      ? '  Printed once: change it after signing in (POST /v1/auth/password), or set STATEHOUSE_ADMIN_PASSWORD.'
+      ? '  Printed once: change it after signing in (dashboard: Your account), or set STATEHOUSE_ADMIN_PASSWORD.'
       : '',
+    '  Users and API tokens: dashboard → Users, Tokens (or npm run token).',
     '=====================================================',
     '',
   ];

@@ -57,20 +57,48 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(Date.parse(other.expiresAt)).toBeGreaterThan(Date.parse(other.createdAt));
 
       // Ending the phone's session signs the phone out, not the laptop.
-      expect((await api.http().delete(`/v1/auth/sessions/${other.id}`).set('Cookie', laptop)).status).toBe(204);
+      expect(
+        (
+          await api
+            .http()
+            .delete(`/v1/auth/sessions/${other.id}`)
+            .set('Cookie', laptop)
+            .set('Sec-Fetch-Site', 'same-origin')
+        ).status,
+      ).toBe(204);
       expect((await api.http().get('/v1/auth/me').set('Cookie', phone)).status).toBe(401);
       expect((await api.http().get('/v1/auth/me').set('Cookie', laptop)).status).toBe(200);
       // Ending it again, or someone else's, is a 404.
-      expect((await api.http().delete(`/v1/auth/sessions/${other.id}`).set('Cookie', laptop)).status).toBe(404);
+      expect(
+        (
+          await api
+            .http()
+            .delete(`/v1/auth/sessions/${other.id}`)
+            .set('Cookie', laptop)
+            .set('Sec-Fetch-Site', 'same-origin')
+        ).status,
+      ).toBe(404);
       await createUser('gus', 'member');
       const gus = await signIn('gus');
       const gusSession = (await api.http().get('/v1/auth/sessions').set('Cookie', gus)).body[0];
-      expect((await api.http().delete(`/v1/auth/sessions/${gusSession.id}`).set('Cookie', laptop)).status).toBe(404);
+      expect(
+        (
+          await api
+            .http()
+            .delete(`/v1/auth/sessions/${gusSession.id}`)
+            .set('Cookie', laptop)
+            .set('Sec-Fetch-Site', 'same-origin')
+        ).status,
+      ).toBe(404);
       expect((await api.http().get('/v1/auth/me').set('Cookie', gus)).status).toBe(200);
 
       // Ending the current session clears the cookie and signs out.
       const own = current[0].id;
-      const ended = await api.http().delete(`/v1/auth/sessions/${own}`).set('Cookie', laptop);
+      const ended = await api
+        .http()
+        .delete(`/v1/auth/sessions/${own}`)
+        .set('Cookie', laptop)
+        .set('Sec-Fetch-Site', 'same-origin');
       expect(ended.status).toBe(204);
       expect(String(ended.headers['set-cookie'])).toContain(`${SESSION_COOKIE_NAME}=;`);
       expect((await api.http().get('/v1/auth/me').set('Cookie', laptop)).status).toBe(401);
@@ -134,7 +162,12 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(demote.status).toBe(409);
       expect(demote.body.detail).toContain('last active admin');
       const cookie = await signIn('ida');
-      const self = await api.http().patch(`/v1/users/${ida.id}`).set('Cookie', cookie).send({ disabled: true });
+      const self = await api
+        .http()
+        .patch(`/v1/users/${ida.id}`)
+        .set('Cookie', cookie)
+        .set('Sec-Fetch-Site', 'same-origin')
+        .send({ disabled: true });
       expect(self.status).toBe(409);
       // With a second admin, the first may go; then the second is the last one.
       const jo = await createUser('jo', 'admin', '*');

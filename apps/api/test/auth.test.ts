@@ -51,29 +51,27 @@ for (const { dialect, available } of TEST_DIALECTS) {
         .send({ profile: 'alpha', source: 'cli' });
       expect(crossSite.status).toBe(403);
 
-      const logout = await api.http().post('/v1/auth/logout').set('Cookie', pair);
+      const logout = await api.http().post('/v1/auth/logout').set('Cookie', pair).set('Sec-Fetch-Site', 'same-origin');
       expect(logout.status).toBe(204);
       expect((await api.http().get('/v1/auth/me').set('Cookie', pair)).status).toBe(401);
     });
 
     it('refuses wrong passwords with 401 and rate-limits repeated failures with 429 + Retry-After', async () => {
-      const wrong = await api.http().post('/v1/auth/login').send({ username: 'dana', password: 'nope' });
+      // From one browser address, as the dashboard reports it (a trusted proxy on loopback).
+      const attempt = (username: string, password: string) =>
+        api.http().post('/v1/auth/login').set('X-Forwarded-For', '203.0.113.9').send({ username, password });
+      const wrong = await attempt('dana', 'nope');
       expect(wrong.status).toBe(401);
-      const unknown = await api.http().post('/v1/auth/login').send({ username: 'ghost', password: 'nope' });
+      const unknown = await attempt('ghost', 'nope');
       expect(unknown.status).toBe(401);
       expect(unknown.body.detail).toBe(wrong.body.detail);
       let last = wrong;
-      for (let i = 0; i < 12; i++)
-        last = await api.http().post('/v1/auth/login').send({ username: 'dana', password: 'nope' });
+      for (let i = 0; i < 12; i++) last = await attempt('dana', 'nope');
       expect(last.status).toBe(429);
       expect(last.body.code).toBe('rate_limited');
       expect(Number(last.headers['retry-after'])).toBeGreaterThan(0);
       // Even the right password is refused while the limit holds.
-      const right = await api
-        .http()
-        .post('/v1/auth/login')
-        .send({ username: 'dana', password: 'correct horse battery' });
-      expect(right.status).toBe(429);
+      expect((await attempt('dana', 'correct horse battery')).status).toBe(429);
     });
 
     it('lets a user change their own password with the current one', async () => {
@@ -85,16 +83,18 @@ for (const { dialect, available } of TEST_DIALECTS) {
         .expect(201);
       const login = await api.http().post('/v1/auth/login').send({ username: 'erin', password: 'first password' });
       const cookie = sessionCookie(login.headers['set-cookie']).split(';')[0];
+      // A browser on the dashboard's own origin says so (docs/security.md, "CSRF").
+      const sameOrigin = { Cookie: cookie, 'Sec-Fetch-Site': 'same-origin' };
       const wrong = await api
         .http()
         .post('/v1/auth/password')
-        .set('Cookie', cookie)
+        .set(sameOrigin)
         .send({ currentPassword: 'nope', newPassword: 'second password' });
       expect(wrong.status).toBe(401);
       await api
         .http()
         .post('/v1/auth/password')
-        .set('Cookie', cookie)
+        .set(sameOrigin)
         .send({ currentPassword: 'first password', newPassword: 'second password' })
         .expect(204);
       expect(

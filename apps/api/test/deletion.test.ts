@@ -199,6 +199,18 @@ for (const { dialect, available } of TEST_DIALECTS) {
       const page = await api.http().get('/v1/deletion-receipts?after=0&limit=2').set(admin);
       const next = await api.http().get(`/v1/deletion-receipts?after=${page.body.nextCursor}&limit=2`).set(admin);
       expect(next.body.items[0].sequence).toBe(all.body.items[2].sequence);
+      // Newest first (the dashboard's default view), paged downwards with `before`.
+      const sequences = all.body.items.map((receipt: { sequence: number }) => receipt.sequence);
+      const latest = await api.http().get('/v1/deletion-receipts?order=newest&limit=2').set(admin);
+      expect(latest.body.items.map((receipt: { sequence: number }) => receipt.sequence)).toEqual(
+        sequences.slice(-2).reverse(),
+      );
+      const below = await api
+        .http()
+        .get(`/v1/deletion-receipts?order=newest&limit=1&before=${latest.body.nextCursor}`)
+        .set(admin);
+      expect(below.body.items[0].sequence).toBe(sequences.at(-3));
+      expect((await api.http().get('/v1/deletion-receipts?order=sideways').set(admin)).status).toBe(400);
       const explicit = await api.http().get('/v1/deletion-receipts?intent=explicit_user&limit=1000').set(admin);
       expect(explicit.body.items.every((receipt: { intent: string }) => receipt.intent === 'explicit_user')).toBe(true);
       const [first, second, third] = all.body.items;

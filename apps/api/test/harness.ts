@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import type { Dialect, StoreOptions } from '@statehouse/state';
+import type { Clock, Dialect, ScryptParameters, StoreOptions } from '@statehouse/state';
 import { openTestStore, type TestStore } from '@statehouse/state/testing';
 import request from 'supertest';
 import { createApp } from '../src/app.factory.js';
@@ -23,12 +23,30 @@ export interface ApiHarness {
   close(): Promise<void>;
 }
 
-/** Boots the real AppModule against a fresh database of the given dialect. */
+export interface BootOptions {
+  /** The store's clock (a ManualClock pins throttling windows and TTLs). */
+  clock?: Clock;
+  /** scrypt cost of new password hashes (test stores default to a cheap one). */
+  passwordHashing?: ScryptParameters;
+  /** More store options (a read deadline, …). */
+  store?: Omit<StoreOptions, 'url'>;
+}
+
+/**
+ * Boots the real AppModule against a fresh database of the given dialect (`env`: more
+ * configuration, as the environment would give it; `options`: the store's clock, hashing cost and
+ * other store options).
+ */
 export async function bootApi(
   dialect: Dialect,
-  options: { store?: Omit<StoreOptions, 'url'>; env?: Record<string, string> } = {},
+  env: Record<string, string> = {},
+  options: BootOptions = {},
 ): Promise<ApiHarness> {
-  const testStore = await openTestStore(dialect, options.store);
+  const testStore = await openTestStore(dialect, {
+    ...options.store,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.passwordHashing ? { passwordHashing: options.passwordHashing } : {}),
+  });
   const app = await createApp(
     {
       store: testStore.store,
@@ -38,7 +56,7 @@ export async function bootApi(
         STATEHOUSE_RETENTION_INTERVAL_SECONDS: '0',
         STATEHOUSE_SWEEP_INTERVAL_SECONDS: '0',
         STATEHOUSE_RUN_JOBS: 'false',
-        ...options.env,
+        ...env,
       }),
       metrics: new MetricsRegistry(),
     },

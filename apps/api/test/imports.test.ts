@@ -40,7 +40,8 @@ for (const { dialect, available } of TEST_DIALECTS) {
       uploads = mkdtempSync(join(tmpdir(), 'api-uploads-'));
       dirs.push(uploads);
       api = await bootApi(dialect, {
-        env: { STATEHOUSE_IMPORT_DIR: uploads, STATEHOUSE_IMPORT_MAX_BYTES: String(2 * 1024 * 1024) },
+        STATEHOUSE_IMPORT_DIR: uploads,
+        STATEHOUSE_IMPORT_MAX_BYTES: String(2 * 1024 * 1024),
       });
     });
     afterAll(async () => api?.close());
@@ -181,7 +182,7 @@ describe('the upload is streamed to disk as it arrives', () => {
   beforeAll(async () => {
     uploads = mkdtempSync(join(tmpdir(), 'api-stream-'));
     dirs.push(uploads);
-    api = await bootApi('sqlite', { env: { STATEHOUSE_IMPORT_DIR: uploads } });
+    api = await bootApi('sqlite', { STATEHOUSE_IMPORT_DIR: uploads });
   });
   afterAll(async () => api?.close());
 

@@ -15,11 +15,9 @@ for (const { dialect, available } of TEST_DIALECTS) {
 
     beforeAll(async () => {
       api = await bootApi(dialect, {
-        env: {
-          STATEHOUSE_BACKUP_INTERVAL_SECONDS: '86400',
-          STATEHOUSE_BACKUP_DIR: join(dir, 'scheduled'),
-          STATEHOUSE_BACKUP_KEEP: '3',
-        },
+        STATEHOUSE_BACKUP_INTERVAL_SECONDS: '86400',
+        STATEHOUSE_BACKUP_DIR: join(dir, 'scheduled'),
+        STATEHOUSE_BACKUP_KEEP: '3',
       });
     });
     afterAll(async () => {
@@ -68,7 +66,7 @@ describe('heavy reads past their deadline', () => {
   let api: ApiHarness;
   beforeAll(async () => {
     // A deadline no read can meet: every listing goes past it.
-    api = await bootApi('sqlite', { store: { readDeadlineMs: 1 } });
+    api = await bootApi('sqlite', {}, { store: { readDeadlineMs: 1 } });
   });
   afterAll(async () => api?.close());
 

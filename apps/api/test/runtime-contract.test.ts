@@ -106,6 +106,8 @@ for (const { dialect, available } of TEST_DIALECTS) {
         .http()
         .post('/v1/sessions/close-1/reopen')
         .set('Cookie', cookie)
+        // A cookie mutation comes from the dashboard's own origin (docs/security.md, "CSRF").
+        .set('Sec-Fetch-Site', 'same-origin')
         .set(await ifMatch('close-1'))
         .send({});
       expect(byDashboard.status).toBe(200);

@@ -1,4 +1,5 @@
 import type { Metadata, Viewport } from 'next';
+import { connection } from 'next/server';
 import type { ReactNode } from 'react';
 // Global layers, in cascade order: tokens, base elements, primitives, shared page patterns, the shell.
 // Each feature's own styles are imported by its pieces in app/ui/<feature>/.
@@ -20,7 +21,10 @@ export const viewport: Viewport = {
   colorScheme: 'light dark',
 };
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  // Every page is rendered per request, so its scripts carry that request's CSP nonce (proxy.ts);
+  // a page prerendered at build time would have none and be blocked.
+  await connection();
   return (
     <html lang="en">
       <body>

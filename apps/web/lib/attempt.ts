@@ -18,3 +18,8 @@ export async function attempt<T>(call: () => Promise<T>): Promise<Attempt<T>> {
     throw error;
   }
 }
+
+/** The API answered 404: the thing is gone or not visible to this principal (pages call `notFound()`). */
+export function isMissing(result: Attempt<unknown>): boolean {
+  return !result.ok && result.error instanceof ApiProblemError && result.error.status === 404;
+}

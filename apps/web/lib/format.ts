@@ -1,16 +1,18 @@
 /**
- * Display formatting. Everything renders on the server, so times are shown in UTC and say so:
- * an operator comparing the dashboard with logs should never have to guess the zone.
+ * Display formatting. The server renders times in UTC and says so (an operator comparing the
+ * dashboard with logs should never have to guess the zone); in the browser, clocks switch to the
+ * viewer's zone (lib/local-time.ts) with the same formats.
  */
 
-const dateTimeFormat = new Intl.DateTimeFormat('en-GB', {
+/** Day, month, year, hours and minutes; `timeZone` undefined: the runtime's own zone. */
+export const DATE_TIME_OPTIONS: Intl.DateTimeFormatOptions = {
   day: 'numeric',
   month: 'short',
   year: 'numeric',
   hour: '2-digit',
   minute: '2-digit',
-  timeZone: 'UTC',
-});
+};
+const dateTimeFormat = new Intl.DateTimeFormat('en-GB', { ...DATE_TIME_OPTIONS, timeZone: 'UTC' });
 const timeFormat = new Intl.DateTimeFormat('en-GB', {
   hour: '2-digit',
   minute: '2-digit',
@@ -29,12 +31,12 @@ export function formatTime(iso: string): string {
   return Number.isNaN(date.getTime()) ? iso : timeFormat.format(date);
 }
 
-/** "just now", "12 min ago", "3 h ago", "5 d ago", then the date. */
-export function formatRelative(iso: string, now: number = Date.now()): string {
+/** "just now", "12 min ago", "3 h ago", "5 d ago", then the date (`absolute`: UTC unless given). */
+export function formatRelative(iso: string, now: number = Date.now(), absolute = formatDateTime): string {
   const time = new Date(iso).getTime();
   if (Number.isNaN(time)) return iso;
   const seconds = Math.round((now - time) / 1000);
-  if (seconds < 0) return formatDateTime(iso);
+  if (seconds < 0) return absolute(iso);
   if (seconds < 60) return 'just now';
   const minutes = Math.floor(seconds / 60);
   if (minutes < 60) return `${minutes} min ago`;
@@ -42,7 +44,7 @@ export function formatRelative(iso: string, now: number = Date.now()): string {
   if (hours < 24) return `${hours} h ago`;
   const days = Math.floor(hours / 24);
   if (days < 30) return `${days} d ago`;
-  return formatDateTime(iso);
+  return absolute(iso);
 }
 
 export function formatNumber(value: number): string {
@@ -61,4 +63,28 @@ export function plural(count: number, one: string, many = `${one}s`): string {
 /** `snake_case` reasons and kinds as words: `cli_close` → "cli close". */
 export function humanize(value: string): string {
   return value.replaceAll('_', ' ');
+}
+
+/** An API detail as a sentence ("profile x already exists" → "Profile x already exists."). */
+export function sentence(text: string): string {
+  const trimmed = text.trim();
+  const capital = trimmed.charAt(0).toUpperCase() + trimmed.slice(1);
+  return /[.!?]$/.test(capital) ? capital : `${capital}.`;
+}
+
+/** A span of time in its two largest units: "45 s", "12 min", "3 h 20 min", "2 d 4 h". */
+export function formatDuration(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return minutes % 60 ? `${hours} h ${minutes % 60} min` : `${hours} h`;
+  const days = Math.floor(hours / 24);
+  return hours % 24 ? `${days} d ${hours % 24} h` : `${days} d`;
+}
+
+/** A bounded count: `{count: 1000, exact: false}` reads "1,000+". */
+export function formatBounded(total: { count: number; exact: boolean }): string {
+  return `${formatNumber(total.count)}${total.exact ? '' : '+'}`;
 }

@@ -39,21 +39,55 @@ export type QueryState<K extends string, Q> =
   | { ok: true; raw: Partial<Record<K, string>>; query: Q }
   | { ok: false; raw: Partial<Record<K, string>>; issues: string[] };
 
-/** The URL's keys, validated by the API's schema; `defaults` fill keys the URL leaves out. */
+export interface QueryStateOptions<K extends string> {
+  /** Values for keys the URL leaves out. */
+  defaults?: Partial<Record<K, string>>;
+  /** What each key is called on the page ("Started from"), for the words of a refusal. */
+  labels?: Partial<Record<K, string>>;
+  /** The URL's values as the API wants them (e.g. an inclusive end date made exclusive). */
+  prepare?: (raw: Partial<Record<K, string>>) => Record<string, unknown>;
+}
+
+/** The URL's keys, validated by the API's schema; refusals are worded for people, not as zod's text. */
 export function parseQueryState<K extends string, Q>(
   searchParams: RawSearchParams,
   keys: readonly K[],
   schema: QuerySchema<Q>,
-  defaults: Partial<Record<K, string>> = {},
+  options: QueryStateOptions<K> = {},
 ): QueryState<K, Q> {
   const raw = pickParams(searchParams, keys);
-  const parsed = schema.safeParse({ ...defaults, ...raw });
+  const input = { ...options.defaults, ...raw };
+  const parsed = schema.safeParse(options.prepare ? options.prepare(input) : input);
   if (parsed.success) return { ok: true, raw, query: parsed.data };
-  return { ok: false, raw, issues: parsed.error.issues.map(issueText) };
+  const labels: Record<string, string | undefined> = options.labels ?? {};
+  return { ok: false, raw, issues: parsed.error.issues.map((issue) => issueText(issue, labels)) };
 }
 
-export function issueText(issue: { path: PropertyKey[]; message: string }): string {
-  return `${issue.path.map(String).join('.') || 'query'}: ${issue.message}`;
+/** zod's messages, as a person would say them. */
+const HUMAN_MESSAGES: [RegExp, (match: RegExpMatchArray) => string][] = [
+  [/^Invalid option/, () => 'is not one of the offered choices'],
+  [/expected number to be <=\s*(\d+)/, (m) => `must be at most ${m[1]}`],
+  [/expected number to be >=\s*(\d+)/, (m) => `must be at least ${m[1]}`],
+  [/expected (int|number)/, () => 'must be a whole number'],
+  [/expected string to have <=\s*(\d+) characters/, (m) => `must be at most ${m[1]} characters`],
+  [/expected string to have >=\s*(\d+) characters/, (m) => `must be at least ${m[1]} characters`],
+  [/^Invalid (string|input)/, () => 'has characters that are not allowed here'],
+  [/^must match|^lowercase label/, () => 'may hold lowercase letters, digits, “.”, “_” and “-” only'],
+];
+
+export function issueText(
+  issue: { path: PropertyKey[]; message: string },
+  labels: Record<string, string | undefined> = {},
+): string {
+  const key = issue.path.map(String).join('.');
+  const label = labels[key] ?? (key ? key : 'The address');
+  const rule = HUMAN_MESSAGES.find(([pattern]) => pattern.test(issue.message));
+  if (rule) return `${label}: ${rule[1](issue.message.match(rule[0]) as RegExpMatchArray)}.`;
+  // Messages written for people (the contracts' own refinements) keep their words, with names for
+  // keys; one that names its fields needs no label in front.
+  const named = issue.message.replace(/`(\w+)`/g, (_, name: string) => `“${labels[name] ?? name}”`);
+  const sentence = named === issue.message ? `${label}: ${named}` : named;
+  return /[.!?]$/.test(sentence) ? sentence : `${sentence}.`;
 }
 
 export interface ListState<K extends string, Q> {
@@ -68,10 +102,10 @@ export function listState<K extends string, Q>(
   pathname: string,
   keys: readonly K[],
   schema: QuerySchema<Q>,
-  defaults: Partial<Record<K, string>> = {},
+  options: QueryStateOptions<K> = {},
 ): ListState<K, Q> {
   return {
-    parse: (searchParams) => parseQueryState(searchParams, keys, schema, defaults),
+    parse: (searchParams) => parseQueryState(searchParams, keys, schema, options),
     href: (raw, changes = {}) => hrefWith(pathname, { ...raw, ...changes }),
   };
 }

@@ -19,13 +19,49 @@ export function hrefWith(pathname: string, params: Record<string, ParamValue>, h
 }
 
 /**
- * Only same-site paths are valid `next` targets: `//evil.example` or `/\evil` would leave the
- * dashboard (open redirect), and /login would loop.
+ * `next` and `back` come from the URL: an attacker chooses them. They are resolved the way a
+ * browser would resolve a Location header — after stripping what browsers strip from URLs (TAB,
+ * LF, CR anywhere; C0 controls and spaces at either end) — with the WHATWG URL parser against the
+ * dashboard's own origin, and only a path on that origin is kept (docs/security.md, "Redirects").
+ * `/%09/evil.example`, `//evil`, `/\\evil`, `/.//evil`, `https://evil` and `javascript:` all fall
+ * back; so does /login (it would loop). The result is re-checked, never a `//` that a browser would
+ * read as another host, and never holds a character a header cannot (no input can make a 500).
  */
+const OWN_ORIGIN = 'http://dashboard.invalid';
+const BROWSER_STRIPPED = /[\t\n\r]/g;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: stripping control characters is the point.
+const EDGE_CONTROLS = /^[\u0000-\u0020]+|[\u0000-\u0020]+$/g;
+const NEXT_MAX = 2048;
+
+function sameOriginPath(raw: string): string | null {
+  const stripped = raw.replace(BROWSER_STRIPPED, '').replace(EDGE_CONTROLS, '');
+  if (!stripped.startsWith('/') || stripped.startsWith('//') || stripped.startsWith('/\\')) return null;
+  let url: URL;
+  try {
+    url = new URL(stripped, OWN_ORIGIN);
+  } catch {
+    return null;
+  }
+  if (url.origin !== OWN_ORIGIN) return null;
+  const path = `${url.pathname}${url.search}${url.hash}`;
+  // The serialised path must itself stay on this origin when a browser resolves it again.
+  if (!path.startsWith('/') || path.startsWith('//') || path.startsWith('/\\')) return null;
+  try {
+    if (new URL(path, OWN_ORIGIN).origin !== OWN_ORIGIN) return null;
+  } catch {
+    return null;
+  }
+  return path;
+}
+
 export function safeNextPath(raw: string | null | undefined, fallback = '/sessions'): string {
-  if (!raw?.startsWith('/') || raw.startsWith('//') || raw.startsWith('/\\')) return fallback;
-  if (raw === '/login' || raw.startsWith('/login?')) return fallback;
-  return raw;
+  if (typeof raw !== 'string' || raw.length === 0 || raw.length > NEXT_MAX) return fallback;
+  const path = sameOriginPath(raw);
+  if (!path) return fallback;
+  if (path === '/login' || path.startsWith('/login?') || path.startsWith('/login/') || path.startsWith('/login#')) {
+    return fallback;
+  }
+  return path;
 }
 
 export function loginHref(next: string | null | undefined): string {

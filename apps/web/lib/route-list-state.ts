@@ -7,6 +7,8 @@ export type RouteListKey = (typeof ROUTE_LIST_KEYS)[number];
 export type RouteListRaw = Partial<Record<RouteListKey, string>>;
 export type RouteListState = QueryState<RouteListKey, ListRoutesQuery>;
 
-const routeList = listState('/routes', ROUTE_LIST_KEYS, ListRoutesQuerySchema);
+const routeList = listState('/routes', ROUTE_LIST_KEYS, ListRoutesQuerySchema, {
+  labels: { profile: 'Profile', sessionId: 'Session', limit: 'Page size', cursor: 'Page' },
+});
 export const parseRouteListState = routeList.parse;
 export const routeListHref = routeList.href;

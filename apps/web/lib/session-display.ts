@@ -32,17 +32,3 @@ export function lineageHint(item: Pick<SessionListItem, 'id' | 'rootId' | 'linea
   if (item.lineageKind) return humanize(item.lineageKind);
   return null;
 }
-
-/** Common surface labels, offered as suggestions; sources are open-ended so any label is accepted. */
-export const KNOWN_SOURCES = [
-  'cli',
-  'tui',
-  'desktop',
-  'telegram',
-  'discord',
-  'slack',
-  'api_server',
-  'cron',
-  'subagent',
-  'tool',
-] as const;

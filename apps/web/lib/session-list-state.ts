@@ -1,22 +1,30 @@
 import { type ListSessionsQuery, ListSessionsQuerySchema } from '@statehouse/contracts';
+import { inclusiveEnd } from './dates';
 import { listState, type QueryState } from './params';
+import { SESSION_LIST_KEYS } from './session-list-keys';
 
-/** Everything the sessions list shows is in its URL: these keys, validated by the API's own schema. */
-export const SESSION_LIST_KEYS = [
-  'profile',
-  'source',
-  'status',
-  'archived',
-  'q',
-  'includeChildren',
-  'order',
-  'limit',
-  'cursor',
-] as const;
+export { SESSION_FILTER_KEYS, SESSION_LIST_KEYS } from './session-list-keys';
+
 export type SessionListKey = (typeof SESSION_LIST_KEYS)[number];
 export type SessionListRaw = Partial<Record<SessionListKey, string>>;
 export type SessionListState = QueryState<SessionListKey, ListSessionsQuery>;
 
-const sessionList = listState('/sessions', SESSION_LIST_KEYS, ListSessionsQuerySchema);
+const sessionList = listState('/sessions', SESSION_LIST_KEYS, ListSessionsQuerySchema, {
+  labels: {
+    source: 'Source',
+    model: 'Model',
+    userId: 'User',
+    startedFrom: 'Started from',
+    startedTo: 'Started until',
+    status: 'Status',
+    archived: 'Archived',
+    q: 'Text',
+    order: 'Sort by',
+    limit: 'Page size',
+    cursor: 'Page',
+  },
+  prepare: (raw) => ({ ...raw, startedTo: inclusiveEnd(raw.startedTo) }),
+});
 export const parseSessionListState = sessionList.parse;
 export const sessionListHref = sessionList.href;
+export const isCompact = (raw: SessionListRaw) => raw.view === 'compact';

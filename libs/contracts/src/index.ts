@@ -1,3 +1,6 @@
+// First: it configures zod before any schema below is built.
+import './zod-config.js';
+
 export * from './auth.schema.js';
 export * from './common.schema.js';
 export * from './delivery.schema.js';

@@ -19,6 +19,18 @@ export const MessageContentSchema = z.union([
 ]);
 export type MessageContent = z.infer<typeof MessageContentSchema>;
 
+/**
+ * Usage counters are bounded per call, and a session's totals saturate at a ceiling instead of
+ * overflowing (docs/security.md, "Input hygiene"): far beyond any real use, and every total stays
+ * an exact JavaScript number on both dialects.
+ */
+export const USAGE_TOKENS_PER_CALL_MAX = 2 ** 31;
+export const USAGE_COST_PER_CALL_MAX = 1e9;
+export const SESSION_TOKENS_MAX = Number.MAX_SAFE_INTEGER;
+export const SESSION_COST_MAX = 1e15;
+
+const TokenCountSchema = z.number().int().min(0).max(USAGE_TOKENS_PER_CALL_MAX);
+
 export const MessageInputSchema = z
   .object({
     role: MessageRoleSchema,
@@ -30,7 +42,7 @@ export const MessageInputSchema = z
       .union([IsoDateSchema, z.number()])
       .optional()
       .describe('ISO-8601 or epoch milliseconds; clamped into a sane window, defaults to now'),
-    tokenCount: z.number().int().min(0).optional(),
+    tokenCount: TokenCountSchema.optional(),
     finishReason: z.string().max(64).optional(),
     reasoning: z.string().optional(),
     displayKind: DisplayKindSchema.optional(),
@@ -53,7 +65,14 @@ export const WireMessageInputSchema = MessageInputSchema.extend({
 }).strict();
 
 export const MessageSchema = z.object({
-  id: z.number().int(),
+  id: z.number().int().describe('store-wide id: the keyset order of a transcript, not a position in it'),
+  ordinal: z
+    .number()
+    .int()
+    .min(1)
+    .describe(
+      "the message's position in its session (1 = first), counting every row of the session in id order, hidden and rewound ones too, so it names the same message in every view",
+    ),
   sessionId: z.string(),
   role: MessageRoleSchema,
   content: MessageContentSchema,
@@ -73,12 +92,12 @@ export type Message = z.infer<typeof MessageSchema>;
 
 export const UsageDeltaSchema = z
   .object({
-    inputTokens: z.number().int().min(0).optional(),
-    outputTokens: z.number().int().min(0).optional(),
-    cacheReadTokens: z.number().int().min(0).optional(),
-    cacheWriteTokens: z.number().int().min(0).optional(),
-    reasoningTokens: z.number().int().min(0).optional(),
-    estimatedCostUsd: z.number().min(0).optional(),
+    inputTokens: TokenCountSchema.optional(),
+    outputTokens: TokenCountSchema.optional(),
+    cacheReadTokens: TokenCountSchema.optional(),
+    cacheWriteTokens: TokenCountSchema.optional(),
+    reasoningTokens: TokenCountSchema.optional(),
+    estimatedCostUsd: z.number().min(0).max(USAGE_COST_PER_CALL_MAX).optional(),
   })
   .strict();
 export type UsageDelta = z.infer<typeof UsageDeltaSchema>;

@@ -85,9 +85,25 @@ export type DeletionReceipt = z.infer<typeof DeletionReceiptSchema>;
 export const ReceiptRefSchema = z.object({ sequence: z.number().int(), operationId: z.string() });
 export type ReceiptRef = z.infer<typeof ReceiptRefSchema>;
 
+export const RECEIPT_ORDERS = ['oldest', 'newest'] as const;
+
 export const ReceiptListQuerySchema = z.object({
   after: z.coerce.number().int().min(0).default(0),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
+  order: z
+    .enum(RECEIPT_ORDERS)
+    .optional()
+    .describe(
+      'oldest (default): replay in sequence order after `after`; newest: the latest first, below `before` (a reading view, not a replay)',
+    ),
+  before: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe(
+      "with order=newest: receipts below this sequence (the previous page's `nextCursor`); default: from the latest",
+    ),
   intent: DeletionIntentSchema.optional(),
   origin: DeletionOriginSchema.optional(),
   profile: ProfileNameSchema.optional(),
@@ -96,9 +112,15 @@ export type ReceiptListQuery = z.infer<typeof ReceiptListQuerySchema>;
 
 export const ReceiptPageSchema = z.object({
   items: z.array(DeletionReceiptSchema),
-  nextCursor: z.string().nullable().describe('the `after` of the next page (a sequence), null at the end'),
-  highWater: z.number().int().describe('the highest sequence written so far'),
-  floor: z.number().int().describe('receipts at or below this sequence were reclaimed'),
+  nextCursor: z
+    .string()
+    .nullable()
+    .describe('the next page (a sequence): its `after` (oldest first) or its `before` (newest first); null at the end'),
+  highWater: z.number().int().describe('the highest sequence written so far (for a member: within its own profiles)'),
+  floor: z
+    .number()
+    .int()
+    .describe('receipts at or below this sequence were reclaimed (for a member: of its own profiles)'),
 });
 export type ReceiptPage = z.infer<typeof ReceiptPageSchema>;
 
@@ -110,6 +132,17 @@ export const ReceiptWatchQuerySchema = z.object({
   profile: ProfileNameSchema.optional(),
 });
 export type ReceiptWatchQuery = z.infer<typeof ReceiptWatchQuerySchema>;
+
+/**
+ * `Last-Event-ID` as an EventSource sends it on reconnect: a sequence the stream sent (a
+ * non-negative safe integer). Empty means none; anything else is refused, never guessed at.
+ */
+export const LastEventIdSchema = z
+  .string()
+  .max(16)
+  .regex(/^\d*$/, 'must be a receipt sequence')
+  .transform((value) => (value === '' ? undefined : Number(value)))
+  .refine((value) => value === undefined || Number.isSafeInteger(value), 'must be a safe integer');
 
 export const ReclaimRequestSchema = z
   .object({ throughSequence: z.number().int().min(0), mode: z.enum(['safe', 'force']).default('safe') })
@@ -128,8 +161,10 @@ export type ConsumerAckRequest = z.infer<typeof ConsumerAckRequestSchema>;
 export const ReceiptConsumerSchema = z.object({
   name: z.string(),
   cursor: z.number().int(),
-  principal: z.string(),
+  principal: z.string().describe('the principal that acknowledged last (`kind:id`)'),
   updatedAt: IsoDateSchema,
+  createdBy: z.string().describe('the principal that registered the consumer (`kind:id`)'),
+  createdAt: IsoDateSchema,
 });
 export type ReceiptConsumer = z.infer<typeof ReceiptConsumerSchema>;
 

@@ -1,4 +1,7 @@
 export { DASHBOARD_SESSION_TTL_MS, type LoginResult } from './auth/auth.service.js';
+export { clientAddressKey } from './auth/client-address.js';
+export { LOGIN_THROTTLE } from './auth/login-throttle.js';
+export { hashPassword, needsRehash, SCRYPT_PARAMETERS, type ScryptParameters } from './auth/password.js';
 export {
   BACKUP_JOB,
   type BackupOptions,

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { AuthService } from './auth/auth.service.js';
+import type { ScryptParameters } from './auth/password.js';
 import { BackupService } from './backups/backup.service.js';
 import { type ConnectOptions, connect, DEFAULT_DATABASE_URL } from './db/connect.js';
 import type { Db, Dialect } from './db/database.js';
@@ -54,6 +55,11 @@ export interface StoreOptions extends ConnectOptions {
   migrate?: boolean;
   /** How long a deletion observer may run before it is logged and abandoned. */
   observerTimeoutMs?: number;
+  /**
+   * scrypt parameters of new password hashes (default SCRYPT_PARAMETERS, N = 2^17). Only test
+   * stores lower them, so suites that create many users stay fast; start-up never does.
+   */
+  passwordHashing?: ScryptParameters;
   /** Liveness windows of the gateway runtime contract (docs/domain.md §10); defaults otherwise. */
   runtime?: Partial<RuntimeWindows>;
 }
@@ -142,7 +148,7 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
   const lineage = new LineageService(reads, uow, clock, ids, sqlDialectPort);
   const deferred = new DeferredWorkService(db, uow, clock, logger, between);
   lineage.useDeferredWork(deferred);
-  const auth = new AuthService(db, uow, clock, ids, sqlDialectPort);
+  const auth = new AuthService(db, uow, clock, ids, sqlDialectPort, options.passwordHashing);
   const searchIndex = new SearchIndexService(
     db,
     uow,

@@ -1,15 +1,22 @@
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { ADMIN_PASSWORD, ADMIN_USERNAME, createAdminToken, type Stack } from './stack.js';
+import { expect } from 'vitest';
+import { accessibilityProblems } from './axe.js';
+import { ADMIN_PASSWORD, ADMIN_USERNAME, createAdminToken, REPO_ROOT, type Stack } from './stack.js';
 
 /** Shared steps of the browser tests: sign in, take screenshots, call the API "from elsewhere". */
 
 export const SCREENSHOT_DIR = process.env.STATEHOUSE_SCREENSHOT_DIR ?? '/tmp/statehouse-screenshots';
 
-export async function signIn(page: Page, stack: Stack, next = '/sessions'): Promise<void> {
+export async function signIn(
+  page: Page,
+  stack: Stack,
+  next = '/sessions',
+  credentials: { username: string; password: string } = { username: ADMIN_USERNAME, password: ADMIN_PASSWORD },
+): Promise<void> {
   await page.goto(`${stack.webUrl}/login?next=${encodeURIComponent(next)}`);
-  await page.getByLabel('Username').fill(ADMIN_USERNAME);
-  await page.getByLabel('Password').fill(ADMIN_PASSWORD);
+  await page.getByLabel('Username').fill(credentials.username);
+  await page.getByLabel('Password').fill(credentials.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForURL((url) => url.pathname === next.split('?')[0]);
 }
@@ -38,4 +45,28 @@ export function apiClient(stack: Stack) {
     if (init.body) headers.set('content-type', 'application/json');
     return fetch(`${stack.apiUrl}${path}`, { ...init, headers });
   };
+}
+
+/** The README's pictures (docs/images): the viewport only, at one fixed size, so every run's PNG has the same dimensions. */
+export const README_IMAGE_DIR = join(REPO_ROOT, 'docs/images');
+const README_VIEWPORT = { width: 1280, height: 800 };
+
+export async function readmePicture(page: Page, name: string, ready?: () => Promise<void>): Promise<void> {
+  const viewport = page.viewportSize();
+  await page.setViewportSize(README_VIEWPORT);
+  await page.emulateMedia({ colorScheme: 'light' });
+  // A fresh load at this size: charts measure their boxes once, and nothing opened earlier stays open.
+  await page.reload();
+  await page.waitForLoadState('networkidle');
+  const charts = page.locator('[data-chart-ready]');
+  for (const chart of await charts.all()) await expect.poll(() => chart.getAttribute('data-chart-ready')).toBe('true');
+  await ready?.();
+  await page.screenshot({ path: join(README_IMAGE_DIR, `${name}.png`), fullPage: false, animations: 'disabled' });
+  if (viewport) await page.setViewportSize(viewport);
+}
+
+/** The page as it is now passes axe-core's WCAG 2 A/AA rules, in light and dark. */
+export async function expectAccessible(page: Page): Promise<void> {
+  const problems = await accessibilityProblems(page);
+  expect(problems, `axe on ${page.url()}`).toEqual([]);
 }

@@ -119,7 +119,14 @@ async function stopProcess(managed: Managed): Promise<void> {
   signalGroup('SIGKILL');
 }
 
-export async function startStack(): Promise<Stack> {
+export interface StackOptions {
+  /** Extra environment of the API process (STATEHOUSE_TRUSTED_PROXIES, …). */
+  apiEnv?: Record<string, string>;
+  /** Extra environment of the dashboard process (STATEHOUSE_WEB_TRUSTED_PROXIES, …). */
+  webEnv?: Record<string, string>;
+}
+
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
   assertBuilt();
   const tempDir = await mkdtemp(join(tmpdir(), 'statehouse-e2e-'));
   const [apiPort, webPort] = [await freePort(), await freePort()];
@@ -146,6 +153,7 @@ export async function startStack(): Promise<Stack> {
         STATEHOUSE_ADMIN_PASSWORD: ADMIN_PASSWORD,
         STATEHOUSE_SEED_DEMO: 'true',
         NO_COLOR: '1',
+        ...options.apiEnv,
       },
     });
     processes.push(api);
@@ -162,6 +170,7 @@ export async function startStack(): Promise<Stack> {
         STATEHOUSE_API_URL: apiUrl,
         NEXT_TELEMETRY_DISABLED: '1',
         NODE_ENV: 'production',
+        ...options.webEnv,
       },
     });
     processes.push(web);

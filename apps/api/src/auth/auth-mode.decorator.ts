@@ -1,4 +1,5 @@
 import { SetMetadata } from '@nestjs/common';
+import type { Request } from 'express';
 
 export const AUTH_MODE = 'statehouse:auth-mode';
 export type AuthMode = 'required' | 'optional' | 'public';
@@ -7,3 +8,20 @@ export type AuthMode = 'required' | 'optional' | 'public';
 export const Public = () => SetMetadata(AUTH_MODE, 'public' satisfies AuthMode);
 /** Credentials are read when present but not required (logout, metrics from loopback). */
 export const OptionalAuth = () => SetMetadata(AUTH_MODE, 'optional' satisfies AuthMode);
+
+export const READ_ONLY = 'statehouse:read-only';
+/** Decides, from the request alone, that this call of a mutating route only reads. */
+export type ReadOnlyWhen = (request: Request) => boolean;
+
+/**
+ * A call that only reads — a POST whose input does not fit a query string, or a dry run — changes
+ * nothing, so the same-origin rule for cookie-authenticated mutations does not apply to it
+ * (docs/security.md, "CSRF"). With `when`, only the calls it accepts are read-only.
+ */
+export const ReadOnly = (when: ReadOnlyWhen | true = true) => SetMetadata(READ_ONLY, when);
+
+/** `?dryRun=true|1`, read exactly as the query schemas read it (QueryBooleanSchema). */
+export const isDryRunQuery: ReadOnlyWhen = (request) => {
+  const value = request.query?.dryRun;
+  return value === 'true' || value === '1';
+};

@@ -73,13 +73,14 @@ export class AuthController {
   @Post('password')
   @HttpCode(204)
   @ApiCookieAuth()
-  @ApiOperation({ summary: 'Change your own dashboard password' })
+  @ApiOperation({ summary: 'Change your own dashboard password (the current one is checked, throttled like a login)' })
   @ApiNoContentResponse()
   changePassword(
     @Ctx() ctx: OperationContext,
     @Body({ schema: ChangePasswordRequestSchema }) body: ChangePasswordRequest,
+    @Req() request: StatehouseRequest,
   ) {
-    return this.store.auth.changePassword(ctx, body.currentPassword, body.newPassword);
+    return this.store.auth.changePassword(ctx, body.currentPassword, body.newPassword, request.ip ?? 'unknown');
   }
 
   @Get('sessions')

@@ -3,14 +3,16 @@ import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import { ForbiddenError, UnauthenticatedError } from '@statehouse/state';
 import type { StatehouseRequest } from '../common/request.js';
-import { AUTH_MODE, type AuthMode } from './auth-mode.decorator.js';
+import { AUTH_MODE, type AuthMode, READ_ONLY, type ReadOnlyWhen } from './auth-mode.decorator.js';
+import { isCrossSiteBrowserRequest, isSameOriginRequest } from './same-origin.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * Global guard: every route needs a bearer token or the dashboard cookie unless marked otherwise.
- * Cookie-authenticated mutations from another site are refused (defence in depth behind
- * SameSite=Strict).
+ * A cookie is an ambient credential, so a cookie-authenticated mutation — logout included — is
+ * accepted only from the same origin (defence in depth behind SameSite=Strict; docs/security.md,
+ * "CSRF"). Bearer tokens are never sent by a browser on its own and are unaffected.
  */
 @Injectable()
 export class StatehouseAuthGuard extends AuthGuard(['bearer', 'cookie']) {
@@ -22,23 +24,31 @@ export class StatehouseAuthGuard extends AuthGuard(['bearer', 'cookie']) {
     const mode =
       this.reflector.getAllAndOverride<AuthMode | undefined>(AUTH_MODE, [context.getHandler(), context.getClass()]) ??
       'required';
-    if (mode === 'public') return true;
+    const request = context.switchToHttp().getRequest<StatehouseRequest>();
+    const readOnly = this.reflector.getAllAndOverride<ReadOnlyWhen | true | undefined>(READ_ONLY, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
+    const readsOnly = readOnly === true || (typeof readOnly === 'function' && readOnly(request));
+    const mutation = !SAFE_METHODS.has(request.method) && !readsOnly;
+    if (mode === 'public') {
+      // Login from a page on another site would sign the victim's browser into the attacker's account.
+      if (mutation && isCrossSiteBrowserRequest(request)) {
+        throw new ForbiddenError('requests from another site cannot sign in');
+      }
+      return true;
+    }
     if (mode === 'optional') {
       try {
         await super.canActivate(context);
       } catch {
         // optional: proceed without a principal
       }
-      return true;
+    } else {
+      await super.canActivate(context);
     }
-    await super.canActivate(context);
-    const request = context.switchToHttp().getRequest<StatehouseRequest>();
-    if (
-      request.authMethod === 'cookie' &&
-      !SAFE_METHODS.has(request.method) &&
-      request.header('sec-fetch-site') === 'cross-site'
-    ) {
-      throw new ForbiddenError('cross-site requests cannot use the dashboard session');
+    if (request.authMethod === 'cookie' && mutation && !isSameOriginRequest(request)) {
+      throw new ForbiddenError('the dashboard session can only be used from its own origin');
     }
     return true;
   }

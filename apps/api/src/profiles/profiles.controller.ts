@@ -21,6 +21,7 @@ import {
   RenameProfileResponseSchema,
 } from '@statehouse/contracts';
 import type { OperationContext, StateStore } from '@statehouse/state';
+import { isDryRunQuery, ReadOnly } from '../auth/auth-mode.decorator.js';
 import { Mutation } from '../common/api-headers.decorator.js';
 import { Ctx } from '../common/context.decorator.js';
 import { STATE_STORE } from '../common/tokens.js';
@@ -62,6 +63,7 @@ export class ProfilesController {
 
   @Delete(':name')
   @Mutation()
+  @ReadOnly(isDryRunQuery)
   @ApiOperation({
     summary: 'Delete a profile (admin): routes and memberships go; sessions only with deleteSessions=true',
   })

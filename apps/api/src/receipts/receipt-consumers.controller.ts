@@ -1,5 +1,12 @@
-import { Body, Controller, Get, Inject, Param, Put } from '@nestjs/common';
-import { ApiBearerAuth, ApiCookieAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Put } from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiCookieAuth,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import {
   type ConsumerAckRequest,
   ConsumerAckRequestSchema,
@@ -20,7 +27,9 @@ export class ReceiptConsumersController {
 
   @Put(':name')
   @Mutation()
-  @ApiOperation({ summary: 'Acknowledge a consumer cursor (monotonic: a lower cursor → 409)' })
+  @ApiOperation({
+    summary: 'Register a consumer or acknowledge its cursor (admin; monotonic: a lower cursor → 409)',
+  })
   @ApiOkResponse({ standardSchema: ReceiptConsumerSchema })
   acknowledge(
     @Ctx() ctx: OperationContext,
@@ -31,9 +40,18 @@ export class ReceiptConsumersController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'Registered consumers and their cursors (admin)' })
+  @ApiOperation({ summary: 'Registered consumers, who registered them and their cursors (admin)' })
   @ApiOkResponse({ standardSchema: ReceiptConsumerSchema.array() })
   list(@Ctx() ctx: OperationContext) {
     return this.store.receipts.listConsumers(ctx);
+  }
+
+  @Delete(':name')
+  @Mutation()
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Unregister a consumer (admin): it no longer holds safe reclamation back' })
+  @ApiNoContentResponse()
+  remove(@Ctx() ctx: OperationContext, @Param('name', { schema: ConsumerNameSchema }) name: string) {
+    return this.store.receipts.deleteConsumer(ctx, name);
   }
 }

@@ -11,9 +11,19 @@ import {
   Req,
   Res,
 } from '@nestjs/common';
-import { ApiBearerAuth, ApiCookieAuth, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiCookieAuth,
+  ApiHeader,
+  ApiOkResponse,
+  ApiOperation,
+  ApiProduces,
+  ApiTags,
+} from '@nestjs/swagger';
 import {
   DeletionReceiptSchema,
+  IdSchema,
+  LastEventIdSchema,
   type ReceiptListQuery,
   ReceiptListQuerySchema,
   ReceiptPageSchema,
@@ -28,6 +38,7 @@ import type { OperationContext, StateStore } from '@statehouse/state';
 import type { Request, Response } from 'express';
 import { Mutation } from '../common/api-headers.decorator.js';
 import { Ctx } from '../common/context.decorator.js';
+import { parseHeader } from '../common/header.js';
 import { STATE_STORE } from '../common/tokens.js';
 
 @ApiTags('deletion receipts')
@@ -57,6 +68,11 @@ export class ReceiptsController implements OnModuleDestroy {
       'Server-sent events: `receipt` as they commit, `bookmark` {highWater} when idle, `expired` {floor} below the floor',
   })
   @ApiProduces('text/event-stream')
+  @ApiHeader({
+    name: 'Last-Event-ID',
+    required: false,
+    description: 'the last sequence an EventSource saw: the stream resumes after it (a safe integer, else 400)',
+  })
   async watch(
     @Ctx() ctx: OperationContext,
     @Query({ schema: ReceiptWatchQuerySchema }) query: ReceiptWatchQuery,
@@ -64,8 +80,8 @@ export class ReceiptsController implements OnModuleDestroy {
     @Res() response: Response,
   ): Promise<void> {
     // EventSource reconnects with Last-Event-ID: resume after what it last saw.
-    const lastEventId = Number(request.header('last-event-id'));
-    const after = Number.isInteger(lastEventId) && lastEventId > query.after ? lastEventId : query.after;
+    const lastEventId = parseHeader(LastEventIdSchema, 'Last-Event-ID', request.header('last-event-id'));
+    const after = lastEventId !== undefined && lastEventId > query.after ? lastEventId : query.after;
     const abort = new AbortController();
     this.streams.add(abort);
     request.on('close', () => abort.abort());
@@ -120,7 +136,7 @@ export class ReceiptsController implements OnModuleDestroy {
   @Get(':operationId')
   @ApiOperation({ summary: 'One receipt by operation id' })
   @ApiOkResponse({ standardSchema: DeletionReceiptSchema })
-  get(@Ctx() ctx: OperationContext, @Param('operationId') operationId: string) {
+  get(@Ctx() ctx: OperationContext, @Param('operationId', { schema: IdSchema }) operationId: string) {
     return this.store.receipts.get(ctx, operationId);
   }
 }

@@ -56,6 +56,7 @@ import {
 } from '@statehouse/contracts';
 import type { OperationContext, Preconditions as PreconditionValues, StateStore } from '@statehouse/state';
 import type { Response } from 'express';
+import { ReadOnly } from '../auth/auth-mode.decorator.js';
 import { DestructiveHeaders, IfMatchHeader, Mutation, WriterFenceHeaders } from '../common/api-headers.decorator.js';
 import { Ctx } from '../common/context.decorator.js';
 import { Preconditions } from '../common/preconditions.decorator.js';
@@ -107,6 +108,7 @@ export class SessionsController {
   }
 
   @Post('delete-preview')
+  @ReadOnly()
   @HttpCode(200)
   @ApiOperation({ summary: 'What deleting these sessions would remove (delegate cascade, chain members) and orphan' })
   @ApiOkResponse({ standardSchema: DeletePreviewSchema })

@@ -9,6 +9,7 @@ import {
 import { refresh } from 'next/cache';
 import { redirect } from 'next/navigation';
 import { createProfile, deleteProfile, putRetentionPolicy, renameProfile } from '@/lib/api';
+import { sentence } from '@/lib/format';
 import { deletedHref, renamedHref } from '@/lib/profile-results';
 import { idempotencyKeyFrom } from './outcome';
 import { refusalOf } from './refusal';
@@ -31,13 +32,6 @@ function failure(error: unknown, nothing: string, extra: Partial<ProfileActionSt
     ...extra,
   } as ProfileActionState;
 }
-
-/** The API's detail as a sentence ("profile x already exists" → "Profile x already exists."). */
-const sentence = (text: string) => {
-  const trimmed = text.trim();
-  const capital = trimmed.charAt(0).toUpperCase() + trimmed.slice(1);
-  return /[.!?]$/.test(capital) ? capital : `${capital}.`;
-};
 
 const issues = (error: { issues: { message: string }[] }) => error.issues.map((issue) => issue.message).join('; ');
 

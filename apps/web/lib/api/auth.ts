@@ -1,6 +1,14 @@
-import { type LoginRequest, type Principal, PrincipalSchema, SESSION_COOKIE_NAME } from '@statehouse/contracts';
+import {
+  type ChangePasswordRequest,
+  type DashboardSession,
+  DashboardSessionSchema,
+  type LoginRequest,
+  type Principal,
+  PrincipalSchema,
+  SESSION_COOKIE_NAME,
+} from '@statehouse/contracts';
 import { cache } from 'react';
-import { request, send } from './client';
+import { arrayOf, request, send } from './client';
 
 /** Who is signed in; deduplicated per request (the layout and a page may both ask). */
 export const getMe = cache((): Promise<Principal> => request('/v1/auth/me', PrincipalSchema));
@@ -23,6 +31,20 @@ export async function login(credentials: LoginRequest): Promise<IssuedSessionCoo
     .find((cookie) => cookie?.name === SESSION_COOKIE_NAME);
   if (!issued) throw new Error('The API accepted the login but issued no session cookie');
   return { secret: issued.value, expires: issued.expires };
+}
+
+/** A wrong current password answers 400/401-class problems that the caller words; never redirects. */
+export async function changePassword(body: ChangePasswordRequest): Promise<void> {
+  await send('/v1/auth/password', { method: 'POST', body, onUnauthenticated: 'throw' });
+}
+
+/** The caller's own signed-in dashboard sessions (browsers), the current one marked. */
+export function listDashboardSessions(): Promise<DashboardSession[]> {
+  return request('/v1/auth/sessions', arrayOf(DashboardSessionSchema));
+}
+
+export async function endDashboardSession(id: string): Promise<void> {
+  await send(`/v1/auth/sessions/${encodeURIComponent(id)}`, { method: 'DELETE' });
 }
 
 /** Ends the server-side session; the caller deletes the dashboard's cookie either way. */

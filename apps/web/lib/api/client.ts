@@ -10,6 +10,7 @@ import {
 import { cookies, headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { apiBaseUrl } from '@/lib/config';
+import { forwardedHeaders } from '@/lib/forwarding';
 import { CURRENT_PATH_HEADER, loginHref } from '@/lib/paths';
 
 /**
@@ -108,7 +109,12 @@ export function preconditions(revision: number, generation?: number): Record<str
 
 /** One call; a non-2xx answer becomes an `ApiProblemError` (or a redirect to /login on 401). */
 export async function send(path: string, options: RequestOptions = {}): Promise<Response> {
-  const requestHeaders: Record<string, string> = { accept: 'application/json', ...options.headers };
+  const requestHeaders: Record<string, string> = {
+    accept: 'application/json',
+    // The browser's address and origin: login limits and the API's same-origin rule need them.
+    ...(await forwardedHeaders(options.method ?? 'GET')),
+    ...options.headers,
+  };
   if (options.idempotencyKey) requestHeaders['idempotency-key'] = options.idempotencyKey;
   const cookie = await sessionCookieHeader();
   if (cookie) requestHeaders.cookie = cookie;

@@ -6,6 +6,7 @@ import {
   type StartImportQuery,
 } from '@statehouse/contracts';
 import { apiBaseUrl } from '@/lib/config';
+import { forwardedHeaders } from '@/lib/forwarding';
 import {
   ApiUnreachableError,
   buildQuery,
@@ -42,7 +43,12 @@ export async function forwardImportUpload(
   query: StartImportQuery,
   { contentLength, signal }: { contentLength: string | null; signal: AbortSignal },
 ): Promise<Response> {
-  const headers: Record<string, string> = { accept: 'application/json', 'content-type': 'application/octet-stream' };
+  const headers: Record<string, string> = {
+    // The browser's address and origin: the API accepts a cookie-authenticated post only from it.
+    ...(await forwardedHeaders('POST')),
+    accept: 'application/json',
+    'content-type': 'application/octet-stream',
+  };
   if (contentLength && /^\d{1,15}$/.test(contentLength)) headers['content-length'] = contentLength;
   const cookie = await sessionCookieHeader();
   if (cookie) headers.cookie = cookie;

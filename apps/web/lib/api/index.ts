@@ -17,3 +17,6 @@ export * from './retention';
 export * from './routes';
 export * from './search';
 export * from './sessions';
+export * from './stats';
+export * from './tokens';
+export * from './users';

@@ -9,15 +9,15 @@ import {
   type RenameProfileResponse,
   RenameProfileResponseSchema,
 } from '@statehouse/contracts';
+import { cache } from 'react';
 import { request } from './client';
 
 /** `/v1/profiles`: the profiles a principal can see, and (administrators) create, rename, delete. */
 
 const profilePath = (name: string) => `/v1/profiles/${encodeURIComponent(name)}`;
 
-export function listProfiles(): Promise<ProfileSummary[]> {
-  return request('/v1/profiles', ProfileListSchema);
-}
+/** Deduplicated per request (the layout's switcher, the page and its title may all ask). */
+export const listProfiles = cache((): Promise<ProfileSummary[]> => request('/v1/profiles', ProfileListSchema));
 
 export function createProfile(body: CreateProfileRequest): Promise<ProfileSummary> {
   return request('/v1/profiles', ProfileSummarySchema, { method: 'POST', body });

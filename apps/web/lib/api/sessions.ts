@@ -10,6 +10,9 @@ import {
   type EndSessionRequest,
   type ListSessionsQuery,
   type Session,
+  type SessionFacets,
+  type SessionFacetsQuery,
+  SessionFacetsSchema,
   type SessionListResponse,
   SessionListResponseSchema,
   SessionSchema,
@@ -23,6 +26,11 @@ export type SessionListParams = Partial<ListSessionsQuery>;
 
 export function listSessions(params: SessionListParams): Promise<SessionListResponse> {
   return request('/v1/sessions', SessionListResponseSchema, { query: { ...params } });
+}
+
+/** Known sources and models (most used first) for the list's choice filters. */
+export function getSessionFacets(query: SessionFacetsQuery): Promise<SessionFacets> {
+  return request('/v1/sessions/facets', SessionFacetsSchema, { query: { ...query } });
 }
 
 export function getSession(id: string): Promise<Session> {

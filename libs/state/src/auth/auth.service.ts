@@ -16,27 +16,25 @@ import type { Db } from '../db/database.js';
 import { assertAdmin } from '../shared/access.js';
 import { type Clock, toIso, toIsoOrNull } from '../shared/clock.js';
 import type { OperationContext } from '../shared/context.js';
-import {
-  ConflictError,
-  ForbiddenError,
-  NotFoundError,
-  RateLimitedError,
-  UnauthenticatedError,
-} from '../shared/errors.js';
+import { ConflictError, ForbiddenError, NotFoundError, UnauthenticatedError } from '../shared/errors.js';
 import { type IdGenerator, randomSecret } from '../shared/ids.js';
 import { isUniqueViolation, type SqlDialect } from '../shared/sql-dialect.js';
 import { toDomainError } from '../shared/store-errors.js';
 import type { UnitOfWork } from '../shared/unit-of-work.js';
 import { ApiTokenRepository, type ApiTokenRow } from './api-token.repository.js';
 import { AuthSessionRepository, type AuthSessionRow } from './auth-session.repository.js';
-import { LoginFailureRepository } from './login-failure.repository.js';
-import { DUMMY_HASH_PROMISE, hashPassword, verifyPassword } from './password.js';
+import { LoginThrottle } from './login-throttle.js';
+import {
+  dummyPasswordHash,
+  hashPassword,
+  needsRehash,
+  SCRYPT_PARAMETERS,
+  type ScryptParameters,
+  verifyPassword,
+} from './password.js';
 import { UserRepository, type UserRow } from './user.repository.js';
 
 export const DASHBOARD_SESSION_TTL_MS = 12 * 60 * 60 * 1000;
-export const LOGIN_WINDOW_MS = 15 * 60 * 1000;
-export const LOGIN_MAX_FAILURES_PER_USER = 10;
-export const LOGIN_MAX_FAILURES_PER_ADDRESS = 50;
 const TOUCH_INTERVAL_MS = 60_000;
 /** How long a verified bearer token is trusted without a lookup (bounds revocation lag across processes). */
 export const PRINCIPAL_CACHE_MS = 5_000;
@@ -59,7 +57,7 @@ export class AuthService {
   private readonly tokens = new ApiTokenRepository();
   private readonly users = new UserRepository();
   private readonly authSessions = new AuthSessionRepository();
-  private readonly failures = new LoginFailureRepository();
+  private readonly throttle: LoginThrottle;
   private readonly principalCache = new Map<string, { principal: Principal; until: number }>();
 
   constructor(
@@ -68,7 +66,11 @@ export class AuthService {
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
     private readonly dialect: SqlDialect,
-  ) {}
+    /** scrypt cost of new hashes (tests may lower it; production keeps SCRYPT_PARAMETERS). */
+    private readonly passwordParameters: ScryptParameters = SCRYPT_PARAMETERS,
+  ) {
+    this.throttle = new LoginThrottle(uow, dialect.name);
+  }
 
   // ---- API tokens -------------------------------------------------------------------------
 
@@ -145,7 +147,7 @@ export class AuthService {
 
   async createUser(ctx: OperationContext, request: CreateUserRequest): Promise<User> {
     assertAdmin(ctx.principal);
-    const passwordHash = await hashPassword(request.password);
+    const passwordHash = await hashPassword(request.password, this.passwordParameters);
     return this.uow.run(ctx, async (tx) => {
       const row: UserRow = {
         id: this.ids.next(),
@@ -239,7 +241,7 @@ export class AuthService {
   ): Promise<{ username: string; password: string; generated: boolean } | null> {
     if ((await this.users.count(this.db)) > 0) return null;
     const chosen = password ?? randomBytes(12).toString('base64url');
-    const passwordHash = await hashPassword(chosen);
+    const passwordHash = await hashPassword(chosen, this.passwordParameters);
     try {
       await this.users.insert(this.db, {
         id: this.ids.next(),
@@ -259,59 +261,64 @@ export class AuthService {
     return { username: 'admin', password: chosen, generated: password === undefined };
   }
 
-  /** A dashboard user changes their own password (the current one proves it is them). */
-  async changePassword(ctx: OperationContext, currentPassword: string, newPassword: string): Promise<void> {
+  /**
+   * A dashboard user changes their own password (the current one proves it is them). The check
+   * of the current password is throttled like a login: a stolen session must not become an
+   * unlimited password oracle.
+   */
+  async changePassword(
+    ctx: OperationContext,
+    currentPassword: string,
+    newPassword: string,
+    clientAddress = 'unknown',
+  ): Promise<void> {
     if (ctx.principal.kind !== 'user') throw new ForbiddenError('only dashboard users have passwords');
     const user = await this.guard(() => this.users.findById(this.db, ctx.principal.id));
-    if (!user || !(await verifyPassword(currentPassword, user.password_hash))) {
+    if (!user) throw new UnauthenticatedError('the current password is wrong');
+    const reservation = await this.throttle.reserve(user.username, clientAddress, this.clock.now());
+    if (!(await verifyPassword(currentPassword, user.password_hash))) {
+      await this.throttle.failed(reservation);
       throw new UnauthenticatedError('the current password is wrong');
     }
-    const passwordHash = await hashPassword(newPassword);
-    await this.uow.run(ctx, async (tx) => this.users.setPasswordHash(tx.db, user.id, passwordHash));
+    const passwordHash = await hashPassword(newPassword, this.passwordParameters);
+    await this.uow.run(ctx, async (tx) => {
+      await this.throttle.succeeded(tx.db, reservation, this.clock.now());
+      await this.users.setPasswordHash(tx.db, user.id, passwordHash);
+    });
   }
 
   /**
-   * Rate-limited per username and per client address; failures are counted in the store. A
-   * disabled user with the right password is told so (and nobody else is).
+   * Throttled per account, per client address and per (account, address) pair (LoginThrottle):
+   * the attempt is reserved before the slow password check, so parallel guesses cannot all pass,
+   * and a refused attempt costs no hashing. A hash made with older parameters is upgraded here. A
+   * disabled user with the right password is told so (and nobody else is); it counts as a failure.
    */
   async login(username: string, password: string, clientAddress: string, userAgent?: string): Promise<LoginResult> {
-    const now = this.clock.now();
-    const since = now - LOGIN_WINDOW_MS;
-    const userSubject = `user:${username.toLowerCase()}`;
-    const addressSubject = `addr:${clientAddress}`;
-    const [byUser, byAddress] = await this.guard(() =>
-      Promise.all([
-        this.failures.countSince(this.db, userSubject, since),
-        this.failures.countSince(this.db, addressSubject, since),
-      ]),
-    );
-    // The dashboard signs users in from loopback: an address budget there would let one person
-    // lock every dashboard user out, so loopback is limited per user only.
-    const limits: [{ count: number; oldest: number | null }, number][] = [[byUser, LOGIN_MAX_FAILURES_PER_USER]];
-    if (!isLoopback(clientAddress)) limits.push([byAddress, LOGIN_MAX_FAILURES_PER_ADDRESS]);
-    for (const [counted, max] of limits) {
-      if (counted.count >= max) {
-        const retryAfter = Math.max(1, Math.ceil(((counted.oldest ?? now) + LOGIN_WINDOW_MS - now) / 1000));
-        throw new RateLimitedError(retryAfter);
-      }
-    }
+    const reservation = await this.throttle.reserve(username, clientAddress, this.clock.now());
     const user = await this.guard(() => this.users.findByUsername(this.db, username));
-    const valid = await verifyPassword(password, user?.password_hash ?? (await DUMMY_HASH_PROMISE));
+    const valid = await verifyPassword(
+      password,
+      user?.password_hash ?? (await dummyPasswordHash(this.passwordParameters)),
+    );
     if (!user || !valid) {
-      await this.guard(async () => {
-        await this.failures.record(this.db, userSubject, now);
-        await this.failures.record(this.db, addressSubject, now);
-        await this.failures.deleteBefore(this.db, since);
-      });
+      await this.throttle.failed(reservation);
       throw new UnauthenticatedError('wrong username or password');
     }
-    if (user.disabled_at !== null) throw new UnauthenticatedError('this account is disabled; ask an admin');
+    if (user.disabled_at !== null) {
+      await this.throttle.failed(reservation);
+      throw new UnauthenticatedError('this account is disabled; ask an admin');
+    }
+    const upgradedHash = needsRehash(user.password_hash, this.passwordParameters)
+      ? await hashPassword(password, this.passwordParameters)
+      : null;
     const secret = randomSecret(32);
+    const now = this.clock.now();
     const expiresAt = now + DASHBOARD_SESSION_TTL_MS;
-    await this.guard(async () => {
-      await this.failures.clear(this.db, userSubject);
-      await this.authSessions.deleteExpired(this.db, now);
-      await this.authSessions.insert(this.db, {
+    await this.uow.run(null, async (tx) => {
+      await this.throttle.succeeded(tx.db, reservation, now);
+      if (upgradedHash) await this.users.replacePasswordHash(tx.db, user.id, user.password_hash, upgradedHash);
+      await this.authSessions.deleteExpired(tx.db, now);
+      await this.authSessions.insert(tx.db, {
         id_hash: sha256(secret),
         user_id: user.id,
         created_at: now,
@@ -321,7 +328,7 @@ export class AuthService {
         user_agent: userAgent ? userAgent.slice(0, 512) : null,
         client_address: clientAddress.slice(0, 128),
       });
-      await this.users.setLastLogin(this.db, user.id, now);
+      await this.users.setLastLogin(tx.db, user.id, now);
     });
     return { sessionSecret: secret, expiresAt, principal: userPrincipal(user) };
   }
@@ -352,9 +359,6 @@ export class AuthService {
     }
   }
 }
-
-const isLoopback = (address: string) =>
-  address === '127.0.0.1' || address === '::1' || address === '::ffff:127.0.0.1' || address.startsWith('127.');
 
 function userPrincipal(user: UserRow): Principal {
   return {

@@ -59,6 +59,16 @@ export class UserRepository {
     await db.updateTable('users').set({ profiles }).where('id', '=', id).execute();
   }
 
+  /** Swaps the hash only if it is still the one read (a password change in between wins). */
+  async replacePasswordHash(db: Executor, id: string, previous: string, next: string): Promise<void> {
+    await db
+      .updateTable('users')
+      .set({ password_hash: next })
+      .where('id', '=', id)
+      .where('password_hash', '=', previous)
+      .execute();
+  }
+
   async setPasswordHash(db: Executor, id: string, passwordHash: string): Promise<void> {
     await db.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', id).execute();
   }

@@ -147,10 +147,22 @@ export interface AuthSessionsTable {
   client_address: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
-export interface LoginFailuresTable {
+/** One login attempt, reserved before the password check; `pending` counts as a failure. */
+export interface LoginAttemptsTable {
   id: Generated<number>;
-  subject: string;
+  /** The username as typed, lowercased (unknown names are throttled like real ones). */
+  account: string;
+  /** The client address (IPv6 by /64), as the API's trusted proxies report it. */
+  address: string;
+  state: 'pending' | 'failed';
   at: number;
+}
+
+/** Where an account signed in successfully: its failures there are judged apart from others'. */
+export interface LoginKnownAddressesTable {
+  account: string;
+  address: string;
+  last_success_at: number;
 }
 
 export interface IdempotencyKeysTable {
@@ -183,8 +195,18 @@ export interface DeletionReceiptsTable {
 export interface ReceiptConsumersTable {
   name: string;
   cursor: number;
+  /** The principal that acknowledged last. */
   principal: string;
   updated_at: number;
+  /** The principal that registered the consumer (null only for rows older than the column). */
+  created_by: string | null;
+  created_at: number | null;
+}
+
+/** Per profile, the highest receipt sequence reclamation removed: a member's floor. */
+export interface ReceiptProfileFloorsTable {
+  profile: string;
+  floor: number;
 }
 
 export interface StoreMetaTable {
@@ -399,11 +421,13 @@ export interface DB {
   api_tokens: ApiTokensTable;
   users: UsersTable;
   auth_sessions: AuthSessionsTable;
-  login_failures: LoginFailuresTable;
+  login_attempts: LoginAttemptsTable;
+  login_known_addresses: LoginKnownAddressesTable;
   idempotency_keys: IdempotencyKeysTable;
   conversation_generations: ConversationGenerationsTable;
   deletion_receipts: DeletionReceiptsTable;
   receipt_consumers: ReceiptConsumersTable;
+  receipt_profile_floors: ReceiptProfileFloorsTable;
   store_meta: StoreMetaTable;
   retention_policies: RetentionPoliciesTable;
   job_leases: JobLeasesTable;

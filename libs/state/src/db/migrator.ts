@@ -6,6 +6,8 @@ import { turnsAndGenerationsMigration } from './migrations/2026-11-29T15.00-turn
 import { deletionReceiptsMigration } from './migrations/2026-11-29T18.00-deletion-receipts.js';
 import { routesMigration } from './migrations/2026-11-29T21.00-routes-and-handoff.js';
 import { searchTriggerWhenMigration } from './migrations/2026-11-29T23.00-search-trigger-when.js';
+import { loginThrottleMigration } from './migrations/2026-11-30T01.00-login-throttle.js';
+import { receiptConsumerOwnersMigration } from './migrations/2026-11-30T01.10-receipt-consumer-owners.js';
 import { gatewaysAndDeliveriesMigration } from './migrations/2026-11-30T02.00-gateways-and-deliveries.js';
 import { importsMigration } from './migrations/2026-11-30T03.00-imports.js';
 import { usageRollupsMigration } from './migrations/2026-11-30T04.00-usage-rollups.js';
@@ -21,6 +23,8 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '2026-11-29T18.00-deletion-receipts': deletionReceiptsMigration(dialect),
     '2026-11-29T21.00-routes-and-handoff': routesMigration(dialect),
     '2026-11-29T23.00-search-trigger-when': searchTriggerWhenMigration(dialect),
+    '2026-11-30T01.00-login-throttle': loginThrottleMigration(dialect),
+    '2026-11-30T01.10-receipt-consumer-owners': receiptConsumerOwnersMigration(dialect),
     '2026-11-30T02.00-gateways-and-deliveries': gatewaysAndDeliveriesMigration(dialect),
     '2026-11-30T03.00-imports': importsMigration(dialect),
     '2026-11-30T04.00-usage-rollups': usageRollupsMigration(dialect),

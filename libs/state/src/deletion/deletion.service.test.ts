@@ -552,6 +552,17 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(page.items).toHaveLength(2);
       const next = await t.store.receipts.list(admin, { after: Number(page.nextCursor), limit: 2 });
       expect(next.items[0].sequence).toBeGreaterThan(page.items[1].sequence);
+      // Newest first, for reading: the latest page, then the one below it, never overlapping.
+      const latest = await t.store.receipts.list(admin, { after: 0, limit: 2, order: 'newest' });
+      expect(latest.items.map((receipt) => receipt.sequence)).toEqual(sequences.slice(-2).reverse());
+      const older = await t.store.receipts.list(admin, {
+        after: 0,
+        limit: 1000,
+        order: 'newest',
+        before: Number(latest.nextCursor),
+      });
+      expect(older.items.map((receipt) => receipt.sequence)).toEqual(sequences.slice(0, -2).reverse());
+      expect(older.nextCursor).toBeNull();
       const maintenance = await t.store.receipts.list(admin, { after: 0, limit: 1000, intent: 'maintenance' });
       expect(maintenance.items.every((receipt) => receipt.intent === 'maintenance')).toBe(true);
       const member = contextOf(memberPrincipal(['del2']));
@@ -591,6 +602,9 @@ for (const { dialect, available } of TEST_DIALECTS) {
       });
       const fromFloor = await t.store.receipts.list(admin, { after: second.sequence, limit: 10 });
       expect(fromFloor.items[0].sequence).toBe(third.sequence);
+      // Reading newest first needs no cursor above the floor: it simply ends there.
+      const newest = await t.store.receipts.list(admin, { after: 0, limit: 1000, order: 'newest' });
+      expect(newest.items.at(-1)?.sequence).toBe(third.sequence);
       expect(await t.store.receipts.verify(admin)).toMatchObject({ ok: true });
 
       const forced = await t.store.receipts.reclaim(admin, { throughSequence: all.highWater, mode: 'force' });

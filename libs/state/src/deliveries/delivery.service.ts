@@ -18,7 +18,7 @@ import { SessionRepository } from '../sessions/session.repository.js';
 import { canAccessProfile, profileScope } from '../shared/access.js';
 import { type Clock, toIso, toIsoOrNull } from '../shared/clock.js';
 import type { OperationContext } from '../shared/context.js';
-import { decodeCursor, encodeCursor } from '../shared/cursor.js';
+import { CursorPart, cursorShape, decodeCursor, encodeCursor } from '../shared/cursor.js';
 import {
   ClaimExpiredError,
   ConflictError,
@@ -32,6 +32,9 @@ import { isUniqueViolation, type SqlDialect } from '../shared/sql-dialect.js';
 import { toDomainError } from '../shared/store-errors.js';
 import type { Tx, UnitOfWork } from '../shared/unit-of-work.js';
 import { DeliveryRepository, type DeliveryRow, OWED_STATES } from './delivery.repository.js';
+
+/** (created at, id) of the last delivery of a page. */
+const DELIVERY_CURSOR = cursorShape(CursorPart.epochMs, CursorPart.text);
 
 /**
  * Delivery obligations (docs/domain.md §11): what a gateway owes a chat — a reply produced while
@@ -114,7 +117,7 @@ export class DeliveryService implements DeletionParticipant {
   async list(ctx: OperationContext, query: ListDeliveriesQuery): Promise<DeliveryPage> {
     try {
       if (query.profile && !canAccessProfile(ctx.principal, query.profile)) return { items: [], nextCursor: null };
-      const after = query.cursor ? (decodeCursor(query.cursor, ['number', 'string']) as [number, string]) : undefined;
+      const after = query.cursor ? decodeCursor(query.cursor, DELIVERY_CURSOR) : undefined;
       const rows = await this.deliveries.list(this.db, {
         profiles: profileScope(ctx.principal),
         profile: query.profile,

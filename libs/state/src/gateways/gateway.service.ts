@@ -8,7 +8,7 @@ import { SessionRepository } from '../sessions/session.repository.js';
 import { assertAdmin, canAccessProfile, profileScope } from '../shared/access.js';
 import { type Clock, toIso } from '../shared/clock.js';
 import type { OperationContext } from '../shared/context.js';
-import { decodeCursor, encodeCursor } from '../shared/cursor.js';
+import { CursorPart, cursorShape, decodeCursor, encodeCursor } from '../shared/cursor.js';
 import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import type { RuntimeWindows } from '../shared/runtime.js';
@@ -16,6 +16,9 @@ import type { SqlDialect } from '../shared/sql-dialect.js';
 import { toDomainError } from '../shared/store-errors.js';
 import type { UnitOfWork } from '../shared/unit-of-work.js';
 import { GatewayRepository, type GatewayRow } from './gateway.repository.js';
+
+/** (profile, id) of the last gateway of a page. */
+const GATEWAY_CURSOR = cursorShape(CursorPart.text, CursorPart.text);
 
 export const LIVENESS_SWEEP_JOB = 'liveness-sweep';
 const SWEEP_LEASE_MS = 5 * 60 * 1000;
@@ -101,7 +104,7 @@ export class GatewayService {
       if (query.profile && !canAccessProfile(ctx.principal, query.profile)) {
         return { items: [], nextCursor: null, livenessWindowSeconds };
       }
-      const after = query.cursor ? (decodeCursor(query.cursor, ['string', 'string']) as [string, string]) : undefined;
+      const after = query.cursor ? decodeCursor(query.cursor, GATEWAY_CURSOR) : undefined;
       const rows = await this.gateways.list(this.db, {
         profiles: profileScope(ctx.principal),
         profile: query.profile,

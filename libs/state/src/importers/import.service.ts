@@ -13,7 +13,7 @@ import { JobLeaseRepository } from '../retention/job-lease.repository.js';
 import { assertAdmin, principalKey } from '../shared/access.js';
 import { type Clock, toIso, toIsoOrNull } from '../shared/clock.js';
 import type { OperationContext } from '../shared/context.js';
-import { decodeCursor, encodeCursor } from '../shared/cursor.js';
+import { CursorPart, cursorShape, decodeCursor, encodeCursor } from '../shared/cursor.js';
 import { ConflictError, DomainError, NotFoundError } from '../shared/errors.js';
 import type { IdGenerator } from '../shared/ids.js';
 import type { Logger } from '../shared/logger.js';
@@ -22,6 +22,9 @@ import type { UnitOfWork } from '../shared/unit-of-work.js';
 import { type HermesImporter, type HermesImportResult, ImportAbortedError } from './hermes/hermes-importer.js';
 import { IMPORT_JOB } from './import-errors.js';
 import { ImportJobRepository, type ImportJobRow } from './import-job.repository.js';
+
+/** (created at, id) of the last import of a page. */
+const IMPORT_CURSOR = cursorShape(CursorPart.epochMs, CursorPart.text);
 
 /** The import lease: renewed by a heartbeat while a run lives; another process may take it after. */
 export const IMPORT_LEASE_MS = 60_000;
@@ -175,7 +178,7 @@ export class ImportService {
   async list(ctx: OperationContext, query: ListImportsQuery): Promise<ImportJobPage> {
     assertAdmin(ctx.principal);
     try {
-      const after = query.cursor ? decodeCursor(query.cursor, ['number', 'string']) : undefined;
+      const after = query.cursor ? decodeCursor(query.cursor, IMPORT_CURSOR) : undefined;
       const rows = await this.jobs.list(
         this.db,
         after ? { at: Number(after[0]), id: String(after[1]) } : undefined,

@@ -5,10 +5,11 @@ import { parseJson } from '../shared/json.js';
 import { PreparedQuery } from '../shared/prepared.js';
 import { chunk, countForSessions } from '../shared/sql-dialect.js';
 
-export function toMessage(row: MessageRow): Message {
+export function toMessage(row: MessageRow, ordinal: number): Message {
   const toolCalls = parseJson(row.tool_calls);
   return {
     id: Number(row.id),
+    ordinal,
     sessionId: row.session_id,
     role: row.role as MessageRole,
     content: row.content_json !== null ? (parseJson(row.content_json) as MessageContent) : row.content,
@@ -129,6 +130,34 @@ export class MessageRepository {
       .orderBy('id', filter.order === 'oldest' ? 'asc' : 'desc')
       .limit(filter.limit)
       .execute();
+  }
+
+  /**
+   * Each id's position in its session (1-based, every row counted in id order): one count below the
+   * smallest id, then the ids of the span the page covers (index range scans of (session_id, id)).
+   */
+  async ordinalsOf(db: Executor, sessionId: string, ids: readonly number[]): Promise<Map<number, number>> {
+    const ordinals = new Map<number, number>();
+    if (ids.length === 0) return ordinals;
+    const low = Math.min(...ids);
+    const high = Math.max(...ids);
+    const below = await db
+      .selectFrom('messages')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('session_id', '=', sessionId)
+      .where('id', '<', low)
+      .executeTakeFirstOrThrow();
+    const span = await db
+      .selectFrom('messages')
+      .select('id')
+      .where('session_id', '=', sessionId)
+      .where('id', '>=', low)
+      .where('id', '<=', high)
+      .orderBy('id')
+      .execute();
+    const base = Number(below.n);
+    for (const [index, row] of span.entries()) ordinals.set(Number(row.id), base + index + 1);
+    return ordinals;
   }
 
   async findInSession(db: Executor, sessionId: string, messageId: number): Promise<MessageRow | undefined> {

@@ -35,6 +35,39 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(page.items.map((m) => m.content)).toEqual(['later', 'earlier']);
     });
 
+    it('numbers messages per session (not by store-wide id), the same in every view and page', async () => {
+      // Another session's rows interleave with this one's ids: ordinals must not see them.
+      await t.store.sessions.create(admin, { id: 'ord', profile: 'p', source: 'cli' });
+      await t.store.sessions.create(admin, { id: 'ord-other', profile: 'p', source: 'cli' });
+      for (const [index, role] of ['user', 'assistant', 'user', 'assistant'].entries()) {
+        await t.store.messages.append(admin, 'ord-other', { messages: [{ role: 'user', content: `x${index}` }] });
+        await t.store.messages.append(admin, 'ord', {
+          messages: [
+            { role: role as 'user' | 'assistant', content: `m${index}` },
+            ...(index === 1 ? [{ role: 'system' as const, content: 'scaffold', displayKind: 'hidden' as const }] : []),
+          ],
+        });
+      }
+      const all = await t.store.messages.list(admin, 'ord', transcriptQuery);
+      expect(all.items.map((m) => m.ordinal)).toEqual([1, 2, 3, 4, 5]);
+      const visible = await t.store.messages.list(admin, 'ord', { ...transcriptQuery, includeHidden: false });
+      expect(visible.items.map((m) => [m.content, m.ordinal])).toEqual([
+        ['m0', 1],
+        ['m1', 2],
+        ['m2', 4],
+        ['m3', 5],
+      ]);
+      const secondPage = await t.store.messages.list(admin, 'ord', {
+        ...transcriptQuery,
+        includeHidden: false,
+        limit: 2,
+        after: visible.items[1].id,
+      });
+      expect(secondPage.items.map((m) => m.ordinal)).toEqual([4, 5]);
+      const latest = await t.store.messages.list(admin, 'ord', { ...transcriptQuery, order: 'latest', limit: 2 });
+      expect(latest.items.map((m) => m.ordinal)).toEqual([5, 4]);
+    });
+
     it('clamps timestamps into a sane window', async () => {
       await t.store.messages.append(admin, 's', {
         messages: [

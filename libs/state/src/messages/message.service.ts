@@ -18,7 +18,7 @@ import {
 import { canAccessProfile } from '../shared/access.js';
 import type { Clock } from '../shared/clock.js';
 import type { OperationContext, Preconditions } from '../shared/context.js';
-import { decodeCursor, encodeCursor } from '../shared/cursor.js';
+import { CursorPart, cursorShape, decodeCursor, encodeCursor } from '../shared/cursor.js';
 import { NotFoundError, RevisionConflictError, SessionClosedError, StaleGenerationError } from '../shared/errors.js';
 import { textOrNull } from '../shared/json.js';
 import { isUniqueViolation, type SqlDialect } from '../shared/sql-dialect.js';
@@ -35,6 +35,9 @@ import {
   substringIndexed,
   toolUseParts,
 } from './message-content.js';
+
+/** The id of the last message of a page. */
+const MESSAGE_CURSOR = cursorShape(CursorPart.id);
 
 export interface WrittenMessages {
   ids: number[];
@@ -220,7 +223,7 @@ export class MessageService {
     try {
       const session = await this.sessions.findById(db, sessionId);
       if (!session || !canAccessProfile(ctx.principal, session.profile)) throw new NotFoundError('session');
-      const afterId = query.cursor ? Number(decodeCursor(query.cursor, ['number'])[0]) : query.after;
+      const afterId = query.cursor ? decodeCursor(query.cursor, MESSAGE_CURSOR)[0] : query.after;
       const rows = await this.messages.list(db, {
         sessionId,
         includeCompacted: query.includeCompacted,
@@ -231,8 +234,13 @@ export class MessageService {
         limit: query.limit + 1,
       });
       const page = rows.slice(0, query.limit);
+      const ordinals = await this.messages.ordinalsOf(
+        this.db,
+        sessionId,
+        page.map((row) => Number(row.id)),
+      );
       return {
-        items: page.map(toMessage),
+        items: page.map((row) => toMessage(row, ordinals.get(Number(row.id)) ?? 0)),
         nextCursor: rows.length > query.limit ? encodeCursor([Number(page[page.length - 1].id)]) : null,
       };
     } catch (error) {

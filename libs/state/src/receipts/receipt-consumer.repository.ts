@@ -3,12 +3,13 @@ import type { Executor, ReceiptConsumersTable } from '../db/database.js';
 
 export type ReceiptConsumerRow = Selectable<ReceiptConsumersTable>;
 
-/** Registered replay consumers and the cursor each acknowledged. */
+/** Registered replay consumers, who registered each, and the cursor each acknowledged. */
 export class ReceiptConsumerRepository {
   async find(db: Executor, name: string): Promise<ReceiptConsumerRow | undefined> {
     return db.selectFrom('receipt_consumers').selectAll().where('name', '=', name).executeTakeFirst();
   }
 
+  /** Registers or acknowledges; who registered it and when never change afterwards. */
   async upsert(db: Executor, row: ReceiptConsumerRow): Promise<void> {
     await db
       .insertInto('receipt_consumers')
@@ -17,6 +18,11 @@ export class ReceiptConsumerRepository {
         oc.column('name').doUpdateSet({ cursor: row.cursor, principal: row.principal, updated_at: row.updated_at }),
       )
       .execute();
+  }
+
+  async delete(db: Executor, name: string): Promise<boolean> {
+    const result = await db.deleteFrom('receipt_consumers').where('name', '=', name).executeTakeFirst();
+    return Number(result.numDeletedRows) === 1;
   }
 
   async list(db: Executor): Promise<ReceiptConsumerRow[]> {

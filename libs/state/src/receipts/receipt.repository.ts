@@ -30,6 +30,8 @@ export function hashedDocument(receipt: DeletionReceipt) {
 
 export interface ReceiptFilter {
   after: number;
+  /** Newest first, below this sequence (exclusive); without it, oldest first. */
+  before?: number;
   limit: number;
   profiles: string[] | null;
   profile?: string;
@@ -75,6 +77,9 @@ export class ReceiptRepository {
     if (filter.profile) query = query.where('profile', '=', filter.profile);
     if (filter.intent) query = query.where('intent', '=', filter.intent);
     if (filter.origin) query = query.where('origin', '=', filter.origin);
+    if (filter.before !== undefined) {
+      return query.where('sequence', '<', filter.before).orderBy('sequence', 'desc').limit(filter.limit).execute();
+    }
     return query.orderBy('sequence').limit(filter.limit).execute();
   }
 
@@ -86,12 +91,25 @@ export class ReceiptRepository {
     return db.selectFrom('deletion_receipts').selectAll().where('sequence', '=', sequence).executeTakeFirst();
   }
 
-  async maxSequence(db: Executor): Promise<number> {
-    const row = await db
-      .selectFrom('deletion_receipts')
-      .select((eb) => eb.fn.max('sequence').as('max'))
-      .executeTakeFirst();
+  /** The highest sequence written, store-wide (`profiles` null) or within those profiles. */
+  async maxSequence(db: Executor, profiles: string[] | null = null): Promise<number> {
+    if (profiles !== null && profiles.length === 0) return 0;
+    let query = db.selectFrom('deletion_receipts').select((eb) => eb.fn.max('sequence').as('max'));
+    if (profiles !== null) query = query.where('profile', 'in', profiles);
+    const row = await query.executeTakeFirst();
     return row?.max === null || row?.max === undefined ? 0 : Number(row.max);
+  }
+
+  /** Per profile, the highest sequence in (after, through]: what a reclamation removes from each. */
+  async profileMaxima(db: Executor, after: number, through: number): Promise<{ profile: string; max: number }[]> {
+    const rows = await db
+      .selectFrom('deletion_receipts')
+      .select((eb) => ['profile', eb.fn.max('sequence').as('max')])
+      .where('sequence', '>', after)
+      .where('sequence', '<=', through)
+      .groupBy('profile')
+      .execute();
+    return rows.map((row) => ({ profile: row.profile, max: Number(row.max) }));
   }
 
   /** The last receipt at or below `sequence` (the anchor a reclamation leaves behind). */

@@ -18,10 +18,14 @@ import { toDomainError } from '../shared/store-errors.js';
 import type { UnitOfWork } from '../shared/unit-of-work.js';
 import type { Wakeups } from '../wakeups/wakeup.port.js';
 import { hashedDocument, ReceiptRepository, toReceipt } from './receipt.repository.js';
-import { ReceiptConsumerRepository } from './receipt-consumer.repository.js';
+import { ReceiptConsumerRepository, type ReceiptConsumerRow } from './receipt-consumer.repository.js';
 import { GENESIS_HASH, receiptHash } from './receipt-hash.js';
+import { ReceiptProfileFloorRepository } from './receipt-profile-floor.repository.js';
 import { META_ANCHOR_HASH, META_FLOOR } from './receipt-writer.js';
 import { StoreMetaRepository } from './store-meta.repository.js';
+
+/** Floors of reclamations made before per-profile floors were recorded apply to every profile. */
+const META_PROFILE_FLOOR_BASE = 'receipt_profile_floor_base';
 
 /** A cursor below the reclaimed floor: the caller missed receipts and must resynchronise. */
 export class CursorExpiredError extends DomainError {
@@ -43,10 +47,7 @@ export type WatchEvent =
 
 export interface WatchOptions {
   signal: AbortSignal;
-  /**
-   * How often the store is polled besides wake-ups (a missed or delayed wake-up costs at most
-   * this much latency).
-   */
+  /** How often another process's commits are looked for. */
   pollMs?: number;
   /** An idle stream still says where it stands at least this often. */
   bookmarkMs?: number;
@@ -62,6 +63,7 @@ const VERIFY_PAGE = 1000;
 export class ReceiptService {
   private readonly receipts: ReceiptRepository;
   private readonly consumers = new ReceiptConsumerRepository();
+  private readonly profileFloors = new ReceiptProfileFloorRepository();
   private readonly meta = new StoreMetaRepository();
 
   constructor(
@@ -74,20 +76,30 @@ export class ReceiptService {
     this.receipts = new ReceiptRepository(dialect);
   }
 
+  /**
+   * Replay from a cursor. `highWater` and `floor` describe what the caller may see: store-wide for
+   * a principal of every profile, within its own profiles for a member — so the list tells a
+   * tenant nothing about other tenants' deletions, and only the reclamation of its own receipts
+   * expires its cursor.
+   */
   async list(ctx: OperationContext, query: ReceiptListQuery): Promise<ReceiptPage> {
     try {
-      const floor = await this.floor();
-      if (query.after < floor) throw new CursorExpiredError(floor);
+      const scope = profileScope(ctx.principal);
+      const floor = await this.floorFor(this.db, scope);
+      const newest = query.order === 'newest';
+      // A replay below the floor would silently skip reclaimed receipts; reading newest first cannot.
+      if (!newest && query.after < floor) throw new CursorExpiredError(floor);
       const rows = await this.receipts.list(this.db, {
-        after: query.after,
+        after: newest ? Math.max(query.after, floor) : query.after,
+        before: newest ? (query.before ?? Number.MAX_SAFE_INTEGER) : undefined,
         limit: query.limit + 1,
-        profiles: profileScope(ctx.principal),
+        profiles: scope,
         profile: query.profile,
         intent: query.intent,
         origin: query.origin,
       });
       const page = rows.slice(0, query.limit);
-      const highWater = Math.max(await this.receipts.maxSequence(this.db), floor);
+      const highWater = Math.max(await this.receipts.maxSequence(this.db, scope), floor);
       return {
         items: page.map(toReceipt),
         nextCursor: rows.length > query.limit ? String(page[page.length - 1].sequence) : null,
@@ -111,14 +123,14 @@ export class ReceiptService {
   }
 
   /**
-   * Receipts after `after` as they commit — woken by this process's commits at once and by other
-   * processes' through the wake-up port (LISTEN/NOTIFY, the SQLite change probe), with `pollMs`
-   * polling as the fallback — with a bookmark of the high-water mark when idle, and `expired` if the cursor falls
+   * Receipts after `after` as they commit — in this process at once, from other processes within
+   * `pollMs` — with a bookmark of the high-water mark when idle, and `expired` if the cursor falls
    * below the floor (then the stream ends).
    */
   async *watch(ctx: OperationContext, query: ReceiptWatchQuery, options: WatchOptions): AsyncGenerator<WatchEvent> {
     const pollMs = options.pollMs ?? 1000;
     const bookmarkMs = options.bookmarkMs ?? 15_000;
+    const scope = profileScope(ctx.principal);
     let cursor = query.after;
     let lastSent = this.clock.now();
     let firstPass = true;
@@ -133,18 +145,18 @@ export class ReceiptService {
     try {
       while (!options.signal.aborted) {
         woken = false;
-        const floor = await this.floor();
+        const floor = await this.floorFor(this.db, scope);
         if (cursor < floor) {
           yield { type: 'expired', floor };
           return;
         }
-        const highWater = Math.max(await this.receipts.maxSequence(this.db), floor);
+        const highWater = Math.max(await this.receipts.maxSequence(this.db, scope), floor);
         let sent = false;
         for (;;) {
           const rows = await this.receipts.list(this.db, {
             after: cursor,
             limit: WATCH_PAGE,
-            profiles: profileScope(ctx.principal),
+            profiles: scope,
             profile: query.profile,
             intent: query.intent,
             origin: query.origin,
@@ -207,14 +219,22 @@ export class ReceiptService {
       tx.afterCommit(() => this.wakeups.local('receipts'));
       const anchor = await this.receipts.lastAtOrBelow(tx.db, target);
       if (anchor) await this.meta.set(tx.db, META_ANCHOR_HASH, anchor.hash);
+      for (const { profile, max } of await this.receipts.profileMaxima(tx.db, floor, target)) {
+        await this.profileFloors.raise(tx.db, profile, max);
+      }
       const reclaimed = await this.receipts.deleteThrough(tx.db, target);
       await this.meta.set(tx.db, META_FLOOR, String(target));
       return { reclaimed, floor: target, limitedBy };
     });
   }
 
-  /** A consumer acknowledges how far it has processed; acknowledgements never move back. */
+  /**
+   * Registers a consumer or acknowledges how far it has processed (admin only: a consumer's cursor
+   * decides what safe reclamation may delete). Acknowledgements never move back; who registered
+   * the consumer is kept.
+   */
   async acknowledge(ctx: OperationContext, name: string, cursor: number): Promise<ReceiptConsumer> {
+    assertAdmin(ctx.principal);
     return this.uow.run(ctx, async (tx) => {
       const highWater = Math.max(await this.receipts.maxSequence(tx.db), await this.floorIn(tx.db));
       if (cursor > highWater) throw new ValidationError(`cursor ${cursor} is beyond the high-water mark ${highWater}`);
@@ -224,21 +244,36 @@ export class ReceiptService {
           `consumer ${name} already acknowledged ${existing.cursor}; acknowledgements never move back`,
         );
       }
-      const row = { name, cursor, principal: principalKey(ctx.principal), updated_at: this.clock.now() };
+      const now = this.clock.now();
+      const principal = principalKey(ctx.principal);
+      const row: ReceiptConsumerRow = {
+        name,
+        cursor,
+        principal,
+        updated_at: now,
+        created_by: existing ? existing.created_by : principal,
+        created_at: existing ? existing.created_at : now,
+      };
       await this.consumers.upsert(tx.db, row);
-      return { name, cursor, principal: row.principal, updatedAt: toIso(row.updated_at) };
+      return toConsumer(row);
     });
   }
 
   async listConsumers(ctx: OperationContext): Promise<ReceiptConsumer[]> {
     assertAdmin(ctx.principal);
-    const rows = await this.consumers.list(this.db);
-    return rows.map((row) => ({
-      name: row.name,
-      cursor: Number(row.cursor),
-      principal: row.principal,
-      updatedAt: toIso(Number(row.updated_at)),
-    }));
+    try {
+      return (await this.consumers.list(this.db)).map(toConsumer);
+    } catch (error) {
+      throw toDomainError(error);
+    }
+  }
+
+  /** Unregisters a consumer (admin): a gone consumer no longer holds safe reclamation back. */
+  async deleteConsumer(ctx: OperationContext, name: string): Promise<void> {
+    assertAdmin(ctx.principal);
+    await this.uow.run(ctx, async (tx) => {
+      if (!(await this.consumers.delete(tx.db, name))) throw new NotFoundError('receipt consumer');
+    });
   }
 
   /** How far each registered consumer trails the feed: receipts after its cursor and the age of the oldest. */
@@ -296,7 +331,25 @@ export class ReceiptService {
     return this.floorIn(this.db);
   }
 
+  /** The store-wide floor (scope null), or the highest floor of these profiles' receipts. */
+  private async floorFor(db: Db, scope: string[] | null): Promise<number> {
+    if (scope === null) return this.floorIn(db);
+    const base = Number((await this.meta.get(db, META_PROFILE_FLOOR_BASE)) ?? 0);
+    return Math.max(base, await this.profileFloors.highestOf(db, scope));
+  }
+
   private async floorIn(db: Db | Parameters<StoreMetaRepository['get']>[0]): Promise<number> {
     return Number((await this.meta.get(db, META_FLOOR)) ?? 0);
   }
+}
+
+function toConsumer(row: ReceiptConsumerRow): ReceiptConsumer {
+  return {
+    name: row.name,
+    cursor: Number(row.cursor),
+    principal: row.principal,
+    updatedAt: toIso(Number(row.updated_at)),
+    createdBy: row.created_by ?? row.principal,
+    createdAt: toIso(Number(row.created_at ?? row.updated_at)),
+  };
 }

@@ -17,13 +17,16 @@ import { SessionRepository } from '../sessions/session.repository.js';
 import { assertAdmin, canAccessProfile, profileScope } from '../shared/access.js';
 import { type Clock, toIso, toIsoOrNull } from '../shared/clock.js';
 import type { OperationContext } from '../shared/context.js';
-import { decodeCursor, encodeCursor } from '../shared/cursor.js';
+import { CursorPart, cursorShape, decodeCursor, encodeCursor } from '../shared/cursor.js';
 import { NotFoundError } from '../shared/errors.js';
 import { parseJsonObject, toJsonOrNull } from '../shared/json.js';
 import type { SqlDialect } from '../shared/sql-dialect.js';
 import { toDomainError } from '../shared/store-errors.js';
 import type { Tx, UnitOfWork } from '../shared/unit-of-work.js';
 import { RouteRepository, type RouteRow } from './route.repository.js';
+
+/** (profile, session key) of the last route of a page. */
+const ROUTE_CURSOR = cursorShape(CursorPart.text, CursorPart.text);
 
 /** How many of a peer's newest sessions recovery looks at. */
 const RECOVERY_WINDOW = 50;
@@ -88,7 +91,7 @@ export class RouteService implements DeletionParticipant, ContinuationHook {
   async list(ctx: OperationContext, query: ListRoutesQuery): Promise<RoutePage> {
     try {
       if (query.profile && !canAccessProfile(ctx.principal, query.profile)) return { items: [], nextCursor: null };
-      const after = query.cursor ? (decodeCursor(query.cursor, ['string', 'string']) as [string, string]) : undefined;
+      const after = query.cursor ? decodeCursor(query.cursor, ROUTE_CURSOR) : undefined;
       const rows = await this.routes.list(this.db, {
         profiles: profileScope(ctx.principal),
         profile: query.profile,

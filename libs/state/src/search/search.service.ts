@@ -13,13 +13,16 @@ import { SUBSTRING_EXCLUDED_SOURCES } from '../messages/message-content.js';
 import { canAccessProfile, profileScope } from '../shared/access.js';
 import { toIso } from '../shared/clock.js';
 import type { OperationContext } from '../shared/context.js';
-import { decodeCursor, encodeCursor } from '../shared/cursor.js';
+import { CursorPart, cursorShape, decodeCursor, encodeCursor } from '../shared/cursor.js';
 import { DomainError, ValidationError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { toDomainError } from '../shared/store-errors.js';
 import type { SearchFilter, SearchPort, SearchRow, TitleRow } from './search.port.js';
 import { planSearch, type SearchPlan } from './search-query.js';
 import { makeSnippet } from './snippet.js';
+
+/** (index, rank, message id) of the last hit of a page: `w` word index, `s` substring index. */
+const SEARCH_CURSOR = cursorShape(CursorPart.tag('w', 's'), CursorPart.rank, CursorPart.id);
 
 type Mode = 'word' | 'substring';
 
@@ -69,8 +72,8 @@ export class SearchService {
     };
     let cursor: { mode: Mode; rank: number; id: number } | undefined;
     if (query.cursor) {
-      const [tag, rank, id] = decodeCursor(query.cursor, ['string', 'number', 'number']);
-      cursor = { mode: tag === 's' ? 'substring' : 'word', rank: Number(rank), id: Number(id) };
+      const [tag, rank, id] = decodeCursor(query.cursor, SEARCH_CURSOR);
+      cursor = { mode: tag === 's' ? 'substring' : 'word', rank, id };
     }
     let mode: Mode = cursor?.mode ?? (query.mode === 'auto' ? (plan.hasCjk ? 'substring' : 'word') : query.mode);
     if (mode === 'word' && plan.terms.length === 0) mode = 'substring';

@@ -1,4 +1,11 @@
-import type { HandoffStateSchema, LineageKind, Session, TitleSource } from '@statehouse/contracts';
+import {
+  type HandoffStateSchema,
+  type LineageKind,
+  SESSION_COST_MAX,
+  SESSION_TOKENS_MAX,
+  type Session,
+  type TitleSource,
+} from '@statehouse/contracts';
 import { sql } from 'kysely';
 import type { z } from 'zod';
 import type { Executor, NewSessionRow, SessionPatch, SessionRow } from '../db/database.js';
@@ -146,12 +153,24 @@ export class SessionRepository {
       .set((eb) => ({
         message_count: eb('message_count', '+', param('messages')),
         tool_call_count: eb('tool_call_count', '+', param('toolCalls')),
-        input_tokens: eb('input_tokens', '+', param('inputTokens')),
-        output_tokens: eb('output_tokens', '+', param('outputTokens')),
-        cache_read_tokens: eb('cache_read_tokens', '+', param('cacheReadTokens')),
-        cache_write_tokens: eb('cache_write_tokens', '+', param('cacheWriteTokens')),
-        reasoning_tokens: eb('reasoning_tokens', '+', param('reasoningTokens')),
-        estimated_cost_usd: eb('estimated_cost_usd', '+', param('estimatedCostUsd')),
+        input_tokens: this.dialect.least(eb('input_tokens', '+', param('inputTokens')), sql.lit(SESSION_TOKENS_MAX)),
+        output_tokens: this.dialect.least(eb('output_tokens', '+', param('outputTokens')), sql.lit(SESSION_TOKENS_MAX)),
+        cache_read_tokens: this.dialect.least(
+          eb('cache_read_tokens', '+', param('cacheReadTokens')),
+          sql.lit(SESSION_TOKENS_MAX),
+        ),
+        cache_write_tokens: this.dialect.least(
+          eb('cache_write_tokens', '+', param('cacheWriteTokens')),
+          sql.lit(SESSION_TOKENS_MAX),
+        ),
+        reasoning_tokens: this.dialect.least(
+          eb('reasoning_tokens', '+', param('reasoningTokens')),
+          sql.lit(SESSION_TOKENS_MAX),
+        ),
+        estimated_cost_usd: this.dialect.least(
+          eb('estimated_cost_usd', '+', param('estimatedCostUsd')),
+          sql.lit(SESSION_COST_MAX),
+        ),
         last_activity_at: this.dialect.greatest(eb.ref('last_activity_at'), param('now')),
         revision: eb('revision', '+', 1),
         preview: eb.fn.coalesce('preview', sql.val(param('preview'))),
@@ -269,12 +288,24 @@ export class SessionRepository {
       .set((eb) => ({
         message_count: eb('message_count', '+', delta.messages),
         tool_call_count: eb('tool_call_count', '+', delta.toolCalls),
-        input_tokens: eb('input_tokens', '+', delta.inputTokens),
-        output_tokens: eb('output_tokens', '+', delta.outputTokens),
-        cache_read_tokens: eb('cache_read_tokens', '+', delta.cacheReadTokens),
-        cache_write_tokens: eb('cache_write_tokens', '+', delta.cacheWriteTokens),
-        reasoning_tokens: eb('reasoning_tokens', '+', delta.reasoningTokens),
-        estimated_cost_usd: eb('estimated_cost_usd', '+', delta.estimatedCostUsd),
+        input_tokens: this.dialect.least(eb('input_tokens', '+', delta.inputTokens), sql.lit(SESSION_TOKENS_MAX)),
+        output_tokens: this.dialect.least(eb('output_tokens', '+', delta.outputTokens), sql.lit(SESSION_TOKENS_MAX)),
+        cache_read_tokens: this.dialect.least(
+          eb('cache_read_tokens', '+', delta.cacheReadTokens),
+          sql.lit(SESSION_TOKENS_MAX),
+        ),
+        cache_write_tokens: this.dialect.least(
+          eb('cache_write_tokens', '+', delta.cacheWriteTokens),
+          sql.lit(SESSION_TOKENS_MAX),
+        ),
+        reasoning_tokens: this.dialect.least(
+          eb('reasoning_tokens', '+', delta.reasoningTokens),
+          sql.lit(SESSION_TOKENS_MAX),
+        ),
+        estimated_cost_usd: this.dialect.least(
+          eb('estimated_cost_usd', '+', delta.estimatedCostUsd),
+          sql.lit(SESSION_COST_MAX),
+        ),
         last_activity_at: this.dialect.greatest(eb.ref('last_activity_at'), activityAt),
         revision: eb('revision', '+', bumpRevision ? 1 : 0),
         ...(preview !== null ? { preview: eb.fn.coalesce('preview', sql.val(preview)) } : {}),

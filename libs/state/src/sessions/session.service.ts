@@ -22,7 +22,7 @@ import { ProfileRepository } from '../profiles/profile.repository.js';
 import { canAccessProfile, profileScope } from '../shared/access.js';
 import { type Clock, toIso } from '../shared/clock.js';
 import type { OperationContext, Preconditions } from '../shared/context.js';
-import { decodeCursor, encodeCursor } from '../shared/cursor.js';
+import { CursorPart, cursorShape, decodeCursor, encodeCursor } from '../shared/cursor.js';
 import {
   ConflictError,
   NotFoundError,
@@ -31,7 +31,6 @@ import {
   RevisionConflictError,
   SessionClosedError,
   TitleConflictError,
-  ValidationError,
 } from '../shared/errors.js';
 import type { IdGenerator } from '../shared/ids.js';
 import { textOrNull, toJsonOrNull } from '../shared/json.js';
@@ -498,14 +497,17 @@ function encodeListCursor(direction: 'next' | 'prev', at: number, id: string): s
   return direction === 'next' ? encodeCursor([at, id]) : encodeCursor(['prev', at, id]);
 }
 
+/** (last activity or start, id) of the row a page ends at; `prev` first for a page above it. */
+const NEXT_CURSOR = cursorShape(CursorPart.epochMs, CursorPart.text);
+const PREV_CURSOR = cursorShape(CursorPart.tag('prev'), CursorPart.epochMs, CursorPart.text);
+
 function decodeListCursor(cursor: string): { direction: 'next' | 'prev'; at: number; id: string } {
   try {
-    const [at, id] = decodeCursor(cursor, ['number', 'string']);
-    return { direction: 'next', at: Number(at), id: String(id) };
+    const [at, id] = decodeCursor(cursor, NEXT_CURSOR);
+    return { direction: 'next', at, id };
   } catch {
-    const [marker, at, id] = decodeCursor(cursor, ['string', 'number', 'string']);
-    if (marker !== 'prev') throw new ValidationError('malformed cursor');
-    return { direction: 'prev', at: Number(at), id: String(id) };
+    const [, at, id] = decodeCursor(cursor, PREV_CURSOR);
+    return { direction: 'prev', at, id };
   }
 }
 

@@ -5,6 +5,7 @@ import type { Dialect, Executor } from '../db/database.js';
 export interface SqlDialect {
   readonly name: Dialect;
   greatest<T>(a: Expression<T>, b: Expression<T> | T): RawBuilder<T>;
+  least<T>(a: Expression<T>, b: Expression<T> | T): RawBuilder<T>;
 }
 
 export function sqlDialect(name: Dialect): SqlDialect {
@@ -13,6 +14,10 @@ export function sqlDialect(name: Dialect): SqlDialect {
     greatest: (a, b) => {
       const right = isExpression(b) ? b : sql.val(b);
       return name === 'sqlite' ? sql`max(${a}, ${right})` : sql`greatest(${a}, ${right})`;
+    },
+    least: (a, b) => {
+      const right = isExpression(b) ? b : sql.val(b);
+      return name === 'sqlite' ? sql`min(${a}, ${right})` : sql`least(${a}, ${right})`;
     },
   };
 }

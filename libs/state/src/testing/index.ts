@@ -63,9 +63,20 @@ export interface TestStore {
   close(): Promise<void>;
 }
 
+/**
+ * scrypt at N = 2^14 for test stores: a hash costs ~20 ms instead of ~570 ms, so suites that create
+ * users and sign in often stay fast. Tests of hashing itself pass `passwordHashing` explicitly.
+ */
+export const TEST_PASSWORD_HASHING = Object.freeze({ N: 2 ** 14, r: 8, p: 1 });
+
 export async function openTestStore(dialect: Dialect, options: Omit<StoreOptions, 'url'> = {}): Promise<TestStore> {
   const database = await createTestDatabase(dialect);
-  const store = await openStore({ logger: silentLogger, ...options, url: database.url });
+  const store = await openStore({
+    logger: silentLogger,
+    passwordHashing: TEST_PASSWORD_HASHING,
+    ...options,
+    url: database.url,
+  });
   return {
     store,
     url: database.url,

@@ -1,17 +1,17 @@
-import type { Metadata } from 'next';
 import { Card, PageHeader, QueryIssuesAlert, Stat, StatStrip } from '@/app/ui/common';
 import { ReceiptFilters } from '@/app/ui/receipts/ReceiptFilters';
 import { ReceiptsAdmin } from '@/app/ui/receipts/ReceiptsAdmin';
 import { ReceiptsLive } from '@/app/ui/receipts/ReceiptsLive';
 import { ReplayError } from '@/app/ui/receipts/ReplayError';
 import { ReplayTable } from '@/app/ui/receipts/ReplayTable';
-import { getMe, listReceiptConsumers, listReceipts, receiptMarks, verifyReceiptChain } from '@/lib/api';
+import { adminTitle } from '@/lib/admin';
+import { listReceiptConsumers, listReceipts, receiptMarks, verifyReceiptChain } from '@/lib/api';
 import { attempt } from '@/lib/attempt';
 import { formatNumber } from '@/lib/format';
 import { firstParam, hrefWith, type RawSearchParams } from '@/lib/paths';
 import { parseReceiptListState, receiptListHref } from '@/lib/receipt-list-state';
 
-export const metadata: Metadata = { title: 'Deletion receipts' };
+export const generateMetadata = adminTitle('Deletion receipts');
 
 /**
  * The deletion receipt feed (SPEC §5.3): replay by sequence with keyset paging (`after`), filters,
@@ -23,13 +23,11 @@ export default async function ReceiptsPage({ searchParams }: { searchParams: Pro
   const state = parseReceiptListState(params);
   const { raw } = state;
   const verify = firstParam(params.verify) === '1';
-  const me = await attempt(getMe);
-  const admin = me.ok && me.value.role === 'admin';
-
+  // Administrators only (receipts/layout.tsx).
   const [page, consumers, verification] = await Promise.all([
     state.ok ? attempt(() => listReceipts(state.query)) : null,
-    admin ? attempt(listReceiptConsumers) : null,
-    admin && verify ? attempt(verifyReceiptChain) : null,
+    attempt(listReceiptConsumers),
+    verify ? attempt(verifyReceiptChain) : null,
   ]);
   // The marks come with the page; when it failed (a 410 below the floor) they are asked for separately.
   const fallback = page?.ok ? null : await attempt(receiptMarks);
@@ -49,7 +47,7 @@ export default async function ReceiptsPage({ searchParams }: { searchParams: Pro
                 in profile <strong>{raw.profile}</strong>
               </>
             ) : null}
-            , in sequence order.
+            , {state.ok && state.query.order === 'oldest' ? 'in sequence order (the replay)' : 'newest first'}.
           </>
         }
         actions={
@@ -72,7 +70,7 @@ export default async function ReceiptsPage({ searchParams }: { searchParams: Pro
         <StatStrip>
           <Stat label="high-water (latest sequence)" value={`#${formatNumber(marks.highWater)}`} />
           <Stat label="floor (reclaimed through)" value={`#${formatNumber(marks.floor)}`} />
-          {consumers?.ok ? (
+          {consumers.ok ? (
             <Stat
               label={consumers.value.length === 1 ? 'registered consumer' : 'registered consumers'}
               value={consumers.value.length}
@@ -94,10 +92,10 @@ export default async function ReceiptsPage({ searchParams }: { searchParams: Pro
       ) : page && !page.ok ? (
         <ReplayError error={page.error} raw={raw} />
       ) : page?.ok ? (
-        <ReplayTable page={page.value} raw={raw} filtered={filtered} after={state.query.after} />
+        <ReplayTable page={page.value} raw={raw} query={state.query} filtered={filtered} />
       ) : null}
 
-      {admin ? <ReceiptsAdmin raw={raw} consumers={consumers} verification={verification} marks={marks} /> : null}
+      <ReceiptsAdmin raw={raw} consumers={consumers} verification={verification} marks={marks} />
     </>
   );
 }

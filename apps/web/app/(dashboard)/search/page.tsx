@@ -2,8 +2,9 @@ import type { Metadata } from 'next';
 import { ApiErrorAlert, Card, EmptyState, PageHeader, QueryIssuesAlert } from '@/app/ui/common';
 import { SearchForm } from '@/app/ui/search/SearchForm';
 import { SearchResults } from '@/app/ui/search/SearchResults';
-import { searchMessages } from '@/lib/api';
+import { getSessionFacets, searchMessages } from '@/lib/api';
 import { attempt } from '@/lib/attempt';
+import { choicesOf } from '@/lib/facets';
 import type { RawSearchParams } from '@/lib/paths';
 import { parseSearchState } from '@/lib/search-state';
 
@@ -13,7 +14,10 @@ export const metadata: Metadata = { title: 'Search' };
 export default async function SearchPage({ searchParams }: { searchParams: Promise<RawSearchParams> }) {
   const state = parseSearchState(await searchParams);
   const { raw } = state;
-  const result = raw.q && state.ok ? await attempt(() => searchMessages(state.query)) : null;
+  const [result, facets] = await Promise.all([
+    raw.q && state.ok ? attempt(() => searchMessages(state.query)) : null,
+    attempt(() => getSessionFacets({ profile: raw.profile })),
+  ]);
 
   return (
     <>
@@ -23,7 +27,7 @@ export default async function SearchPage({ searchParams }: { searchParams: Promi
       />
 
       <Card>
-        <SearchForm raw={raw} />
+        <SearchForm raw={raw} choices={choicesOf(facets.ok ? facets.value : null)} />
       </Card>
 
       {!raw.q ? (

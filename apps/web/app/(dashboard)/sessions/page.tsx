@@ -2,8 +2,9 @@ import type { Metadata } from 'next';
 import { ApiErrorAlert, Card, PageHeader, QueryIssuesAlert } from '@/app/ui/common';
 import { SessionFilters } from '@/app/ui/sessions/SessionFilters';
 import { SessionResults } from '@/app/ui/sessions/SessionResults';
-import { listSessions } from '@/lib/api';
+import { getSessionFacets, listSessions } from '@/lib/api';
 import { attempt } from '@/lib/attempt';
+import { choicesOf } from '@/lib/facets';
 import type { RawSearchParams } from '@/lib/paths';
 import { parseSessionListState } from '@/lib/session-list-state';
 
@@ -13,7 +14,10 @@ export const metadata: Metadata = { title: 'Sessions' };
 export default async function SessionsPage({ searchParams }: { searchParams: Promise<RawSearchParams> }) {
   const state = parseSessionListState(await searchParams);
   const { raw } = state;
-  const result = state.ok ? await attempt(() => listSessions(state.query)) : null;
+  const [result, facets] = await Promise.all([
+    state.ok ? attempt(() => listSessions(state.query)) : null,
+    attempt(() => getSessionFacets({ profile: raw.profile })),
+  ]);
 
   return (
     <>
@@ -34,7 +38,7 @@ export default async function SessionsPage({ searchParams }: { searchParams: Pro
       />
 
       <Card>
-        <SessionFilters raw={raw} />
+        <SessionFilters raw={raw} choices={choicesOf(facets.ok ? facets.value : null)} />
       </Card>
 
       {!state.ok ? (

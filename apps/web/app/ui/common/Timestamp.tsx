@@ -1,6 +1,14 @@
-import { formatDateTime, formatRelative } from '@/lib/format';
+'use client';
 
-/** A machine-readable time; relative by default with the absolute UTC time as its tooltip. */
+import { formatDateTime, formatRelative } from '@/lib/format';
+import { localDateTime, localFull } from '@/lib/local-time';
+import { useNow } from '@/lib/use-now';
+
+/**
+ * A machine-readable time. The server renders it in UTC; in the browser it becomes relative
+ * ("12 min ago", kept current) or the viewer's local date and time, with the full local date,
+ * time and zone as its tooltip.
+ */
 export function Timestamp({
   iso,
   relative = true,
@@ -10,10 +18,17 @@ export function Timestamp({
   relative?: boolean;
   className?: string;
 }) {
-  const absolute = formatDateTime(iso);
+  const now = useNow();
+  if (now === null) {
+    return (
+      <time dateTime={iso} title={formatDateTime(iso)} className={className}>
+        {formatDateTime(iso)}
+      </time>
+    );
+  }
   return (
-    <time dateTime={iso} title={absolute} className={className}>
-      {relative ? formatRelative(iso) : absolute}
+    <time dateTime={iso} title={localFull(iso)} className={className}>
+      {relative ? formatRelative(iso, now, localDateTime) : localDateTime(iso)}
     </time>
   );
 }

@@ -1,16 +1,18 @@
 import type { ReceiptConsumer } from '@statehouse/contracts';
 import { ApiErrorAlert, Card, Table, Timestamp } from '@/app/ui/common';
+import { loadActorNames, principalLabel } from '@/lib/actors';
 import type { Attempt } from '@/lib/attempt';
 import { formatNumber } from '@/lib/format';
 
 /** Who replays the feed and how far each has acknowledged, lowest cursor first. */
-export function ConsumersCard({
+export async function ConsumersCard({
   consumers,
   highWater,
 }: {
   consumers: Attempt<ReceiptConsumer[]> | null;
   highWater: number | null;
 }) {
+  const actors = await loadActorNames();
   return (
     <Card
       title="Consumers"
@@ -35,7 +37,7 @@ export function ConsumersCard({
               `#${formatNumber(consumer.cursor)}`,
               highWater === null ? '—' : formatNumber(Math.max(0, highWater - consumer.cursor)),
               <span key="principal" className="text-muted">
-                {consumer.principal}
+                {principalLabel(consumer.principal, actors)}
               </span>,
               <Timestamp key="at" iso={consumer.updatedAt} />,
             ])}

@@ -1,22 +1,24 @@
 import type { DeletionReceipt } from '@statehouse/contracts';
 import Link from 'next/link';
 import { Badge, Card, type DescriptionItem, DescriptionList, Timestamp } from '@/app/ui/common';
+import { type ActorNames, actorLabel, loadActorNames } from '@/lib/actors';
 import { humanize } from '@/lib/format';
 import { IdentitiesCard } from './IdentitiesCard';
 import './receipts.css';
 
 /** A receipt's body: who was removed (wide) beside the operation and its hash-chain links. */
-export function ReceiptDetail({ receipt }: { receipt: DeletionReceipt }) {
+export async function ReceiptDetail({ receipt }: { receipt: DeletionReceipt }) {
+  const actors = await loadActorNames();
   return (
     <div className="receipt-layout">
       <IdentitiesCard receipt={receipt} />
-      <ReceiptFacts receipt={receipt} />
+      <ReceiptFacts receipt={receipt} actors={actors} />
     </div>
   );
 }
 
 /** The operation behind a receipt (when, which path, why, by whom) and its links in the hash chain. */
-function ReceiptFacts({ receipt }: { receipt: DeletionReceipt }) {
+function ReceiptFacts({ receipt, actors }: { receipt: DeletionReceipt; actors: ActorNames }) {
   const overview: DescriptionItem[] = [
     { term: 'Sequence', detail: <span data-testid="receipt-sequence">#{receipt.sequence}</span> },
     { term: 'Operation id', detail: <code data-testid="receipt-operation-id">{receipt.operationId}</code> },
@@ -37,11 +39,8 @@ function ReceiptFacts({ receipt }: { receipt: DeletionReceipt }) {
     { term: 'Profile', detail: receipt.profile },
     {
       term: 'Actor',
-      detail: (
-        <>
-          {receipt.actor.kind} <code>{receipt.actor.id}</code>
-        </>
-      ),
+      hint: `${receipt.actor.kind} ${receipt.actor.id}`,
+      detail: actorLabel(receipt.actor.kind, receipt.actor.id, actors),
     },
   ];
   return (

@@ -12,7 +12,7 @@ export function ReceiptFilters({ raw }: { raw: ReceiptListRaw }) {
       label="Filter receipts"
       action="/receipts"
       className="filter-form--receipts"
-      keep={{ profile: raw.profile, limit: raw.limit }}
+      keep={{ profile: raw.profile, limit: raw.limit, order: raw.order }}
     >
       <Field label="Intent" htmlFor="filter-intent">
         <Select id="filter-intent" name="intent" defaultValue={raw.intent ?? ''}>
@@ -42,7 +42,7 @@ export function ReceiptFilters({ raw }: { raw: ReceiptListRaw }) {
           min={0}
           inputMode="numeric"
           placeholder="0 — from the start"
-          title="Replay cursor: show receipts after this sequence"
+          title="Replay cursor: show receipts after this sequence, oldest first"
           defaultValue={raw.after}
         />
       </Field>

@@ -1,86 +1,80 @@
-import type { DeletionReceipt, ReceiptPage } from '@statehouse/contracts';
+import type { DeletionReceipt, ReceiptListQuery, ReceiptPage } from '@statehouse/contracts';
 import Link from 'next/link';
-import { Badge, ButtonLink, EmptyState, Pagination, ResultsCard, Table, Timestamp } from '@/app/ui/common';
+import { Badge, EmptyState, Pagination, ResultsCard, SegmentedNav, Table, Timestamp } from '@/app/ui/common';
+import { type ActorNames, actorLabel, loadActorNames } from '@/lib/actors';
 import { formatNumber, humanize, plural } from '@/lib/format';
-import { RECEIPT_PAGE_SIZE, type ReceiptListRaw, receiptHref, receiptListHref } from '@/lib/receipt-list-state';
+import { type ReceiptListRaw, receiptHref, receiptOrderHref, receiptPager } from '@/lib/receipt-list-state';
 import './receipts.css';
 
-/** One page of the replay (sequence order, keyset by `after`), with the floor and high-water mark. */
-export function ReplayTable({
-  page,
-  raw,
-  filtered,
-  after,
-}: {
+interface ReplayTableProps {
   page: ReceiptPage;
   raw: ReceiptListRaw;
+  query: ReceiptListQuery;
   filtered: boolean;
-  after: number;
-}) {
-  const first = page.items[0];
-  const last = page.items.at(-1);
-  const limit = Number(raw.limit ?? RECEIPT_PAGE_SIZE);
-  const atStart = after <= page.floor;
-  const latestAfter = Math.max(page.floor, page.highWater - limit);
-  // "From the start" is the floor: below it a replay answers 410.
-  const fromStartHref = receiptListHref(raw, { after: page.floor > 0 ? String(page.floor) : null });
-  const firstHref = atStart ? null : fromStartHref;
-  const nextHref = page.nextCursor ? receiptListHref(raw, { after: page.nextCursor }) : null;
-  const lastHref =
-    !page.nextCursor && after >= latestAfter ? null : receiptListHref(raw, { after: String(latestAfter) });
+}
+
+/** One page of receipts, newest first or in replay order, with the floor and high-water mark. */
+export async function ReplayTable({ page, raw, query, filtered }: ReplayTableProps) {
+  const actors = await loadActorNames();
+  const newest = query.order === 'newest';
+  const pager = receiptPager(raw, query, page);
+  const [first, last] = [page.items[0], page.items.at(-1)];
   return (
     <ResultsCard
       toolbar={
         <>
           <span>
-            {page.items.length > 0 && first && last
-              ? `Receipts #${first.sequence}–#${last.sequence}`
-              : `No receipts after #${after}`}
-            {filtered ? ' (filtered)' : ''}
+            {first && last ? `Receipts #${first.sequence}–#${last.sequence}` : 'No receipts here'}
+            {filtered ? ' (filtered)' : ''} · {plural(page.items.length, 'receipt')} on this page
           </span>
-          <span>{plural(page.items.length, 'receipt')} on this page</span>
+          <SegmentedNav
+            label="Order"
+            options={[
+              { href: receiptOrderHref(raw, 'newest'), label: 'Newest first', current: newest },
+              { href: receiptOrderHref(raw, 'oldest'), label: 'Oldest first (replay)', current: !newest },
+            ]}
+          />
         </>
       }
       pager={
-        firstHref || nextHref || lastHref ? (
+        pager.first || pager.next || pager.last ? (
           <Pagination
             label="Receipt pages"
-            firstHref={firstHref}
-            nextHref={nextHref}
-            lastHref={lastHref}
-            firstLabel="From the start"
-            nextLabel="Next page →"
-            lastLabel="Latest"
-            status={`after #${after} · floor #${page.floor} · high-water #${page.highWater}`}
+            firstHref={pager.first}
+            nextHref={pager.next}
+            lastHref={newest ? undefined : pager.last}
+            firstLabel={pager.firstLabel}
+            nextLabel={pager.nextLabel}
+            lastLabel={pager.lastLabel}
+            status={pager.status}
           />
         ) : null
       }
     >
       {page.items.length === 0 ? (
         <EmptyState
-          title={after > 0 ? 'Nothing after this cursor yet' : 'No deletion receipts'}
+          title={newest || query.after === 0 ? 'No deletion receipts' : 'Nothing after this cursor yet'}
           description={
             filtered
               ? 'No receipt matches these filters here.'
               : 'Every deletion — by a user, by retention or by maintenance — writes one receipt here.'
           }
-          action={after > page.floor ? <ButtonLink href={fromStartHref}>From the start</ButtonLink> : null}
         />
       ) : (
         <Table
-          caption="Deletion receipts"
+          caption={newest ? 'Deletion receipts, newest first' : 'Deletion receipts in sequence order'}
           captionHidden
           className="receipts-table"
           head={['Seq', 'Recorded', 'Origin', 'Profile', 'Sessions', 'Messages', 'Routes', 'Actor', 'Operation']}
           numericColumns={[4, 5, 6]}
-          rows={page.items.map(receiptRow)}
+          rows={page.items.map((receipt) => receiptRow(receipt, actors))}
         />
       )}
     </ResultsCard>
   );
 }
 
-function receiptRow(receipt: DeletionReceipt) {
+function receiptRow(receipt: DeletionReceipt, actors: ActorNames) {
   return [
     <Link key="seq" href={receiptHref(receipt.operationId)} className="receipts-table__seq">
       #{receipt.sequence}
@@ -95,7 +89,7 @@ function receiptRow(receipt: DeletionReceipt) {
     formatNumber(receipt.counts.messages),
     formatNumber(receipt.counts.routes),
     <span key="actor" className="receipts-table__actor" title={`${receipt.actor.kind} ${receipt.actor.id}`}>
-      {receipt.actor.kind}
+      {actorLabel(receipt.actor.kind, receipt.actor.id, actors)}
     </span>,
     <Link
       key="op"

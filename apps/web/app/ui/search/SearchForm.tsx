@@ -1,6 +1,7 @@
 import { MESSAGE_ROLES, SEARCH_MODES } from '@statehouse/contracts';
-import { Field, FilterForm, Input, Select, SubmitButton } from '@/app/ui/common';
-import { SourceField } from '@/app/ui/sessions/SourceField';
+import { DateRangeFields, Field, FilterForm, Input, Select, SubmitButton } from '@/app/ui/common';
+import { FacetFields } from '@/app/ui/sessions/FacetFields';
+import type { Choices } from '@/lib/facets';
 import { humanize } from '@/lib/format';
 import type { SearchRaw } from '@/lib/search-state';
 import './search.css';
@@ -12,7 +13,7 @@ const MODE_LABELS: Record<(typeof SEARCH_MODES)[number], string> = {
 };
 
 /** A plain GET form: a search is a URL (shareable, back-button safe); the profile is kept. */
-export function SearchForm({ raw }: { raw: SearchRaw }) {
+export function SearchForm({ raw, choices }: { raw: SearchRaw; choices: Choices }) {
   return (
     <FilterForm
       label="Search messages"
@@ -41,7 +42,13 @@ export function SearchForm({ raw }: { raw: SearchRaw }) {
           ))}
         </Select>
       </Field>
-      <SourceField id="search-source" listId="search-sources" defaultValue={raw.source} />
+      <FacetFields idPrefix="search" facets={['source']} choices={choices} values={{ source: raw.source }} />
+      <DateRangeFields
+        idPrefix="search"
+        names={['from', 'to']}
+        labels={['From', 'Until']}
+        values={[raw.from, raw.to]}
+      />
       <Field label="Match" htmlFor="search-mode">
         <Select id="search-mode" name="mode" defaultValue={raw.mode ?? 'auto'}>
           {SEARCH_MODES.map((mode) => (

@@ -19,28 +19,30 @@ const ROLE_TONES: Record<MessageRole, BadgeTone> = {
 export function SearchHit({ hit, showProfile }: { hit: SearchResponse['items'][number]; showProfile: boolean }) {
   return (
     <ListItem className="hit">
-      <h2 className="hit__heading">
+      <h3 className="hit__heading">
         <Link
           className="hit__title stretched-link"
           href={sessionHref(hit.sessionId, { at: hit.messageId }, messageAnchor(hit.messageId))}
         >
-          {hit.sessionTitle ?? hit.sessionId}
+          {humanize(hit.role)} message
+          {hit.sessionId !== hit.tipSessionId ? ` in an earlier segment (${hit.sessionTitle ?? hit.sessionId})` : ''}
         </Link>
-      </h2>
-      <p className="hit__snippet">
-        <Snippet text={hit.snippet} />
-      </p>
+      </h3>
+      {hit.role === 'tool' ? (
+        // Tool output is shown as the transcript shows it: verbatim, in monospace.
+        <pre className="hit__snippet hit__snippet--tool" data-role="tool">
+          <Snippet text={hit.snippet} />
+        </pre>
+      ) : (
+        <p className="hit__snippet">
+          <Snippet text={hit.snippet} />
+        </p>
+      )}
       <div className="hit__meta meta-row">
         <Badge tone={ROLE_TONES[hit.role]}>{humanize(hit.role)}</Badge>
         {showProfile ? <Badge>{hit.profile}</Badge> : null}
         <Badge tone="info">{hit.source}</Badge>
-        <code>#{hit.messageId}</code>
         <Timestamp iso={hit.timestamp} />
-        {hit.tipSessionId !== hit.sessionId ? (
-          <span className="lineage-hint">
-            <span aria-hidden="true">↳</span> continues in {hit.tipSessionId}
-          </span>
-        ) : null}
       </div>
     </ListItem>
   );

@@ -1,8 +1,8 @@
 import type { SearchQuery, SearchResponse } from '@statehouse/contracts';
-import { Alert, Badge, ButtonLink, EmptyState, List, Pagination, ResultsCard } from '@/app/ui/common';
-import { plural } from '@/lib/format';
-import { type SearchRaw, searchHref } from '@/lib/search-state';
-import { SearchHit } from './SearchHit';
+import { Alert, Badge, ButtonLink, EmptyState, Pagination, ResultsCard } from '@/app/ui/common';
+import { formatBounded, plural } from '@/lib/format';
+import { groupHits, type SearchRaw, searchHref } from '@/lib/search-state';
+import { HitGroupItem } from './HitGroupItem';
 import './search.css';
 
 /** One page of hits, with the index that answered and a warning while search is degraded. */
@@ -21,8 +21,9 @@ export function SearchResults({
       toolbar={
         <>
           <span data-testid="search-summary">
-            {plural(response.items.length, 'result')}
-            {raw.cursor ? ' on this page' : ''} for “{query.q}”
+            {formatBounded(response.total)} {response.total.count === 1 && response.total.exact ? 'result' : 'results'}{' '}
+            for “{query.q}”
+            {raw.cursor || response.nextCursor ? ` (${plural(response.items.length, 'result')} on this page)` : ''}
           </span>
           <Badge title="The index that answered">{response.mode === 'word' ? 'word index' : 'substring index'}</Badge>
         </>
@@ -52,17 +53,17 @@ export function SearchResults({
           title="No messages match"
           description="Try fewer words, another match mode, or all roles and profiles."
           action={
-            raw.role || raw.source || raw.profile ? (
+            raw.role || raw.source || raw.profile || raw.from || raw.to ? (
               <ButtonLink href={searchHref({ q: raw.q, mode: raw.mode })}>Search everywhere</ButtonLink>
             ) : null
           }
         />
       ) : (
-        <List label="Search results">
-          {response.items.map((hit) => (
-            <SearchHit key={`${hit.sessionId}:${hit.messageId}`} hit={hit} showProfile={!raw.profile} />
+        <ol className="hit-groups" aria-label="Conversations with results">
+          {groupHits(response.items).map((group) => (
+            <HitGroupItem key={group.tipSessionId} group={group} showProfile={!raw.profile} />
           ))}
-        </List>
+        </ol>
       )}
     </ResultsCard>
   );

@@ -1,14 +1,19 @@
-import { ButtonLink, Checkbox, Field, FilterForm, Input, Select, SubmitButton } from '@/app/ui/common';
+import { ButtonLink, Checkbox, DateRangeFields, Field, FilterForm, Input, Select, SubmitButton } from '@/app/ui/common';
+import type { Choices } from '@/lib/facets';
 import { type SessionListRaw, sessionListHref } from '@/lib/session-list-state';
-import { SourceField } from './SourceField';
+import { FacetFields } from './FacetFields';
 
 /**
  * A plain GET form: applying filters is a navigation, so the URL holds the whole list state, the
  * back button works, and it needs no JavaScript. The profile comes from the header's switcher.
  */
-export function SessionFilters({ raw }: { raw: SessionListRaw }) {
+export function SessionFilters({ raw, choices }: { raw: SessionListRaw; choices: Choices }) {
   return (
-    <FilterForm label="Filter sessions" action="/sessions" keep={{ profile: raw.profile, limit: raw.limit }}>
+    <FilterForm
+      label="Filter sessions"
+      action="/sessions"
+      keep={{ profile: raw.profile, limit: raw.limit, view: raw.view }}
+    >
       <Field label="Text" htmlFor="filter-q" className="filter-form__wide">
         <Input
           id="filter-q"
@@ -19,7 +24,29 @@ export function SessionFilters({ raw }: { raw: SessionListRaw }) {
           maxLength={200}
         />
       </Field>
-      <SourceField id="filter-source" listId="known-sources" defaultValue={raw.source} />
+      <FacetFields
+        idPrefix="filter"
+        facets={['source', 'model']}
+        choices={choices}
+        values={{ source: raw.source, model: raw.model }}
+      />
+      <Field label="User" htmlFor="filter-user">
+        <Input
+          id="filter-user"
+          name="userId"
+          placeholder="Platform user id"
+          defaultValue={raw.userId}
+          maxLength={256}
+          autoCapitalize="none"
+          spellCheck={false}
+        />
+      </Field>
+      <DateRangeFields
+        idPrefix="filter"
+        names={['startedFrom', 'startedTo']}
+        labels={['Started from', 'Started until']}
+        values={[raw.startedFrom, raw.startedTo]}
+      />
       <Field label="Status" htmlFor="filter-status">
         <Select id="filter-status" name="status" defaultValue={raw.status ?? 'all'}>
           <option value="all">Any status</option>
@@ -36,8 +63,8 @@ export function SessionFilters({ raw }: { raw: SessionListRaw }) {
       </Field>
       <Field label="Sort by" htmlFor="filter-order">
         <Select id="filter-order" name="order" defaultValue={raw.order ?? 'recent'}>
-          <option value="recent">Last activity</option>
-          <option value="started">Start time</option>
+          <option value="recent">Last activity (newest first)</option>
+          <option value="started">Start time (newest first)</option>
         </Select>
       </Field>
       <div className="filter-form__footer">
@@ -49,7 +76,7 @@ export function SessionFilters({ raw }: { raw: SessionListRaw }) {
           label="Include sub-agent (delegate) sessions"
         />
         <div className="filter-form__buttons">
-          <ButtonLink href={sessionListHref({ profile: raw.profile })} variant="ghost">
+          <ButtonLink href={sessionListHref({ profile: raw.profile, view: raw.view })} variant="ghost">
             Reset
           </ButtonLink>
           <SubmitButton>Apply filters</SubmitButton>

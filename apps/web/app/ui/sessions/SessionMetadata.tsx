@@ -1,4 +1,4 @@
-import type { Session } from '@statehouse/contracts';
+import type { LineageResponse, Session } from '@statehouse/contracts';
 import Link from 'next/link';
 import { Badge, Card, type DescriptionItem, DescriptionList, Table, Timestamp } from '@/app/ui/common';
 import { formatCost, formatNumber, humanize } from '@/lib/format';
@@ -18,7 +18,8 @@ function Section({ title, children }: { title: string; children: React.ReactNode
 const mono = (value: string | null) => (value ? <code>{value}</code> : null);
 
 /** Everything the API knows about the session row, grouped the way an operator asks about it. */
-export function SessionMetadata({ session }: { session: Session }) {
+export function SessionMetadata({ session, lineage }: { session: Session; lineage: LineageResponse | null }) {
+  const parent = lineage?.nodes.find((node) => node.id === session.parentSessionId) ?? null;
   const status = sessionStatus(session);
   const overview: DescriptionItem[] = [
     {
@@ -85,13 +86,14 @@ export function SessionMetadata({ session }: { session: Session }) {
       detail: session.conversationGeneration ?? null,
     },
   ];
-  const lineage: DescriptionItem[] = [
+  const lineageItems: DescriptionItem[] = [
     {
       term: 'Parent',
       detail: session.parentSessionId ? (
-        <Link href={sessionHref(session.parentSessionId)}>
+        <span className="parent-link">
+          <Link href={sessionHref(session.parentSessionId)}>{parent?.title ?? 'Untitled session'}</Link>
           <code>{session.parentSessionId}</code>
-        </Link>
+        </span>
       ) : null,
     },
     { term: 'Edge kind', detail: session.lineageKind ? humanize(session.lineageKind) : null },
@@ -125,7 +127,7 @@ export function SessionMetadata({ session }: { session: Session }) {
           <DescriptionList items={concurrency} />
         </Section>
         <Section title="Lineage">
-          <DescriptionList items={lineage} />
+          <DescriptionList items={lineageItems} />
         </Section>
         <Section title="Routing">
           <DescriptionList items={routing} />

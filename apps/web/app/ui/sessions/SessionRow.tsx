@@ -1,7 +1,7 @@
 import type { SessionListItem } from '@statehouse/contracts';
 import Link from 'next/link';
 import { Badge, cx, ListItem, Timestamp } from '@/app/ui/common';
-import { plural } from '@/lib/format';
+import { formatCost, formatDuration, plural } from '@/lib/format';
 import { sessionHref } from '@/lib/paths';
 import { lineageHint, sessionHeading, sessionStatus } from '@/lib/session-display';
 import { BusyBadge } from './BusyNotice';
@@ -52,6 +52,7 @@ export function SessionRow({ item, showProfile, selectionForm }: SessionRowProps
           >
             {item.source}
           </Badge>
+          {item.model ? <code className="session-row__model">{item.model}</code> : null}
           {lineage ? (
             <span className="lineage-hint">
               <span aria-hidden="true">↳</span> {lineage}
@@ -69,6 +70,12 @@ export function SessionRow({ item, showProfile, selectionForm }: SessionRowProps
       <div className="session-row__stats">
         <Timestamp iso={item.lastActiveAt} />
         <span>{plural(item.messageCount, 'message')}</span>
+        <span title="Input + output tokens of the whole conversation, and its estimated cost">
+          {plural(item.conversationUsage.totalTokens, 'token')} · {formatCost(item.conversationUsage.estimatedCostUsd)}
+        </span>
+        <span title="From the conversation's start to its end (or, while open, its last activity)">
+          {formatDuration(item.durationMs)}
+        </span>
       </div>
     </ListItem>
   );

@@ -3,6 +3,7 @@ import Link from 'next/link';
 import { Suspense } from 'react';
 import { Button } from '@/app/ui/common';
 import { logoutAction } from '@/lib/actions/auth';
+import { describeProfileSet } from '@/lib/profile-set';
 import { BrandMark } from './BrandMark';
 import { NavLinks } from './NavLinks';
 import { ProfileSwitcher } from './ProfileSwitcher';
@@ -13,11 +14,12 @@ interface AppHeaderProps {
 }
 
 export function AppHeader({ principal, profiles }: AppHeaderProps) {
-  const scope = principal.profiles === '*' ? 'all profiles' : principal.profiles.join(', ');
+  const scope = describeProfileSet(principal.profiles);
+  const roleLabel = principal.role === 'admin' ? 'Administrator' : 'Member';
   return (
     <header className="app-header">
       <div className="app-header__inner">
-        <Link href="/sessions" className="brand">
+        <Link href="/" className="brand">
           <BrandMark />
           <span>Statehouse</span>
         </Link>
@@ -33,14 +35,15 @@ export function AppHeader({ principal, profiles }: AppHeaderProps) {
           <span className="user-menu__avatar" aria-hidden="true" title={`${principal.name} · ${principal.role}`}>
             {principal.name.slice(0, 1)}
           </span>
-          {/* Shown once to sighted users (name, role) and once, as a sentence, to screen readers. */}
-          <span className="user-menu__who" aria-hidden="true" title={`${principal.role} · ${scope}`}>
-            <span className="user-menu__name">{principal.name}</span>
-            <span className="user-menu__role">{principal.role === 'admin' ? 'Administrator' : 'Member'}</span>
-          </span>
-          <span className="visually-hidden">
-            Signed in as {principal.name} ({principal.role}, {scope})
-          </span>
+          <Link
+            href="/settings/account"
+            className="user-menu__who"
+            title={`Your account · ${principal.role} · ${scope}`}
+          >
+            <span className="user-menu__name">{principal.name}</span>{' '}
+            <span className="user-menu__role">{roleLabel}</span>
+            <span className="visually-hidden"> — your account ({scope})</span>
+          </Link>
           <form action={logoutAction}>
             <Button type="submit" variant="ghost" size="sm">
               Log out

@@ -3,6 +3,7 @@ import Link from 'next/link';
 import { Badge, cx } from '@/app/ui/common';
 import { toParts } from '@/lib/message-content';
 import { messageAnchor, sessionHref } from '@/lib/paths';
+import { DaySeparator } from './DaySeparator';
 import { MessageContentView } from './MessageContentView';
 import { MessageStamp } from './MessageStamp';
 import './transcript.css';
@@ -15,15 +16,18 @@ export function CompactionSummary({
   message,
   highlighted,
   earlierSegmentId,
+  previousTimestamp,
 }: {
   message: Message;
   highlighted: boolean;
   earlierSegmentId?: string | null;
+  previousTimestamp: string | null;
 }) {
   const anchor = messageAnchor(message.id);
   const parts = toParts(message.content);
   return (
     <li>
+      <DaySeparator iso={message.timestamp} previousIso={previousTimestamp} />
       <article
         id={anchor}
         className={cx('message', 'message--compaction', highlighted && 'message--highlighted')}

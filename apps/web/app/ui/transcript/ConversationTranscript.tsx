@@ -30,10 +30,11 @@ export function ConversationTranscript({
             </p>
           ) : (
             <ol className="transcript" aria-label={`Messages of segment ${segment.position}`}>
-              {segment.messages.value.items.map((message) => (
+              {segment.messages.value.items.map((message, position, items) => (
                 <MessageItem
                   key={message.id}
                   message={message}
+                  previousTimestamp={position > 0 ? items[position - 1].timestamp : null}
                   highlighted={false}
                   earlierSegmentId={index > 0 ? segments[index - 1].id : null}
                   retained={segment.retainedIds.has(message.id)}

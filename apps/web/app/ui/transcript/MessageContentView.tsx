@@ -1,5 +1,6 @@
 import type { ContentPart, ToolCallView } from '@/lib/message-content';
 import { Fold } from './Fold';
+import { MarkdownText } from './Markdown';
 import './transcript.css';
 
 export function ToolCallFold({ call }: { call: ToolCallView }) {
@@ -18,20 +19,21 @@ export function ToolCallFold({ call }: { call: ToolCallView }) {
   );
 }
 
+/** Text as Markdown, or — tool output (`plain`) — verbatim in monospace. */
+function TextPart({ text, plain }: { text: string; plain?: boolean }) {
+  return plain ? <pre className="code-block message__text">{text}</pre> : <MarkdownText text={text} />;
+}
+
 /** Renders content parts: text as text, everything else as something a person can read. */
-export function MessageContentView({ parts }: { parts: ContentPart[] }) {
-  if (parts.length === 1 && parts[0].kind === 'text') return <p className="message__text">{parts[0].text}</p>;
+export function MessageContentView({ parts, plain }: { parts: ContentPart[]; plain?: boolean }) {
+  if (parts.length === 1 && parts[0].kind === 'text') return <TextPart text={parts[0].text} plain={plain} />;
   return (
     <div className="message__parts">
       {parts.map((part, index) => {
         const key = `${part.kind}-${index}`;
         switch (part.kind) {
           case 'text':
-            return (
-              <p key={key} className="message__text">
-                {part.text}
-              </p>
-            );
+            return <TextPart key={key} text={part.text} plain={plain} />;
           case 'image':
             return (
               <span key={key} className="content-chip">
@@ -43,7 +45,7 @@ export function MessageContentView({ parts }: { parts: ContentPart[] }) {
           case 'tool-result':
             return (
               <Fold key={key} title="Tool result" preview={part.toolCallId}>
-                <MessageContentView parts={part.parts} />
+                <MessageContentView parts={part.parts} plain />
               </Fold>
             );
           case 'json':

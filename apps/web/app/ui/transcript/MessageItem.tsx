@@ -4,7 +4,9 @@ import { formatNumber, humanize } from '@/lib/format';
 import { textPreview, toolCallsOf, toParts } from '@/lib/message-content';
 import { messageAnchor } from '@/lib/paths';
 import { COMPACTED_HINT, CompactionSummary } from './CompactionSummary';
+import { DaySeparator } from './DaySeparator';
 import { Fold } from './Fold';
+import { MarkdownText } from './Markdown';
 import { MessageContentView, ToolCallFold } from './MessageContentView';
 import { MessageStamp } from './MessageStamp';
 import './transcript.css';
@@ -24,15 +26,24 @@ interface MessageItemProps {
   earlierSegmentId?: string | null;
   /** Copied from the previous segment when it was compressed (whole-conversation view). */
   retained?: boolean;
+  /** The time of the message above this one (`null`: the first of the list), for day separators. */
+  previousTimestamp: string | null;
 }
 
 /**
  * One transcript row, styled by role. Tool traffic is folded (it is long and rarely what a person
  * reads first); hidden, rewound and compacted rows say so, and a compaction summary is its own block.
  */
-export function MessageItem({ message, highlighted, earlierSegmentId, retained }: MessageItemProps) {
+export function MessageItem({ message, highlighted, earlierSegmentId, retained, previousTimestamp }: MessageItemProps) {
   if (message.displayKind === 'compaction_summary') {
-    return <CompactionSummary message={message} highlighted={highlighted} earlierSegmentId={earlierSegmentId} />;
+    return (
+      <CompactionSummary
+        message={message}
+        highlighted={highlighted}
+        earlierSegmentId={earlierSegmentId}
+        previousTimestamp={previousTimestamp}
+      />
+    );
   }
   const anchor = messageAnchor(message.id);
   const parts = toParts(message.content);
@@ -40,6 +51,7 @@ export function MessageItem({ message, highlighted, earlierSegmentId, retained }
   const hidden = message.displayKind === 'hidden';
   return (
     <li>
+      <DaySeparator iso={message.timestamp} previousIso={previousTimestamp} />
       <article
         id={anchor}
         className={cx(
@@ -85,7 +97,7 @@ export function MessageItem({ message, highlighted, earlierSegmentId, retained }
             callId={message.toolCallId}
           >
             {parts.length > 0 ? (
-              <MessageContentView parts={parts} />
+              <MessageContentView parts={parts} plain />
             ) : (
               <p className="message__text--empty">No output</p>
             )}
@@ -106,7 +118,7 @@ export function MessageItem({ message, highlighted, earlierSegmentId, retained }
 
         {message.reasoning ? (
           <Fold title="Reasoning">
-            <p className="message__text">{message.reasoning}</p>
+            <MarkdownText text={message.reasoning} />
           </Fold>
         ) : null}
 

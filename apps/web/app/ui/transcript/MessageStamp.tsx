@@ -1,19 +1,17 @@
 import type { Message } from '@statehouse/contracts';
-import { formatDateTime, formatTime } from '@/lib/format';
 import { messageAnchor } from '@/lib/paths';
+import { MessageTime } from './MessageTime';
 import './transcript.css';
 
-/** When the message was written (UTC, the full date as its tooltip) and a link to it. */
+/** When the message was written (viewer's time zone) and a link to it, named by its place in the session. */
 export function MessageStamp({ message }: { message: Message }) {
   const anchor = messageAnchor(message.id);
   return (
     <>
       <span className="message__spacer" />
-      <time dateTime={message.timestamp} title={formatDateTime(message.timestamp)}>
-        {formatTime(message.timestamp)}
-      </time>
-      <a className="message__permalink" href={`#${anchor}`} aria-label={`Link to message ${message.id}`}>
-        #{message.id}
+      <MessageTime iso={message.timestamp} />
+      <a className="message__permalink" href={`#${anchor}`} aria-label={`Link to message ${message.ordinal}`}>
+        #{message.ordinal}
       </a>
     </>
   );

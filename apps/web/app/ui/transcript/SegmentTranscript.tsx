@@ -32,7 +32,9 @@ export function SegmentTranscript({
       previousLabel="← Earlier"
       nextLabel="Later →"
       lastLabel="Latest"
-      status={page.messages.length > 0 ? `Messages #${page.messages[0].id}–#${page.messages.at(-1)?.id}` : undefined}
+      status={
+        page.messages.length > 0 ? `Messages #${page.messages[0].ordinal}–#${page.messages.at(-1)?.ordinal}` : undefined
+      }
     />
   );
   const paged = hrefs.first || hrefs.earlier || hrefs.later || hrefs.latest;
@@ -52,10 +54,11 @@ export function SegmentTranscript({
         />
       ) : (
         <ol className="transcript" aria-label="Messages">
-          {page.messages.map((message) => (
+          {page.messages.map((message, index) => (
             <MessageItem
               key={message.id}
               message={message}
+              previousTimestamp={index > 0 ? page.messages[index - 1].timestamp : null}
               highlighted={message.id === page.highlightedId}
               earlierSegmentId={earlierSegmentId}
             />

@@ -1,31 +1,6 @@
-import Link from 'next/link';
-import type { ReactNode } from 'react';
+import { SegmentedNav } from '@/app/ui/common';
 import { conversationToggleHref, hiddenToggleHref, type TranscriptView } from '@/lib/transcript';
 import './transcript.css';
-
-interface Option {
-  href: string;
-  label: ReactNode;
-  current: boolean;
-}
-
-/** Two or more views of the same thing as links; the current one is marked for assistive technology. */
-function SegmentedNav({ label, options }: { label: string; options: Option[] }) {
-  return (
-    <nav className="segmented" aria-label={label}>
-      {options.map((option) => (
-        <Link
-          key={option.href}
-          className="segmented__option"
-          href={option.href}
-          aria-current={option.current ? 'true' : undefined}
-        >
-          {option.label}
-        </Link>
-      ))}
-    </nav>
-  );
-}
 
 /** Scope (this segment or the whole chain) and hidden rows, as links: each is a URL of its own. */
 export function TranscriptToggles({

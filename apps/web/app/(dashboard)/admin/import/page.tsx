@@ -1,21 +1,20 @@
-import type { Metadata } from 'next';
-import { Alert, ApiErrorAlert, PageHeader } from '@/app/ui/common';
+import { ApiErrorAlert, PageHeader } from '@/app/ui/common';
 import { ImportHistory } from '@/app/ui/import/ImportHistory';
 import { ImportRun } from '@/app/ui/import/ImportRun';
 import { ImportUploadCard } from '@/app/ui/import/ImportUploadCard';
-import { getImport, getMe, listImports } from '@/lib/api';
+import { adminTitle } from '@/lib/admin';
+import { getImport, listImports } from '@/lib/api';
 import { attempt } from '@/lib/attempt';
 import { firstParam, type RawSearchParams } from '@/lib/paths';
 
-export const metadata: Metadata = { title: 'Import' };
+export const generateMetadata = adminTitle('Import');
 
 /**
- * Import a Hermes Agent state.db (administrators): upload with a progress bar, then the run's
+ * Import a Hermes Agent state.db (administrators only: admin/layout.tsx answers members with a 404): upload with a progress bar, then the run's
  * progress and report (`?run=<id>` keeps the run in the URL), and the store's recent imports.
  */
 export default async function ImportPage({ searchParams }: { searchParams: Promise<RawSearchParams> }) {
   const runId = firstParam((await searchParams).run);
-  const me = await attempt(getMe);
   const header = (
     <PageHeader
       title="Import"
@@ -27,16 +26,6 @@ export default async function ImportPage({ searchParams }: { searchParams: Promi
       }
     />
   );
-  if (me.ok && me.value.role !== 'admin') {
-    return (
-      <>
-        {header}
-        <Alert tone="warning" role="alert" title="Administrators only">
-          <p>Importing writes into every profile, so only administrators can do it.</p>
-        </Alert>
-      </>
-    );
-  }
   const [run, history] = await Promise.all([
     runId ? attempt(() => getImport(runId)) : null,
     attempt(() => listImports(10)),

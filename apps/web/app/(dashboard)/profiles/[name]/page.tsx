@@ -1,8 +1,8 @@
 import { ProfileNameSchema } from '@statehouse/contracts';
 import type { Metadata } from 'next';
+import { notFound } from 'next/navigation';
 import { Alert, ApiErrorAlert, ButtonLink, PageHeader, Stat, StatStrip, Timestamp } from '@/app/ui/common';
 import { ProfileAdmin } from '@/app/ui/profiles/ProfileAdmin';
-import { ProfileNotFound } from '@/app/ui/profiles/ProfileNotFound';
 import { RenamedAlert } from '@/app/ui/profiles/RenamedAlert';
 import { deleteProfile, getMe, listProfiles, listRetentionPolicies } from '@/lib/api';
 import { attempt } from '@/lib/attempt';
@@ -17,7 +17,10 @@ interface ProfilePageProps {
 }
 
 export async function generateMetadata({ params }: ProfilePageProps): Promise<Metadata> {
-  return { title: `Profile ${(await params).name}` };
+  const name = (await params).name;
+  const profiles = await attempt(listProfiles);
+  const known = !profiles.ok || profiles.value.some((profile) => profile.name === name);
+  return { title: known ? `Profile ${name}` : 'Profile not found' };
 }
 
 /** One profile: its numbers, and for administrators retention, rename (with a preview) and delete. */
@@ -26,7 +29,7 @@ export default async function ProfilePage({ params, searchParams }: ProfilePageP
   const query = await searchParams;
   const renamed = parseRenamed(query);
   const proposed = firstParam(query.rename)?.trim() ?? '';
-  if (!parsedName.success) return <ProfileNotFound name={(await params).name} />;
+  if (!parsedName.success) notFound();
   const name = parsedName.data;
 
   const [me, profiles, policies, routes] = await Promise.all([
@@ -38,7 +41,7 @@ export default async function ProfilePage({ params, searchParams }: ProfilePageP
   const admin = me.ok && me.value.role === 'admin';
   if (!profiles.ok) return <ApiErrorAlert error={profiles.error} title="Profiles could not be loaded" />;
   const profile = profiles.value.find((entry) => entry.name === name);
-  if (!profile) return <ProfileNotFound name={name} />;
+  if (!profile) notFound();
 
   const [keepRun, deleteRun] = admin
     ? await Promise.all([

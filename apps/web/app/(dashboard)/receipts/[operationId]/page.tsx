@@ -1,18 +1,10 @@
 import type { Metadata } from 'next';
-import {
-  ApiErrorAlert,
-  Breadcrumbs,
-  ButtonLink,
-  Card,
-  EmptyState,
-  PageHeader,
-  Stat,
-  StatStrip,
-  Timestamp,
-} from '@/app/ui/common';
+import { notFound } from 'next/navigation';
+import { cache } from 'react';
+import { ApiErrorAlert, Breadcrumbs, ButtonLink, PageHeader, Stat, StatStrip, Timestamp } from '@/app/ui/common';
 import { ReceiptDetail } from '@/app/ui/receipts/ReceiptDetail';
-import { ApiProblemError, getReceipt } from '@/lib/api';
-import { attempt } from '@/lib/attempt';
+import { getMe, getReceipt } from '@/lib/api';
+import { attempt, isMissing } from '@/lib/attempt';
 import { humanize } from '@/lib/format';
 import { decodeParam } from '@/lib/params';
 import { receiptListHref } from '@/lib/receipt-list-state';
@@ -21,8 +13,18 @@ interface ReceiptPageProps {
   params: Promise<{ operationId: string }>;
 }
 
+const OPERATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** One fetch per request for the title and the page; `null` for an id no receipt can have. */
+const loadReceipt = cache((operationId: string) =>
+  OPERATION_ID.test(operationId) ? attempt(() => getReceipt(operationId)) : Promise.resolve(null),
+);
+
 export async function generateMetadata({ params }: ReceiptPageProps): Promise<Metadata> {
-  return { title: `Receipt ${decodeParam((await params).operationId)}` };
+  const me = await attempt(getMe);
+  if (!me.ok || me.value.role !== 'admin') return { title: 'Not found' };
+  const result = await loadReceipt(decodeParam((await params).operationId));
+  if (!result || isMissing(result)) return { title: 'Receipt not found' };
+  return { title: result.ok ? `Receipt #${result.value.sequence}` : 'Receipt' };
 }
 
 const receiptCrumbs = (label: string) => [{ href: '/receipts', label: 'Receipts' }, { label }];
@@ -30,22 +32,9 @@ const receiptCrumbs = (label: string) => [{ href: '/receipts', label: 'Receipts'
 /** One receipt: what was removed (identities and their roles), by whom, and its place in the chain. */
 export default async function ReceiptDetailPage({ params }: ReceiptPageProps) {
   const operationId = decodeParam((await params).operationId);
-  const result = /^[A-Za-z0-9._:-]{1,128}$/.test(operationId) ? await attempt(() => getReceipt(operationId)) : null;
+  const result = await loadReceipt(operationId);
 
-  if (!result || (!result.ok && result.error instanceof ApiProblemError && result.error.status === 404)) {
-    return (
-      <>
-        <Breadcrumbs items={receiptCrumbs(operationId)} />
-        <Card>
-          <EmptyState
-            title="Receipt not found"
-            description="No receipt has this operation id: it may have been reclaimed, or it belongs to a profile you cannot see."
-            action={<ButtonLink href="/receipts">All receipts</ButtonLink>}
-          />
-        </Card>
-      </>
-    );
-  }
+  if (!result || isMissing(result)) notFound();
   if (!result.ok) {
     return (
       <>

@@ -1,12 +1,12 @@
 import { ReclaimRequestSchema } from '@statehouse/contracts';
-import type { Metadata } from 'next';
 import { Alert, ApiErrorAlert, ButtonLink, PageHeader } from '@/app/ui/common';
 import { ReclaimReview } from '@/app/ui/receipts/ReclaimReview';
+import { adminTitle } from '@/lib/admin';
 import { listReceiptConsumers, receiptMarks } from '@/lib/api';
 import { attempt } from '@/lib/attempt';
 import { firstParam, type RawSearchParams } from '@/lib/paths';
 
-export const metadata: Metadata = { title: 'Reclaim receipts' };
+export const generateMetadata = adminTitle('Reclaim receipts');
 
 /** Reviews a reclamation before it runs: the range, the mode, and which consumers it would overtake. */
 export default async function ReclaimPage({ searchParams }: { searchParams: Promise<RawSearchParams> }) {

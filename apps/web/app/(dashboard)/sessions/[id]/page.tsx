@@ -1,6 +1,7 @@
 import { IdSchema } from '@statehouse/contracts';
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
+import { cache } from 'react';
 import { ApiErrorAlert, Breadcrumbs } from '@/app/ui/common';
 import { ContinuedNotice } from '@/app/ui/lineage/ContinuedNotice';
 import { LineageCard } from '@/app/ui/lineage/LineageCard';
@@ -11,11 +12,12 @@ import { SessionHeader, sessionBreadcrumbs } from '@/app/ui/sessions/SessionHead
 import { SessionLayout } from '@/app/ui/sessions/SessionLayout';
 import { SessionMetadata } from '@/app/ui/sessions/SessionMetadata';
 import { TranscriptCard } from '@/app/ui/transcript/TranscriptCard';
-import { ApiProblemError, getLineage, getSession, listRoutes } from '@/lib/api';
-import { attempt } from '@/lib/attempt';
+import { getLineage, getSession, listRoutes } from '@/lib/api';
+import { attempt, isMissing } from '@/lib/attempt';
 import { loadConversation } from '@/lib/conversation';
 import { decodeParam } from '@/lib/params';
 import type { RawSearchParams } from '@/lib/paths';
+import { sessionHeading } from '@/lib/session-display';
 import { currentViewHref, loadTranscript, parseTranscriptView } from '@/lib/transcript';
 
 interface SessionPageProps {
@@ -23,9 +25,14 @@ interface SessionPageProps {
   searchParams: Promise<RawSearchParams>;
 }
 
+/** One fetch per request for the title and the page. */
+const loadSession = cache((id: string) => attempt(() => getSession(id)));
+
 export async function generateMetadata({ params }: SessionPageProps): Promise<Metadata> {
-  const { id } = await params;
-  return { title: `Session ${decodeParam(id)}` };
+  const id = decodeParam((await params).id);
+  const session = IdSchema.safeParse(id).success ? await loadSession(id) : null;
+  if (!session || isMissing(session)) return { title: 'Session not found' };
+  return { title: session.ok ? sessionHeading(session.value).text : `Session ${id}` };
 }
 
 /** One session: its transcript (or whole conversation), lineage, management, routing and details. */
@@ -36,13 +43,13 @@ export default async function SessionPage({ params, searchParams }: SessionPageP
   const view = parseTranscriptView(await searchParams);
 
   const [sessionResult, lineageResult, routesResult, transcriptResult] = await Promise.all([
-    attempt(() => getSession(sessionId)),
+    loadSession(sessionId),
     attempt(() => getLineage(sessionId)),
     attempt(async () => (await listRoutes({ sessionId, limit: 50 })).items),
     view.conversation ? null : attempt(() => loadTranscript(sessionId, view)),
   ]);
   if (!sessionResult.ok) {
-    if (sessionResult.error instanceof ApiProblemError && sessionResult.error.status === 404) notFound();
+    if (isMissing(sessionResult)) notFound();
     return (
       <>
         <Breadcrumbs items={sessionBreadcrumbs(sessionId)} />
@@ -81,7 +88,7 @@ export default async function SessionPage({ params, searchParams }: SessionPageP
         details={
           <>
             <RoutingCard session={session} routes={routesResult} />
-            <SessionMetadata session={session} />
+            <SessionMetadata session={session} lineage={lineage} />
           </>
         }
       />

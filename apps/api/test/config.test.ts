@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig, parseTrustedProxies } from '../src/config.js';
+
+describe('configuration of trusted proxies (docs/operations.md)', () => {
+  it('trusts loopback by default (the dashboard runs there), nobody when empty, and the list given', () => {
+    expect(loadConfig({}).trustedProxies).toEqual(['loopback']);
+    expect(parseTrustedProxies('')).toEqual([]);
+    expect(parseTrustedProxies('none')).toEqual([]);
+    expect(parseTrustedProxies(' loopback, 10.0.3.7 ,fd00::/8,uniquelocal')).toEqual([
+      'loopback',
+      '10.0.3.7',
+      'fd00::/8',
+      'uniquelocal',
+    ]);
+  });
+
+  it('stops start-up on an entry that is not an address, a CIDR or a known name', () => {
+    for (const value of ['dashboard', '10.0.0.0/33', '10.0.0.1/8/2', '300.1.1.1', '*']) {
+      expect(() => parseTrustedProxies(value)).toThrow(/STATEHOUSE_TRUSTED_PROXIES/);
+    }
+  });
+});

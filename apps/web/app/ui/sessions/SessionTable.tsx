@@ -1,0 +1,50 @@
+import type { SessionListItem } from '@statehouse/contracts';
+import Link from 'next/link';
+import { Badge, Table, Timestamp } from '@/app/ui/common';
+import { formatCost, formatDuration, formatNumber } from '@/lib/format';
+import { sessionHref } from '@/lib/paths';
+import { sessionHeading, sessionStatus } from '@/lib/session-display';
+import './sessions.css';
+
+/** The compact list: one line per conversation, the figures in columns (`view=compact`). */
+export function SessionTable({ items, showProfile }: { items: SessionListItem[]; showProfile: boolean }) {
+  return (
+    <Table
+      caption="Sessions"
+      captionHidden
+      className="sessions-table"
+      head={[
+        'Title',
+        ...(showProfile ? ['Profile'] : []),
+        'Source',
+        'Model',
+        'Status',
+        'Messages',
+        'Tokens',
+        'Cost',
+        'Duration',
+        'Last active',
+      ]}
+      numericColumns={showProfile ? [5, 6, 7, 8] : [4, 5, 6, 7]}
+      rows={items.map((item) => {
+        const status = sessionStatus(item);
+        return [
+          <Link key="title" href={sessionHref(item.id)} className="sessions-table__title">
+            {sessionHeading(item).text}
+          </Link>,
+          ...(showProfile ? [item.profile] : []),
+          item.source,
+          item.model ?? '—',
+          <Badge key="status" tone={status.tone} dot>
+            {status.label}
+          </Badge>,
+          formatNumber(item.messageCount),
+          formatNumber(item.conversationUsage.totalTokens),
+          formatCost(item.conversationUsage.estimatedCostUsd),
+          formatDuration(item.durationMs),
+          <Timestamp key="active" iso={item.lastActiveAt} />,
+        ];
+      })}
+    />
+  );
+}

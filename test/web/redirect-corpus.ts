@@ -1,0 +1,43 @@
+/**
+ * `next` values an attacker may put in a link to the dashboard's login page (or in `back`). Each
+ * is given to the browser exactly as written here, as the raw query value (percent escapes and
+ * all). After signing in, the browser must be on a page of the dashboard's own origin.
+ */
+export const HOSTILE_NEXT: string[] = [
+  '/%09/x',
+  '/%0A/x',
+  '/%0D/x',
+  '/%09/evil.example',
+  '%09//evil.example',
+  '%20//evil.example',
+  '%00//evil.example',
+  '//x',
+  '///x',
+  '////evil.example',
+  '/\\x',
+  '/%5Cx',
+  '/%5C%5Cevil.example',
+  '\\\\evil.example',
+  'https://x',
+  'http://evil.example/sessions',
+  'https:evil.example',
+  '//evil.example@127.0.0.1',
+  'javascript:alert(1)',
+  'JaVaScRiPt:alert(1)',
+  '%0Ajavascript:alert(1)',
+  'data:text/html,<script>alert(1)</script>',
+  '/%2F%2Fx',
+  '/.//evil.example',
+  '/..//evil.example',
+  '/./%2F/evil.example',
+  '/%2E%2E//evil.example',
+  '/x/../../evil.example',
+  '/login',
+  '/login?next=//evil.example',
+  `/${'a'.repeat(5000)}`,
+  '/%ED%A0%80',
+  '/%E0%A4%A',
+  '/sessions#%0A%0D//evil',
+  '/sessions?q=%00',
+  '',
+];
