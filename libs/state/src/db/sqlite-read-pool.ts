@@ -41,6 +41,8 @@ function prepare(sql) {
 }
 parentPort.on('message', (job) => {
   try {
+    // A read that waited in the queue until its deadline does not start.
+    if (Date.now() >= job.deadlineAt) throw Object.assign(new Error('deadline exceeded'), { code: 'STATEHOUSE_DEADLINE' });
     const statement = prepare(job.sql);
     if (!statement.reader) throw Object.assign(new Error('the read pool runs read-only statements'), { code: 'SQLITE_READONLY' });
     const rows = [];

@@ -60,6 +60,17 @@ for (const { dialect, available } of TEST_DIALECTS) {
     });
     afterAll(async () => t?.close());
 
+    it('an empty thread id is a value, not a missing one (it once broke the query on PostgreSQL)', async () => {
+      const resolved = await t.store.routes.resolve(admin, {
+        profile: 'rp-empty',
+        source: 'telegram',
+        chatType: '',
+        chatId: '',
+        threadId: '',
+      });
+      expect(resolved.via).toBe('none');
+    });
+
     it('a route to a live row wins', async () => {
       await session('r-live', 'rp', 'c1');
       await session('r-newer', 'rp', 'c1');

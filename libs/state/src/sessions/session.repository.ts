@@ -684,7 +684,8 @@ export class SessionRepository {
       .where('chat_id', '=', peer.chatId)
       .where('chat_type', '=', peer.chatType)
       .where((eb) => eb.or([eb('source', '=', peer.source), eb('created_source', '=', peer.source)]))
-      .where('thread_id', peer.threadId ? '=' : 'is', peer.threadId ?? null);
+      // An empty thread id is a value (compared with =), only a missing one is null.
+      .where('thread_id', peer.threadId !== undefined ? '=' : 'is', peer.threadId ?? null);
     if (peer.userId !== undefined) {
       query = query.where((eb) => eb.or([eb('user_id', '=', peer.userId!), eb('user_id', 'is', null)]));
     }
