@@ -289,7 +289,7 @@ export async function appendThroughputSqlite(report: Report, config: BenchConfig
     );
     report.note(
       `**100-message batches (1b)**: the store writes a batch with one multi-row INSERT (chunks of 500), so it beats ` +
-        `PERFORMANCE.md’s ceiling of one prepared single-row INSERT per message (${fmtRate(ceilingRate)}): FTS5 ` +
+        `the ceiling of docs/performance-targets.md of one prepared single-row INSERT per message (${fmtRate(ceilingRate)}): FTS5 ` +
         'flushes its pending terms to disk at every statement boundary inside a transaction (its xSavepoint ' +
         'method), so a statement per row writes a tiny index segment per row. Against the stronger ceiling — raw ' +
         `better-sqlite3 with one multi-row INSERT per batch, ${fmtRate(multiRate)} — the store reaches ` +

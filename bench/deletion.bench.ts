@@ -69,7 +69,7 @@ export interface DeletionTarget {
 
 /**
  * Figures 8 and 9: single delete of a session with 10⁴ messages, bulk delete of 500 small
- * sessions (and of 50, PERFORMANCE.md's comparison), and replay of 10⁵ receipts — on one store
+ * sessions (and of 50, the comparison in docs/performance-targets.md), and replay of 10⁵ receipts — on one store
  * that already holds the seeded receipts, so every deletion appends to a long chain.
  */
 export async function deletionBench(report: Report, config: BenchConfig, target: DeletionTarget): Promise<void> {
@@ -332,7 +332,7 @@ export async function deletionBench(report: Report, config: BenchConfig, target:
         `(${fmtPerSecond(c.bulkSessions / (bulkMs / 1000), 'sessions')})` +
         (bulkSmall !== undefined
           ? `, of ${fmtCount(bulkSizes[1])} sessions ${fmtMs(bulkSmall)}` +
-            (bulkSizes[1] === 50 ? ' (PERFORMANCE.md’s Python store: 13–23 ms for 50)' : '')
+            (bulkSizes[1] === 50 ? ' (Hermes’ Python store, docs/performance-targets.md: 13–23 ms for 50)' : '')
           : '') +
         `; each writes one receipt per profile into a chain already ${fmtCount(target.receipts)} long.`,
     );

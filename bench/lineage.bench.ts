@@ -194,7 +194,7 @@ export async function compressBench(
       ours: `${fmtMs(ours)} / compress (median of ${variants[0].samples.length})`,
       ceiling: `${fmtMs(update)} (its UPDATE alone${sqlite ? ', raw' : ''})`,
       ratio: fmtRatio(ours / update),
-      target: 'report only (no target in PERFORMANCE.md)',
+      target: 'report only (no target in docs/performance-targets.md)',
       met: null,
     });
     if (sqlite && variants[2].samples.length > 0) {

@@ -5,7 +5,7 @@ import type Database from 'better-sqlite3';
  * The ceiling of an append: what `store.messages.append` must do, written by hand with prepared
  * better-sqlite3 statements — BEGIN IMMEDIATE; insert the message rows (search triggers fire);
  * move the session's counters, activity, preview and revision in one UPDATE; COMMIT.
- * Rows go in one prepared single-row INSERT each (PERFORMANCE.md's ceiling), or with `multiRow`
+ * Rows go in one prepared single-row INSERT each (the ceiling of docs/performance-targets.md), or with `multiRow`
  * in one multi-row INSERT per batch — the stronger ceiling for batches, because FTS5 flushes its
  * pending terms to disk at every statement boundary inside a transaction (its xSavepoint), so one
  * statement per row writes one index segment per row.

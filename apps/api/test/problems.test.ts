@@ -108,7 +108,14 @@ describe('the repository explains itself', () => {
     for (const section of ['6', '7', '8', '9', '10', '11']) expect(headings).toContain(section);
     // Every "docs/domain.md §N" a source file cites names a numbered rule or section that exists.
     const numbered = new Set([...headings, ...[...text.matchAll(/^(\d+(?:\.\d+)+)\. /gm)].map((match) => match[1])]);
-    for (const dir of ['libs/state/src', 'libs/contracts/src', 'apps/api/src']) {
+    for (const dir of [
+      'libs/state/src',
+      'libs/contracts/src',
+      'apps/api/src',
+      'apps/web/app',
+      'apps/web/lib',
+      'bench',
+    ]) {
       for (const file of sources(join(ROOT, dir))) {
         for (const match of readFileSync(file, 'utf8').matchAll(/docs\/domain\.md §(\d+(?:\.\d+)*)/g)) {
           expect(numbered, `${file.slice(ROOT.length + 1)} cites §${match[1]}`).toContain(match[1]);
@@ -116,4 +123,30 @@ describe('the repository explains itself', () => {
       }
     }
   });
+
+  it('cites no document outside the repository', () => {
+    // Readers of the repository have docs/, not the design notes it was built from.
+    const outside = ['SPEC §', 'SPEC.md', 'PERFORMANCE.md', 'HERMES-STATE.md', '/work/shared', '(API.md', ' API.md'];
+    const offenders: string[] = [];
+    for (const dir of ['libs', 'apps/api', 'apps/web/app', 'apps/web/lib', 'bench', 'test', 'examples', 'docs']) {
+      for (const file of everyFile(join(ROOT, dir))) {
+        if (file.endsWith('problems.test.ts')) continue;
+        const text = readFileSync(file, 'utf8');
+        for (const phrase of outside)
+          if (text.includes(phrase)) offenders.push(`${file.slice(ROOT.length + 1)}: ${phrase}`);
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
 });
+
+function everyFile(dir: string): string[] {
+  const files: string[] = [];
+  for (const entry of readdirSync(dir)) {
+    if (entry === 'node_modules' || entry === 'dist' || entry === '.next' || entry === 'images') continue;
+    const path = join(dir, entry);
+    if (statSync(path).isDirectory()) files.push(...everyFile(path));
+    else if (/\.(ts|tsx|mjs|js|md|css)$/.test(entry)) files.push(path);
+  }
+  return files;
+}

@@ -1,6 +1,6 @@
 import 'server-only';
 
-/** Where the dashboard's server side reaches the API (API.md, Configuration). Read per request, never inlined. */
+/** Where the dashboard's server side reaches the API (README, Configuration). Read per request, never inlined. */
 export function apiBaseUrl(): string {
   return (process.env.STATEHOUSE_API_URL || 'http://127.0.0.1:3000').replace(/\/+$/, '');
 }

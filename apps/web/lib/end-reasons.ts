@@ -8,7 +8,7 @@ import {
 } from '@statehouse/contracts';
 import { humanize } from './format';
 
-/** The end reasons a person may choose (SPEC §4), grouped by what they mean for the chat afterwards. */
+/** The end reasons a person may choose (docs/domain.md §4), grouped by what they mean for the chat afterwards. */
 export const END_REASON_GROUPS = [
   {
     label: 'Recoverable — the chat may resume this session',

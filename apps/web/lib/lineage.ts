@@ -49,7 +49,7 @@ const WALK_BOUND = 1000;
 
 /**
  * Builds the spines from the API's nodes and edges, starting at the top of the tree. Defensive like
- * every walk over lineage (SPEC §3): bounded and cycle-guarded; nodes the walk cannot reach from the
+ * every walk over lineage (docs/domain.md §3): bounded and cycle-guarded; nodes the walk cannot reach from the
  * top (a truncated answer) become extra roots rather than disappearing.
  */
 export function buildLineage(lineage: LineageResponse): LineageSpine[] {
@@ -67,7 +67,7 @@ export function buildLineage(lineage: LineageResponse): LineageSpine[] {
   const seen = new Set<string>();
   let steps = 0;
 
-  /** SPEC §3: prefer a child that is in the known chain, then one ended by compression, then open, then the freshest. */
+  /** docs/domain.md §3: prefer a child that is in the known chain, then one ended by compression, then open, then the freshest. */
   function continuation(id: string): LineageNode | null {
     const candidates = (children.get(id) ?? []).filter((child) => child.kind === 'compression').map((c) => c.node);
     if (candidates.length === 0) return null;

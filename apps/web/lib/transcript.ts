@@ -8,7 +8,7 @@ export const TRANSCRIPT_PAGE_SIZE = 50;
 const CONTEXT_BEFORE_LINKED = 2;
 
 /**
- * Which slice of the transcript the URL asks for. Message ids are the only ordering key (SPEC §2.3),
+ * Which slice of the transcript the URL asks for. Message ids are the only ordering key (docs/domain.md §2.3),
  * so they double as keyset bounds:
  * - `after=<id>`: the page of messages after that id (forward paging);
  * - `before=<id>` / `before=latest`: the page ending just before that id, or the last page;

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 
-/** Caller-chosen ids and every id on the wire share one alphabet (API.md, Limits). */
+/** Caller-chosen ids and every id on the wire share one alphabet (docs/api.md, Limits). */
 export const ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 export const IdSchema = z.string().regex(ID_PATTERN, 'must match [A-Za-z0-9._:-]{1,128}');
 
-/** Profile names: a tenant namespace (SPEC §2.1). */
+/** Profile names: a tenant namespace (docs/domain.md §2.1). */
 export const PROFILE_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 export const ProfileNameSchema = z.string().regex(PROFILE_PATTERN, 'must match [a-z0-9][a-z0-9_-]{0,63}');
 

@@ -7,7 +7,7 @@ import {
 } from './lineage.schema.js';
 
 /**
- * The end-reason taxonomy of SPEC §4 and its predicates, shared by the state layer (which enforces
+ * The end-reason taxonomy of docs/domain.md §4 and its predicates, shared by the state layer (which enforces
  * them) and the dashboard (which explains them). Every module asks these questions here, never by
  * comparing strings of its own.
  */

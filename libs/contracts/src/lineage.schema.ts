@@ -4,7 +4,7 @@ export const LINEAGE_KINDS = ['compression', 'branch', 'reset', 'delegate'] as c
 export const LineageKindSchema = z.enum(LINEAGE_KINDS);
 export type LineageKind = z.infer<typeof LineageKindSchema>;
 
-/** SPEC §4: the end-reason taxonomy. Predicates over these sets live in end-reasons.ts. */
+/** docs/domain.md §4: the end-reason taxonomy. Predicates over these sets live in end-reasons.ts. */
 export const RESET_REASONS = [
   'session_reset',
   'session_switch',

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { IdSchema, IsoDateSchema, ProfileNameSchema } from './common.schema.js';
 import { LineageKindSchema } from './lineage.schema.js';
 
-/** Authored by the server for each deletion path (SPEC §5.1) — never by a client. */
+/** Authored by the server for each deletion path (docs/domain.md §5.1) — never by a client. */
 export const DELETION_ORIGINS = [
   'user_api',
   'user_dashboard',

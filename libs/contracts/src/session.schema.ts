@@ -15,7 +15,7 @@ import { LineageKindSchema } from './lineage.schema.js';
 import { type MessageInput, WireMessageInputSchema } from './message.schema.js';
 import { TurnLeaseSchema } from './turn.schema.js';
 
-/** Surface labels are open-ended (SPEC §2.2 lists examples), but bounded and printable. */
+/** Surface labels are open-ended (docs/domain.md §2.2 lists examples), but bounded and printable. */
 export const SourceSchema = z
   .string()
   .min(1)
@@ -190,7 +190,7 @@ export const ConversationUsageSchema = z.object({
 });
 export type ConversationUsage = z.infer<typeof ConversationUsageSchema>;
 
-/** One row per logical conversation: a compression chain is shown as its tip (SPEC §3). */
+/** One row per logical conversation: a compression chain is shown as its tip (docs/domain.md §3). */
 export const SessionListItemSchema = SessionSchema.extend({
   rootId: IdSchema.describe('first segment of the compression chain this row stands for'),
   conversationStartedAt: IsoDateSchema.describe("the chain root's start"),

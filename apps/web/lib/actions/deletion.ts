@@ -19,7 +19,7 @@ export type DeleteActionState =
     };
 
 /**
- * Deletes what the preview showed, as whole conversations (`includeCompressionChain`, SPEC §3 "No
+ * Deletes what the preview showed, as whole conversations (`includeCompressionChain`, docs/domain.md §3 "No
  * resurrection"). Every item carries the revision and generation the preview was rendered with, so
  * anything that changed since is refused (single: 412/409) or skipped (bulk) — never deleted unseen.
  * Success redirects to the result page (post/redirect/get: a reload does not delete twice).

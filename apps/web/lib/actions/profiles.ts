@@ -59,7 +59,7 @@ export async function createProfileAction(
   }
 }
 
-/** Renames in one transaction (SPEC §6); a colliding routing key refuses everything (409 profile_collision). */
+/** Renames in one transaction (docs/domain.md §6); a colliding routing key refuses everything (409 profile_collision). */
 export async function renameProfileAction(
   _previous: ProfileActionState,
   formData: FormData,

@@ -48,7 +48,7 @@ function bodyFor(intent: SessionIntent, formData: FormData): UpdateSessionReques
     case 'rename': {
       const title = String(formData.get('title') ?? '').trim();
       if (!title) return { error: 'Enter a title.' };
-      // A person's title outranks derived and model-written ones (SPEC §2.2, titleSource).
+      // A person's title outranks derived and model-written ones (docs/domain.md §2.2, titleSource).
       return { title, titleSource: 'user' };
     }
     case 'archive':
@@ -134,7 +134,7 @@ export type LifecycleActionState = ActionOutcome;
 
 /**
  * End (with a reason) and reopen, with `If-Match` from the rendered revision. The API applies the
- * end-reason rules (SPEC §4): the first end wins, deliberate ends cannot be reopened.
+ * end-reason rules (docs/domain.md §4): the first end wins, deliberate ends cannot be reopened.
  */
 export async function lifecycleAction(
   _previous: LifecycleActionState,

@@ -21,7 +21,7 @@ import { CURRENT_PATH_HEADER, loginHref } from '@/lib/paths';
 
 const REQUEST_TIMEOUT_MS = 15_000;
 
-/** An error answer from the API, as its problem document (API.md, Errors). */
+/** An error answer from the API, as its problem document (docs/api.md, Errors). */
 export class ApiProblemError extends Error {
   constructor(
     readonly problem: Problem,
@@ -76,7 +76,7 @@ export interface RequestOptions {
   query?: Record<string, QueryValue>;
   body?: unknown;
   headers?: Record<string, string>;
-  /** Makes a retried mutation safe: the API replays the first answer (API.md, Idempotency). */
+  /** Makes a retried mutation safe: the API replays the first answer (docs/api.md, Idempotency). */
   idempotencyKey?: string;
   /**
    * What a 401 means. `redirect` (pages and actions): the dashboard session expired, go to /login and

@@ -106,7 +106,7 @@ export interface MessagesTable {
   compacted: ColumnType<Bool, Bool | undefined, Bool>;
   platform_message_id: string | null;
   /**
-   * Decided once at insert (SPEC §7: not tool rows, not cron/sub-agent/delegate sessions), so the
+   * Decided once at insert (docs/domain.md §7: not tool rows, not cron/sub-agent/delegate sessions), so the
    * substring index's triggers depend on the row alone and stay consistent when a session changes.
    */
   substring_indexed: Bool;

@@ -52,7 +52,7 @@ export interface DeletionOutcome {
 }
 
 /**
- * The one deletion engine every path goes through (SPEC §5): expand the selection (compression
+ * The one deletion engine every path goes through (docs/domain.md §5): expand the selection (compression
  * chain on request, delegate children recursively), write one receipt per profile after the
  * guards and before anything is removed, orphan every other child, remove messages (their search
  * postings go with them), participants' rows (routes) and the sessions — all in the caller's

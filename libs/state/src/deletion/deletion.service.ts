@@ -47,7 +47,7 @@ export const GHOST_AGE_MS = DAY_MS;
 
 type SkipReason = BulkDeleteResponse['skipped'][number]['reason'];
 
-/** Every deletion path of SPEC §5.1, each a selection handed to the one engine in one transaction. */
+/** Every deletion path of docs/domain.md §5.1, each a selection handed to the one engine in one transaction. */
 export class DeletionService {
   private readonly sessions: SessionRepository;
   private readonly candidates = new DeletionCandidatesRepository();

@@ -9,7 +9,7 @@ import { IdempotencyConflictError, IdempotencyRaceError } from '../shared/errors
 import { isUniqueViolation } from '../shared/sql-dialect.js';
 import { IdempotencyRepository } from './idempotency.repository.js';
 
-/** Keys are kept at least this long (API.md: at least 24 h). */
+/** Keys are kept at least this long (docs/api.md: at least 24 h). */
 export const IDEMPOTENCY_RETENTION_MS = 48 * 60 * 60 * 1000;
 
 export const IDEMPOTENCY_PURGE_JOB = 'idempotency-purge';

@@ -21,7 +21,7 @@ interface ModelNode {
   order: number;
 }
 
-/** A simple reference model of SPEC §3, written independently of the SQL. */
+/** A simple reference model of docs/domain.md §3, written independently of the SQL. */
 class Model {
   constructor(readonly nodes: Map<string, ModelNode>) {}
   compressionChildren(id: string) {

@@ -44,12 +44,12 @@ interface ChainUsageRow {
   estimated_cost_usd: number;
 }
 
-/** Walks are bounded and cycle-guarded by depth (SPEC §3). */
+/** Walks are bounded and cycle-guarded by depth (docs/domain.md §3). */
 export const MAX_WALK = 1000;
 
 /**
  * The compression child a walk forward follows from `down.id`: prefer a child that itself ended by
- * compression, then an open child, then the freshest (SPEC §3).
+ * compression, then an open child, then the freshest (docs/domain.md §3).
  */
 const PREFERRED_CHILD_OF_DOWN = sql`(select c.id from sessions c
   where c.parent_session_id = down.id and c.lineage_kind = 'compression'

@@ -36,7 +36,7 @@ export const COMPACTION_WORK = 'compaction';
 /** The whole tree is bounded, like every walk. */
 export const LINEAGE_TREE_LIMIT = 2000;
 
-/** What moves with the conversation when it continues in a new segment (SPEC §3, compress). */
+/** What moves with the conversation when it continues in a new segment (docs/domain.md §3, compress). */
 export interface ContinuationHook {
   /** Runs inside the transaction after the child exists (routes move here). */
   onContinued(tx: Tx, from: SessionRow, to: SessionRow, kind: LineageKind): Promise<void>;
@@ -316,7 +316,7 @@ export class LineageService {
   }
 }
 
-/** Open, or carrying an automatic end stamp a liveness proof may clear (SPEC §4). */
+/** Open, or carrying an automatic end stamp a liveness proof may clear (docs/domain.md §4). */
 function assertLive(parent: SessionRow, operation: string): void {
   if (parent.ended_at !== null && !isAutomaticReason(parent.end_reason)) {
     throw new SessionClosedError(`the session ended (${parent.end_reason}); it cannot be ${operation}`);

@@ -46,7 +46,7 @@ export function previewOf(text: string | null): string | null {
   return codePoints.length > PREVIEW_CHARS ? `${codePoints.slice(0, PREVIEW_CHARS).join('')}…` : collapsed;
 }
 
-/** Sources whose transcripts are machine scaffolding: kept out of the substring index (SPEC §7). */
+/** Sources whose transcripts are machine scaffolding: kept out of the substring index (docs/domain.md §7). */
 export const SUBSTRING_EXCLUDED_SOURCES = new Set(['cron', 'subagent']);
 
 /** Whether a session's messages go to the substring index (tool rows are excluded per message). */
@@ -58,7 +58,7 @@ export function substringEligible(session: { source: string; created_source: str
   );
 }
 
-/** Whether one message of such a session goes to the substring index: never tool output (SPEC §7). */
+/** Whether one message of such a session goes to the substring index: never tool output (docs/domain.md §7). */
 export function substringIndexed(eligibleSession: boolean, role: string): 0 | 1 {
   return eligibleSession && role !== 'tool' ? 1 : 0;
 }

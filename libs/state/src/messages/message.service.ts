@@ -65,7 +65,7 @@ export class MessageService {
 
   /**
    * Appends a batch in one transaction: dedupe by platformMessageId (against the store and within
-   * the batch), counters, activity, preview and revision move together (SPEC §2.2–2.3).
+   * the batch), counters, activity, preview and revision move together (docs/domain.md §2.2–2.3).
    */
   async append(
     ctx: OperationContext,

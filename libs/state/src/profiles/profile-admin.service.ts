@@ -36,7 +36,7 @@ const PROFILE_DELETE = (ctx: OperationContext) => ({
 });
 
 /**
- * Administrative profile changes (SPEC §6): rename and delete in one transaction each, and the
+ * Administrative profile changes (docs/domain.md §6): rename and delete in one transaction each, and the
  * profile-repair move of a session. Receipts of the past are never rewritten.
  */
 export class ProfileAdminService {

@@ -31,7 +31,7 @@ const ROUTE_CURSOR = cursorShape(CursorPart.text, CursorPart.text);
 /** How many of a peer's newest sessions recovery looks at. */
 const RECOVERY_WINDOW = 50;
 
-/** `agent:<profile>:<platform>:<chat_type>:<chat_id>[:<thread_id>]` (SPEC §2.1). */
+/** `agent:<profile>:<platform>:<chat_type>:<chat_id>[:<thread_id>]` (docs/domain.md §2.1). */
 export function routingKey(
   profile: string,
   source: string,

@@ -44,7 +44,7 @@ export interface TitleRow {
 export type WordCursor = { rank: number; id: number };
 
 /**
- * The dialect port of search (SPEC §7): FTS5 unicode61 + trigram on SQLite, tsvector + pg_trgm on
+ * The dialect port of search (docs/domain.md §7): FTS5 unicode61 + trigram on SQLite, tsvector + pg_trgm on
  * PostgreSQL. Both answer only visible messages (not hidden; active or compacted), owner-fenced.
  */
 export interface SearchPort {

@@ -272,7 +272,7 @@ export class SessionRepository {
     return Number(result.numUpdatedRows) === 1;
   }
 
-  /** Counters, activity and revision move in one statement with the preconditions (SPEC §2.2). */
+  /** Counters, activity and revision move in one statement with the preconditions (docs/domain.md §2.2). */
   async applyAppend(
     db: Executor,
     id: string,

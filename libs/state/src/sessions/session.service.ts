@@ -176,7 +176,7 @@ export class SessionService {
   }
 
   /**
-   * One row per logical conversation, compression chains projected onto their tip (SPEC §3), with
+   * One row per logical conversation, compression chains projected onto their tip (docs/domain.md §3), with
    * the conversation's token and cost counters summed over its segments. Pages both ways by
    * keyset (`nextCursor` older, `prevCursor` newer) and counts the matches up to a bound.
    */

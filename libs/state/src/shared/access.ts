@@ -2,7 +2,7 @@ import type { Principal } from '@statehouse/contracts';
 import { ForbiddenError, NotFoundError } from './errors.js';
 
 /**
- * The owner fence (SPEC §9): a member sees and mutates only its profiles; anything else is
+ * The owner fence (docs/domain.md §9): a member sees and mutates only its profiles; anything else is
  * indistinguishable from a missing row.
  */
 export function canAccessProfile(principal: Principal, profile: string): boolean {

@@ -18,7 +18,7 @@ export const metadata: Metadata = { title: 'Delete sessions' };
 /**
  * The deletion preview: exactly what a confirmed delete removes — the selected conversations, every
  * compression segment of them, their sub-agent sessions — and what stays behind as new roots. The
- * dashboard always deletes a listed conversation as a whole chain (SPEC §3, "No resurrection").
+ * dashboard always deletes a listed conversation as a whole chain (docs/domain.md §3, "No resurrection").
  */
 export default async function DeletePreviewPage({ searchParams }: { searchParams: Promise<RawSearchParams> }) {
   const params = await searchParams;

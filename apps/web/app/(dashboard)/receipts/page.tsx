@@ -14,7 +14,7 @@ import { parseReceiptListState, receiptListHref } from '@/lib/receipt-list-state
 export const generateMetadata = adminTitle('Deletion receipts');
 
 /**
- * The deletion receipt feed (SPEC §5.3): replay by sequence with keyset paging (`after`), filters,
+ * The deletion receipt feed (docs/domain.md §5.3): replay by sequence with keyset paging (`after`), filters,
  * a live indicator fed by the watch stream, and — for administrators — consumers, verification of
  * the hash chain and reclamation.
  */

@@ -9,7 +9,7 @@ import { parseRouteListState, routeListHref } from '@/lib/route-list-state';
 export const metadata: Metadata = { title: 'Routes' };
 
 /**
- * The gateway routing index (SPEC §2.4): which session each chat key resolves to. Keyset paging by
+ * The gateway routing index (docs/domain.md §2.4): which session each chat key resolves to. Keyset paging by
  * profile and key; the profile comes from the header's switcher.
  */
 export default async function RoutesPage({ searchParams }: { searchParams: Promise<RawSearchParams> }) {

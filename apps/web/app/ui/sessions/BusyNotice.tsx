@@ -2,7 +2,7 @@ import type { TurnLease } from '@statehouse/contracts';
 import { Alert, Badge } from '@/app/ui/common';
 import { formatDateTime, formatTime } from '@/lib/format';
 
-/** A live turn lease: who holds it and until when (SPEC §4, Turns). */
+/** A live turn lease: who holds it and until when (docs/domain.md §4, Turns). */
 export function BusyNotice({ turn }: { turn: TurnLease }) {
   return (
     <Alert tone="warning" title="Busy — an agent turn is running" className="busy-notice">
