@@ -47,8 +47,14 @@ export function apiClient(stack: Stack) {
   };
 }
 
-/** The README's pictures (docs/images): the viewport only, at one fixed size, so every run's PNG has the same dimensions. */
-export const README_IMAGE_DIR = join(REPO_ROOT, 'docs/images');
+/**
+ * The README's pictures: the viewport only, at one fixed size, so every run's PNG has the same
+ * dimensions. Every run takes them; `npm run pictures` (STATEHOUSE_README_PICTURES=1) writes them
+ * into docs/images, other runs beside the other screenshots — the demo data moves with "now", so
+ * writing them on every run would leave the repository changed after each `npm test`.
+ */
+export const README_IMAGE_DIR =
+  process.env.STATEHOUSE_README_PICTURES === '1' ? join(REPO_ROOT, 'docs/images') : join(SCREENSHOT_DIR, 'readme');
 const README_VIEWPORT = { width: 1280, height: 800 };
 
 export async function readmePicture(page: Page, name: string, ready?: () => Promise<void>): Promise<void> {
