@@ -61,7 +61,9 @@ export async function startApi(
   env: Record<string, string> = {},
 ): Promise<ApiServer> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...nodeArgs, 'apps/api/dist/main.js'], {
+  // BENCH_API_NODE_ARGS: extra node flags for every API process (diagnosis: `--cpu-prof`, a preload).
+  const extra = process.env.BENCH_API_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...extra, ...nodeArgs, 'apps/api/dist/main.js'], {
     cwd: root,
     env: {
       ...process.env,
