@@ -34,7 +34,7 @@ export {
 export { assertSqliteHeader } from './importers/hermes/hermes-snapshot.js';
 export { IMPORT_LEASE_MS } from './importers/import.service.js';
 export { ImportInputError } from './importers/import-errors.js';
-export { CHUNK_BUDGET_MS } from './jobs/chunks.js';
+export { CHUNK_BUDGET_MS, CHUNK_STOP_MS, type ChunkEvent, observeChunks } from './jobs/chunks.js';
 export { DEFERRED_WORK_JOB } from './jobs/deferred-work.service.js';
 export {
   DEFAULT_JOB_LEASE_MS,

@@ -1,4 +1,4 @@
-import { ChunkSizer } from '../jobs/chunks.js';
+import { ChunkSizer, reportChunk } from '../jobs/chunks.js';
 import type { DeletionPlan } from './deletion.engine.js';
 
 /**
@@ -55,6 +55,8 @@ export async function runInChunks(
     const elapsed = performance.now() - started;
     // Sized by rows touched: a session row weighs like a few messages.
     sizer.record(elapsed, messages + chunk.length * 4);
+    // A group (a selected session with its chain) is never split, so this chunk is sized up front.
+    reportChunk({ operation: 'deletion', heldMs: elapsed, rows: messages, steps: 1, lastStepStartMs: 0 });
     if (index < groups.length) await between(elapsed);
   }
 }

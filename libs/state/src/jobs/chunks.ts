@@ -53,3 +53,89 @@ export class ChunkSizer {
     this.current = Math.round(Math.max(this.min, Math.min(this.max, ideal, this.current * 1.5)));
   }
 }
+
+/** One committed chunk of a long operation, as the chunk observers see it. */
+export interface ChunkEvent {
+  /** Which operation: `search-rebuild`, `search-merge`, `compaction`, `vacuum`, `fts-merge`, `deletion`, `import`. */
+  operation: string;
+  /** From the start of the transaction to the end of its commit (the write lock on SQLite). */
+  heldMs: number;
+  /** Rows (or pages) the chunk handled. */
+  rows: number;
+  /** Time-boxed steps inside the chunk's transaction (1 for an operation sized up front). */
+  steps: number;
+  /**
+   * Time spent in the transaction when its last step started: a time-boxed chunk never starts a
+   * step once the box is spent, so this stays under its stop threshold (`CHUNK_STOP_MS`).
+   */
+  lastStepStartMs: number;
+}
+
+const chunkObservers = new Set<(event: ChunkEvent) => void>();
+
+/**
+ * Observes every chunk a long operation commits in this process (metrics, tests proving the
+ * chunking). Returns the function that stops observing.
+ */
+export function observeChunks(observer: (event: ChunkEvent) => void): () => void {
+  chunkObservers.add(observer);
+  return () => chunkObservers.delete(observer);
+}
+
+export function reportChunk(event: ChunkEvent): void {
+  for (const observer of chunkObservers) {
+    try {
+      observer(event);
+    } catch {
+      // An observer never breaks the operation it watches.
+    }
+  }
+}
+
+/**
+ * A time-boxed chunk stops starting steps once this much of its transaction has passed; with each
+ * step sized to ≈ a quarter of the budget, the chunk ends near the budget even when a step runs
+ * slower than the last (a merge inside FTS5, a busy machine) — bounded by elapsed time, not only
+ * by a row count predicted from earlier chunks.
+ */
+export const CHUNK_STOP_MS = CHUNK_BUDGET_MS * 0.6;
+
+export interface TimeBoxedResult {
+  rows: number;
+  steps: number;
+  /** True when a step handled fewer rows than asked: nothing is left. */
+  done: boolean;
+  lastStepStartMs: number;
+}
+
+/**
+ * Runs `step` repeatedly inside the caller's transaction, each step sized by `sizer` (aimed at a
+ * fraction of the budget), until a step reports it ran out of work or `stopMs` has passed since
+ * the box started. `step(limit)` does up to `limit` rows and returns how many it did.
+ */
+export async function timeBoxed(
+  sizer: ChunkSizer,
+  step: (limit: number) => Promise<number>,
+  options: { stopMs?: number; now?: () => number } = {},
+): Promise<TimeBoxedResult> {
+  const now = options.now ?? (() => performance.now());
+  const stopMs = options.stopMs ?? CHUNK_STOP_MS;
+  const started = now();
+  let rows = 0;
+  let steps = 0;
+  let lastStepStartMs = 0;
+  for (;;) {
+    const limit = sizer.size;
+    const stepStarted = now();
+    lastStepStartMs = stepStarted - started;
+    const did = await step(limit);
+    sizer.record(now() - stepStarted, did);
+    rows += did;
+    steps++;
+    if (did < limit) return { rows, steps, done: true, lastStepStartMs };
+    if (now() - started >= stopMs) return { rows, steps, done: false, lastStepStartMs };
+  }
+}
+
+/** Step sizes of a time-boxed chunk aim at this (a few steps per chunk). */
+export const STEP_BUDGET_MS = CHUNK_BUDGET_MS / 4;

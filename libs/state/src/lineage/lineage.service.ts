@@ -9,7 +9,7 @@ import type {
 } from '@statehouse/contracts';
 import type { Db, MessageRow, NewMessageRow, NewSessionRow, SessionRow } from '../db/database.js';
 import { isAutomaticReason } from '../end-reasons.js';
-import { ChunkSizer } from '../jobs/chunks.js';
+import { ChunkSizer, reportChunk, STEP_BUDGET_MS, timeBoxed } from '../jobs/chunks.js';
 import type { DeferredWorkService } from '../jobs/deferred-work.service.js';
 import { MessageRepository } from '../messages/message.repository.js';
 import { toolCallCount } from '../messages/message.service.js';
@@ -77,14 +77,15 @@ export class LineageService {
 
   /** Archives the rest of a compressed parent's transcript, a chunk per transaction. Idempotent. */
   private async continueCompaction(parentId: string, between: (lastChunkMs: number) => Promise<void>): Promise<void> {
-    const sizer = new ChunkSizer(COMPACTION_CHUNK, 500, 100_000);
+    const sizer = new ChunkSizer(COMPACTION_CHUNK / 4, 100, 25_000, STEP_BUDGET_MS);
     for (;;) {
       const started = performance.now();
-      const limit = sizer.size;
-      const marked = await this.uow.run(null, (tx) => this.messages.markCompacted(tx.db, parentId, limit));
+      const box = await this.uow.run(null, (tx) =>
+        timeBoxed(sizer, (limit) => this.messages.markCompacted(tx.db, parentId, limit)),
+      );
       const elapsed = performance.now() - started;
-      if (marked < limit) return;
-      sizer.record(elapsed, marked);
+      if (box.rows > 0) reportChunk({ operation: 'compaction', heldMs: elapsed, ...box });
+      if (box.done) return;
       await between(elapsed);
     }
   }

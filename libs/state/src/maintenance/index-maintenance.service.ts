@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import type { Db, Dialect } from '../db/database.js';
-import { ChunkSizer } from '../jobs/chunks.js';
+import type { Db, Dialect, Executor } from '../db/database.js';
+import { ChunkSizer, reportChunk, STEP_BUDGET_MS, timeBoxed } from '../jobs/chunks.js';
 import type { JobContext, JobDefinition, JobSummary } from '../jobs/job.service.js';
 import type { SearchIndexService } from '../search/search-index.service.js';
 
@@ -52,20 +52,21 @@ export class IndexMaintenanceService {
   async mergeFts(between: (lastChunkMs: number) => Promise<void>): Promise<number> {
     let steps = 0;
     for (const table of FTS_TABLES) {
-      const sizer = new ChunkSizer(32, 8, 4000);
+      const sizer = new ChunkSizer(8, 2, 4000, STEP_BUDGET_MS);
       for (; steps < MAX_STEPS; steps++) {
         const started = performance.now();
-        const pages = sizer.size;
-        const changed = await this.db.transaction().execute(async (trx) => {
-          const before = await sql<{ n: number }>`select total_changes() as n`.execute(trx);
-          await sql.raw(`insert into ${table}(${table}, rank) values ('merge', ${pages})`).execute(trx);
-          const after = await sql<{ n: number }>`select total_changes() as n`.execute(trx);
-          return Number(after.rows[0].n) - Number(before.rows[0].n);
-        });
+        const box = await this.db.transaction().execute((trx) =>
+          timeBoxed(sizer, async (pages) => {
+            const before = await sql<{ n: number }>`select total_changes() as n`.execute(trx);
+            await sql.raw(`insert into ${table}(${table}, rank) values ('merge', ${pages})`).execute(trx);
+            const after = await sql<{ n: number }>`select total_changes() as n`.execute(trx);
+            // Fewer than two changes: there was nothing left to merge (FTS5's documented signal).
+            return Number(after.rows[0].n) - Number(before.rows[0].n) < 2 ? 0 : pages;
+          }),
+        );
         const elapsed = performance.now() - started;
-        // Fewer than two changes: there was nothing left to merge (FTS5's documented signal).
-        if (changed < 2) break;
-        sizer.record(elapsed, pages);
+        if (box.rows > 0) reportChunk({ operation: 'fts-merge', heldMs: elapsed, ...box });
+        if (box.done) break;
         await between(elapsed);
       }
     }
@@ -78,25 +79,30 @@ export class IndexMaintenanceService {
   ): Promise<{ vacuum: 'incremental' | 'unavailable'; pagesFreed: number }> {
     const mode = Number((await sql<{ auto_vacuum: number }>`pragma auto_vacuum`.execute(this.db)).rows[0]?.auto_vacuum);
     if (mode !== 2) return { vacuum: 'unavailable', pagesFreed: 0 };
-    const sizer = new ChunkSizer(500, 50, 20_000);
+    const sizer = new ChunkSizer(100, 10, 20_000, STEP_BUDGET_MS);
     let freed = 0;
     for (let step = 0; step < MAX_STEPS; step++) {
-      const free = await this.freePages();
-      if (free === 0) break;
-      const pages = Math.min(free, sizer.size);
+      if ((await this.freePages()) === 0) break;
       const started = performance.now();
-      await this.db.transaction().execute((trx) => sql.raw(`pragma incremental_vacuum(${pages})`).execute(trx));
+      const box = await this.db.transaction().execute((trx) =>
+        timeBoxed(sizer, async (pages) => {
+          const free = await this.freePages(trx);
+          if (free === 0) return 0;
+          await sql.raw(`pragma incremental_vacuum(${Math.min(free, pages)})`).execute(trx);
+          // Fewer freed than asked (the last pages): the box ends, and so does the pass.
+          return free - (await this.freePages(trx));
+        }),
+      );
       const elapsed = performance.now() - started;
-      freed += free - (await this.freePages());
-      sizer.record(elapsed, pages);
+      freed += box.rows;
+      if (box.rows > 0) reportChunk({ operation: 'vacuum', heldMs: elapsed, ...box });
+      if (box.done) break;
       await between(elapsed);
     }
     return { vacuum: 'incremental', pagesFreed: freed };
   }
 
-  private async freePages(): Promise<number> {
-    return Number(
-      (await sql<{ freelist_count: number }>`pragma freelist_count`.execute(this.db)).rows[0]?.freelist_count,
-    );
+  private async freePages(db: Executor = this.db): Promise<number> {
+    return Number((await sql<{ freelist_count: number }>`pragma freelist_count`.execute(db)).rows[0]?.freelist_count);
   }
 }

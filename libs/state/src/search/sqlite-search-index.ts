@@ -2,7 +2,7 @@ import type { IndexIntegrity } from '@statehouse/contracts';
 import { sql } from 'kysely';
 import type { Db, Executor } from '../db/database.js';
 import { runTransactionOnWorker } from '../db/sqlite-script.js';
-import { ChunkSizer } from '../jobs/chunks.js';
+import { ChunkSizer, reportChunk, STEP_BUDGET_MS, timeBoxed } from '../jobs/chunks.js';
 import { StoreMetaRepository } from '../receipts/store-meta.repository.js';
 import type { RebuildChunks, SearchIndexPort } from './search-index.port.js';
 
@@ -165,29 +165,33 @@ export class SqliteSearchIndex implements SearchIndexPort {
         });
       }
     }
-    const sizer = new ChunkSizer(500, 100, 200_000);
+    // Each chunk is one transaction of time-boxed steps: a step indexes the next messages above
+    // the watermark and raises it; no step starts once the box is spent.
+    const sizer = new ChunkSizer(200, 50, 50_000, STEP_BUDGET_MS);
     for (;;) {
       const started = performance.now();
-      const indexed = await db.transaction().execute(async (trx) => {
-        const from = Number((await this.meta.get(trx, META_WATERMARK)) ?? 0);
-        const { rows } = await sql<{ upto: number | null; n: number }>`
-          select max(id) as upto, count(*) as n from (
-            select id from messages where id > ${from} order by id limit ${sizer.size})`.execute(trx);
-        const upto = rows[0]?.upto;
-        if (upto === null || upto === undefined) return 0;
-        for (const index of INDEXES) {
-          await sql
-            .raw(
-              `insert into ${index.table}(rowid, ${index.columns}) select id, ${index.columns} from messages where id > ${Number(from)} and id <= ${Number(upto)} and ${index.rows}`,
-            )
-            .execute(trx);
-        }
-        await this.meta.set(trx, META_WATERMARK, String(upto));
-        return Number(rows[0].n);
-      });
+      const box = await db.transaction().execute((trx) =>
+        timeBoxed(sizer, async (limit) => {
+          const from = Number((await this.meta.get(trx, META_WATERMARK)) ?? 0);
+          const { rows } = await sql<{ upto: number | null; n: number }>`
+            select max(id) as upto, count(*) as n from (
+              select id from messages where id > ${from} order by id limit ${limit})`.execute(trx);
+          const upto = rows[0]?.upto;
+          if (upto === null || upto === undefined) return 0;
+          for (const index of INDEXES) {
+            await sql
+              .raw(
+                `insert into ${index.table}(rowid, ${index.columns}) select id, ${index.columns} from messages where id > ${Number(from)} and id <= ${Number(upto)} and ${index.rows}`,
+              )
+              .execute(trx);
+          }
+          await this.meta.set(trx, META_WATERMARK, String(upto));
+          return Number(rows[0].n);
+        }),
+      );
       const elapsed = performance.now() - started;
-      if (indexed === 0) break;
-      sizer.record(elapsed, indexed);
+      if (box.rows > 0) reportChunk({ operation: 'search-rebuild', heldMs: elapsed, ...box });
+      if (box.done) break;
       await chunks.between(elapsed);
     }
     await this.mergeInSteps(db, chunks);
@@ -221,20 +225,21 @@ export class SqliteSearchIndex implements SearchIndexPort {
   /** Merges the segments a rebuild left, a bounded number of pages per transaction. */
   private async mergeInSteps(db: Db, chunks: RebuildChunks): Promise<void> {
     for (const index of INDEXES) {
-      const sizer = new ChunkSizer(64, 8, 4096);
+      const sizer = new ChunkSizer(16, 4, 4096, STEP_BUDGET_MS);
       for (;;) {
         const started = performance.now();
-        const pages = sizer.size;
-        const changed = await db.transaction().execute(async (trx) => {
-          const before = await sql<{ n: number }>`select total_changes() as n`.execute(trx);
-          await sql.raw(`insert into ${index.table}(${index.table}, rank) values ('merge', ${pages})`).execute(trx);
-          const after = await sql<{ n: number }>`select total_changes() as n`.execute(trx);
-          return Number(after.rows[0].n) - Number(before.rows[0].n);
-        });
+        const box = await db.transaction().execute((trx) =>
+          timeBoxed(sizer, async (pages) => {
+            const before = await sql<{ n: number }>`select total_changes() as n`.execute(trx);
+            await sql.raw(`insert into ${index.table}(${index.table}, rank) values ('merge', ${pages})`).execute(trx);
+            const after = await sql<{ n: number }>`select total_changes() as n`.execute(trx);
+            // Fewer than two changes: nothing was left to merge (FTS5's documented signal).
+            return Number(after.rows[0].n) - Number(before.rows[0].n) < 2 ? 0 : pages;
+          }),
+        );
         const elapsed = performance.now() - started;
-        // Fewer than two changes: nothing was left to merge (FTS5's documented signal).
-        if (changed < 2) break;
-        sizer.record(elapsed, pages);
+        if (box.rows > 0) reportChunk({ operation: 'search-merge', heldMs: elapsed, ...box });
+        if (box.done) break;
         await chunks.between(elapsed);
       }
     }

@@ -1,6 +1,7 @@
 import type { ImportProgress, ImportReport, OnConflict, Principal } from '@statehouse/contracts';
 import type { Db } from '../../db/database.js';
 import type { DeletionEngine } from '../../deletion/deletion.engine.js';
+import { reportChunk } from '../../jobs/chunks.js';
 import { SessionRepository } from '../../sessions/session.repository.js';
 import type { Clock } from '../../shared/clock.js';
 import { DomainError } from '../../shared/errors.js';
@@ -147,6 +148,15 @@ export class HermesImporter {
               return after;
             });
             const elapsed = performance.now() - started;
+            if (!options.dryRun) {
+              reportChunk({
+                operation: 'import',
+                heldMs: elapsed,
+                rows: next.messagesDone - progress.messagesDone,
+                steps: 1,
+                lastStepStartMs: 0,
+              });
+            }
             stats.longestUnitMs = Math.max(stats.longestUnitMs, elapsed);
             stats.units++;
             unitTimes.push(elapsed);
