@@ -63,7 +63,7 @@ function loopStalls(file: string, from: number, to: number): { gap: number; onCp
   let worstOnCpu = 0;
   for (const line of readFileSync(file, 'utf8').split('\n')) {
     const [end, ms, cpu] = line.split(' ').map(Number);
-    if (!Number.isFinite(end) || end - ms < from || end > to) continue;
+    if (!Number.isFinite(end) || !Number.isFinite(cpu) || end - ms < from || end > to) continue;
     if (ms > gap) {
       gap = ms;
       onCpu = cpu;

@@ -22,7 +22,9 @@ if (file) {
   let lastSched = sched();
   const timer = setInterval(() => {
     const now = performance.now();
-    const current = sched();
+    const read = sched();
+    // A failed read keeps the last figures (the next gap then counts from them).
+    const current = Number.isFinite(read.run) ? read : lastSched;
     const gap = now - last;
     if (gap > 20) {
       const line = `${Date.now()} ${gap.toFixed(1)} ${(current.run - lastSched.run).toFixed(1)} ${(current.wait - lastSched.wait).toFixed(1)}\n`;
