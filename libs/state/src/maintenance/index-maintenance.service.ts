@@ -89,12 +89,15 @@ export class IndexMaintenanceService {
           const free = await this.freePages(trx);
           if (free === 0) return 0;
           await sql.raw(`pragma incremental_vacuum(${Math.min(free, pages)})`).execute(trx);
-          // Fewer freed than asked (the last pages): the box ends, and so does the pass.
-          return free - (await this.freePages(trx));
+          const left = await this.freePages(trx);
+          freed += free - left;
+          // A step may free fewer pages than asked while more are left: it ends the box only once
+          // none are left (or it made no progress).
+          if (left === free) return 0;
+          return left === 0 ? Math.min(free - left, pages - 1) : pages;
         }),
       );
       const elapsed = performance.now() - started;
-      freed += box.rows;
       if (box.rows > 0) reportChunk({ operation: 'vacuum', heldMs: elapsed, ...box });
       if (box.done) break;
       await between(elapsed);

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHUNK_STOP_MS, type ChunkEvent, observeChunks } from '../jobs/chunks.js';
 import { adminPrincipal, contextOf, openTestStore, TEST_DIALECTS, type TestStore } from '../testing/index.js';
 import { INDEX_MAINTENANCE_JOB } from './index-maintenance.service.js';
 
@@ -34,9 +35,15 @@ for (const { dialect, available } of TEST_DIALECTS) {
           );
         }
       }
-      const report = await t.store.jobs.runNow(INDEX_MAINTENANCE_JOB, 'maint');
+      const chunks: ChunkEvent[] = [];
+      const stop = observeChunks((event) => chunks.push(event));
+      const report = await t.store.jobs.runNow(INDEX_MAINTENANCE_JOB, 'maint').finally(stop);
       expect(report.outcome).toBe('ran');
       if (dialect === 'sqlite') {
+        // Vacuum steps run in time boxes: none starts once its transaction's box is spent.
+        const vacuum = chunks.filter((event) => event.operation === 'vacuum');
+        expect(vacuum.length).toBeGreaterThan(0);
+        for (const event of vacuum) expect(event.lastStepStartMs).toBeLessThan(CHUNK_STOP_MS);
         // New files reclaim free pages step by step instead of by a full VACUUM.
         expect(
           Number((await sql<{ auto_vacuum: number }>`pragma auto_vacuum`.execute(t.store.db)).rows[0].auto_vacuum),
