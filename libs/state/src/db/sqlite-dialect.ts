@@ -218,6 +218,7 @@ class SqliteDriver implements Driver {
     const group = (connection as SqliteHandle).leave();
     // The request already left: its COMMIT failed and that error is on its way to the caller.
     if (!group) return;
+    let lostByThisRequest = false;
     if (group === this.#group) {
       if (this.connections.writer.inTransaction) {
         try {
@@ -225,15 +226,18 @@ class SqliteDriver implements Driver {
           this.#writer.prepare(`release ${MEMBER}`).run();
         } catch (error) {
           this.#abandon(group, error);
+          lostByThisRequest = true;
         }
       } else {
-        // SQLite rolled the whole transaction back on this request's error (disk full, I/O error):
-        // the requests before it in the group are lost with it and must not be acknowledged.
+        // SQLite rolled the whole transaction back on this request's error (disk full, I/O error,
+        // ON CONFLICT ROLLBACK): the requests before it in the group are lost with it and must not
+        // be acknowledged. This request keeps its own error.
         this.#abandon(group, new StoreUnavailableError('the shared write transaction was rolled back; retry later'));
+        lostByThisRequest = true;
       }
     }
     this.#endRequest(group);
-    await group.committed;
+    if (!lostByThisRequest) await group.committed;
   }
 
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
