@@ -24,7 +24,7 @@ try {
     runtime: config.runtime,
     logger: stateLogger(),
     onQuery: (operation, durationMs, failed) => metrics.recordStoreOperation(operation, durationMs / 1000, failed),
-    onWriteLock: (heldMs) => metrics.recordWriteLock(heldMs),
+    onWriteLock: (heldMs, requests) => metrics.recordWriteLock(heldMs, requests),
     readDeadlineMs: config.readDeadlineMs,
     readWorkers: config.readWorkers,
   });
