@@ -110,6 +110,8 @@ export function isBusy(error: unknown): boolean {
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** The end of the event-loop turn, taken at load: a test's fake timers must not freeze commits. */
+const atEndOfTurn = globalThis.setImmediate;
 
 /** Group commit limits (docs/architecture.md, "Group commit"): whichever comes first closes a group. */
 export const GROUP_COMMIT_DEFAULTS: Readonly<GroupCommitLimits> = Object.freeze({ maxRequests: 64, maxMs: 8 });
@@ -267,7 +269,7 @@ class SqliteDriver implements Driver {
         this.#commit(group);
       } else if (!group.flushScheduled) {
         group.flushScheduled = true;
-        setImmediate(() => void this.#flush(group));
+        atEndOfTurn(() => void this.#flush(group));
       }
     }
     this.#lock.release();
