@@ -46,6 +46,8 @@ export interface ApiConfig {
   readDeadlineMs: number;
   /** SQLite: threads of the read pool. */
   readWorkers: number;
+  /** SQLite: most requests committed by one shared transaction (group commit; 1 = each alone). */
+  groupCommitMaxRequests: number;
   /**
    * Peers whose X-Forwarded-For / -Host / -Proto are believed (express `trust proxy` values:
    * addresses, CIDRs, `loopback`, `linklocal`, `uniquelocal`). The dashboard is one: it reports
@@ -162,6 +164,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     backupKeep: count(env.STATEHOUSE_BACKUP_KEEP, 7, 'STATEHOUSE_BACKUP_KEEP'),
     readDeadlineMs: count(env.STATEHOUSE_READ_DEADLINE_MS, 10_000, 'STATEHOUSE_READ_DEADLINE_MS'),
     readWorkers: count(env.STATEHOUSE_READ_WORKERS, 2, 'STATEHOUSE_READ_WORKERS'),
+    groupCommitMaxRequests: count(env.STATEHOUSE_GROUP_COMMIT_MAX_REQUESTS, 64, 'STATEHOUSE_GROUP_COMMIT_MAX_REQUESTS'),
   };
 }
 

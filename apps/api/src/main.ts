@@ -27,6 +27,7 @@ try {
     onWriteLock: (heldMs, requests) => metrics.recordWriteLock(heldMs, requests),
     readDeadlineMs: config.readDeadlineMs,
     readWorkers: config.readWorkers,
+    groupCommit: { maxRequests: config.groupCommitMaxRequests },
   });
 } catch (error) {
   // Never a half-started server: a store that cannot be opened stops the process with the reason.
