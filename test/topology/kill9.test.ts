@@ -251,7 +251,7 @@ describe('kill -9 during appends and deletes on SQLite', () => {
       );
     }
     expect(serverErrors).toEqual([]);
-    expect(acknowledged.size).toBeGreaterThan(GROUP_TRIALS * GROUP_CLIENTS);
+    expect(acknowledged.size).toBeGreaterThan(GROUP_TRIALS);
     // Not vacuous: the kills landed on a process that was committing appends in groups.
     expect(groupedBeyondOne).toBeGreaterThan(0);
     await withStore(async (store) => {
