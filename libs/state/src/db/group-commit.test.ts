@@ -4,6 +4,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../shared/clock.js';
 import type { IdempotencyClaim, OperationContext, Preconditions } from '../shared/context.js';
 import { DomainError, IdempotencyRaceError } from '../shared/errors.js';
+import { silentLogger } from '../shared/logger.js';
+import { UnitOfWork } from '../shared/unit-of-work.js';
 import type { StateStore } from '../store.js';
 import { adminPrincipal, openTestStore, type TestStore } from '../testing/index.js';
 
@@ -237,6 +239,66 @@ describe('group commit on SQLite', () => {
     groups.length = 0;
     await Promise.all(Array.from({ length: 5 }, (_, i) => store.messages.append(ctx(), 'solo', user(`m${i}`))));
     expect(groups).toEqual([1, 1, 1, 1, 1]);
+  });
+
+  it('effects after commit run once the shared COMMIT is done, and never when it fails', async () => {
+    const { store, groups } = await storeRecordingGroups();
+    const uow = new UnitOfWork(store.db, 'sqlite', store.clock, silentLogger);
+    await store.sessions.create(ctx(), { id: 'effects', profile: 'gc', source: 'cli' });
+    groups.length = 0;
+    const seen: { request: number; groupsCommitted: number; visibleTitle: string | null }[] = [];
+    const request = (n: number, poison = false) =>
+      outcome(
+        uow.run(ctx(), async (tx) => {
+          if (poison) {
+            // Succeeds on its own; SQLite refuses the shared COMMIT (deferred foreign key).
+            await sql`pragma defer_foreign_keys = on`.execute(tx.db);
+            await sql`insert into messages (session_id, role, content, timestamp, display_kind) values ('missing', 'user', 'x', 1, 'visible')`.execute(
+              tx.db,
+            );
+          } else {
+            await tx.db
+              .updateTable('sessions')
+              .set({ title: `t${n}` })
+              .where('id', '=', 'effects')
+              .execute();
+          }
+          tx.afterCommit(async () => {
+            // Read on the reader connection: it sees only committed data.
+            const session = await store.sessions.get(ctx(), 'effects');
+            seen.push({ request: n, groupsCommitted: groups.length, visibleTitle: session.title });
+          });
+          return n;
+        }),
+      );
+    const hold = async (requests: (() => Promise<Outcome>)[]) => {
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const holder = store.db.transaction().execute(() => gate);
+      const pending = [];
+      for (const start of requests) {
+        pending.push(start());
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      release();
+      await holder.catch(() => undefined);
+      return Promise.all(pending);
+    };
+    expect(await hold([() => request(1), () => request(2)])).toEqual([{ ok: 1 }, { ok: 2 }]);
+    expect(groups).toEqual([3]);
+    // Both effects ran after the one COMMIT and saw both requests' writes.
+    expect(seen).toEqual([
+      { request: 1, groupsCommitted: 1, visibleTitle: 't2' },
+      { request: 2, groupsCommitted: 1, visibleTitle: 't2' },
+    ]);
+    seen.length = 0;
+    const failed = await hold([() => request(3), () => request(4, true)]);
+    expect(failed).toEqual([
+      { error: expect.stringMatching(/FOREIGN KEY/) },
+      { error: expect.stringMatching(/FOREIGN KEY/) },
+    ]);
+    expect(seen).toEqual([]);
+    expect((await store.sessions.get(ctx(), 'effects')).title).toBe('t2');
   });
 
   it('a failed COMMIT fails every request of the group (none acknowledged); the next group works', async () => {
