@@ -143,6 +143,45 @@ describe('the source file is never changed', { timeout: 60_000 }, () => {
   });
 });
 
+describe('what the file has is probed, never read from schema_version', { timeout: 60_000 }, () => {
+  const cases = [
+    ['a v21 file that says it is v30', 21, 'update schema_version set version = 30'],
+    ['a v30 file that says it is v21', 30, 'update schema_version set version = 21'],
+    ['a v30 file without schema_version', 30, 'drop table schema_version'],
+  ] as const;
+  for (const [name, version, edit] of cases) {
+    it(name, async () => {
+      const t = await openTestStore('sqlite');
+      try {
+        const dir = tempDir();
+        const honest = join(dir, 'honest.db');
+        const lying = join(dir, 'lying.db');
+        buildHermesScenario(honest, version).close();
+        buildHermesScenario(lying, version).close();
+        const db = new Database(lying);
+        db.exec(edit);
+        db.close();
+        const expected = await t.store.imports.runHermes(admin, {
+          path: honest,
+          profile: 'gamma',
+          onConflict: 'skip',
+          dryRun: true,
+        });
+        const { report, error } = await attempt(t, lying);
+        expect(error).toBeNull();
+        expect(report).toEqual(expected.report);
+        expect(report?.sessions.created).toBe(18);
+        // The v30-only fields came through (or stayed empty) by what the file has.
+        const tip = await t.store.sessions.get(admin, 'cmp-tip');
+        expect(tip.transportProfile).toBe(version === 30 ? 'tui-main' : null);
+        expect(tip.messageCount).toBe(version === 30 ? 3 : 5);
+      } finally {
+        await t.close();
+      }
+    });
+  }
+});
+
 describe('files that cannot be imported: a clear error, nothing written, the file unchanged', () => {
   let t: TestStore;
   beforeAll(async () => {
