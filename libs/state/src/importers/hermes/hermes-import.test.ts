@@ -540,6 +540,31 @@ for (const { dialect, available } of TEST_DIALECTS) {
       });
     });
 
+    it('carries the archived (or auto-archived), pinned and hidden flags across', async () => {
+      const t = await fresh();
+      const dir = mkdtempSync(join(tmpdir(), 'hermes-fixture-'));
+      files.push(dir);
+      const path = join(dir, 'state.db');
+      const f = new HermesFixture(path, 30);
+      f.transaction(() => {
+        const base = { source: 'cli', profile_name: 'alpha', started_at: t0 };
+        f.session({ id: 'flag-archived', ...base, archived: 1 });
+        f.session({ id: 'flag-auto', ...base, auto_archived: 1 });
+        f.session({ id: 'flag-hidden', ...base, hidden: 1, pinned: 1 });
+        f.session({ id: 'flag-none', ...base });
+      });
+      f.close();
+      await importFile(t, path);
+      const flags = async (id: string) => {
+        const session = await t.store.sessions.get(admin, id);
+        return [session.archived, session.pinned, session.hidden];
+      };
+      expect(await flags('flag-archived')).toEqual([true, false, false]);
+      expect(await flags('flag-auto')).toEqual([true, false, false]);
+      expect(await flags('flag-hidden')).toEqual([false, true, true]);
+      expect(await flags('flag-none')).toEqual([false, false, false]);
+    });
+
     it('generations are never lowered by an older file', async () => {
       const t = await fresh();
       await t.store.db
