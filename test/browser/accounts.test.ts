@@ -70,8 +70,9 @@ describe('account and administration in a browser', () => {
     await form.getByLabel('Role').selectOption('member');
     await form.getByLabel('support', { exact: true }).check();
     await form.getByRole('button', { name: 'Create user' }).click();
+    // Polls wait up to 15 s: each step is a server action and a re-render (slow on a loaded machine).
     const row = page.getByRole('listitem', { name: 'noor' });
-    await expect.poll(() => row.count()).toBe(1);
+    await expect.poll(() => row.count(), { timeout: 15_000 }).toBe(1);
     const noor = async () => {
       const users = (await (await api('/v1/users')).json()) as {
         username: string;
@@ -86,15 +87,15 @@ describe('account and administration in a browser', () => {
     await row.getByLabel('support', { exact: true }).uncheck();
     await row.getByLabel('All profiles').check();
     await row.getByRole('button', { name: 'Save noor' }).click();
-    await expect.poll(async () => (await noor())?.role).toBe('admin');
+    await expect.poll(async () => (await noor())?.role, { timeout: 15_000 }).toBe('admin');
     expect(await noor()).toMatchObject({ role: 'admin', profiles: '*', disabled: false });
 
     await row.getByRole('button', { name: 'Disable noor' }).click();
-    await expect.poll(async () => (await noor())?.disabled).toBe(true);
-    await expect.poll(() => row.getByText('Disabled', { exact: true }).count()).toBe(1);
+    await expect.poll(async () => (await noor())?.disabled, { timeout: 15_000 }).toBe(true);
+    await expect.poll(() => row.getByText('Disabled', { exact: true }).count(), { timeout: 15_000 }).toBe(1);
     await row.getByRole('button', { name: 'Enable noor' }).click();
-    await expect.poll(async () => (await noor())?.disabled).toBe(false);
-    await expect.poll(() => row.getByText('Active', { exact: true }).count()).toBe(1);
+    await expect.poll(async () => (await noor())?.disabled, { timeout: 15_000 }).toBe(false);
+    await expect.poll(() => row.getByText('Active', { exact: true }).count(), { timeout: 15_000 }).toBe(1);
   });
 
   it('creates an API token shown once with a copy button, and revokes it', async () => {
