@@ -164,4 +164,3 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     readWorkers: count(env.STATEHOUSE_READ_WORKERS, 2, 'STATEHOUSE_READ_WORKERS'),
   };
 }
-
