@@ -7,6 +7,7 @@ import { StoreUnavailableError } from '../shared/errors.js';
 import type { DB, Dialect } from './database.js';
 import { SqliteCheckpointer } from './sqlite-checkpointer.js';
 import { StatehouseSqliteDialect } from './sqlite-dialect.js';
+import { SqliteFtsMerger } from './sqlite-fts-merger.js';
 import { SqliteReadPool, SqliteReadPoolDialect } from './sqlite-read-pool.js';
 
 export const DEFAULT_DATABASE_URL = 'file:./data/statehouse.db';
@@ -42,6 +43,8 @@ export interface ConnectOptions {
   readWorkers?: number;
   /** SQLite: observes how long each transaction held the write lock, in ms (metrics). */
   onWriteLock?: (heldMs: number) => void;
+  /** SQLite: merge search-index segments on a worker between writes (default true; see SqliteFtsMerger). */
+  ftsMerger?: boolean;
   /** Observes every query's duration (metrics); must be cheap and must not throw. */
   onQuery?: (operation: string, durationMs: number, failed: boolean) => void;
 }
@@ -143,6 +146,7 @@ async function connectSqlite(url: string, options: ConnectOptions): Promise<Conn
         });
   const reads = readPool ? new Kysely<DB>({ dialect: new SqliteReadPoolDialect(readPool), log }) : db;
   const checkpointer = path === ':memory:' ? null : new SqliteCheckpointer(path);
+  const merger = path === ':memory:' || options.ftsMerger === false ? null : new SqliteFtsMerger(path);
   return {
     db,
     reads,
@@ -151,6 +155,7 @@ async function connectSqlite(url: string, options: ConnectOptions): Promise<Conn
     created,
     sqlite: { path, reader, readPool },
     async close() {
+      await merger?.close();
       await checkpointer?.close();
       await readPool?.close();
       // The last connection to close checkpoints what is left and removes the WAL.
