@@ -61,8 +61,15 @@ export const DEFAULT_READ_DEADLINE_MS = 10_000;
 function queryLogger(options: ConnectOptions): KyselyConfig['log'] {
   const onQuery = options.onQuery;
   if (!onQuery) return undefined;
+  // A handful of node kinds: their label is made once, not by a regex on every query.
+  const labels = new Map<string, string>();
   return (event) => {
-    const kind = event.query.query.kind.replace(/QueryNode$|Node$/, '').toLowerCase();
+    const node = event.query.query.kind;
+    let kind = labels.get(node);
+    if (kind === undefined) {
+      kind = node.replace(/QueryNode$|Node$/, '').toLowerCase();
+      labels.set(node, kind);
+    }
     onQuery(kind, event.queryDurationMillis, event.level === 'error');
   };
 }
