@@ -464,7 +464,9 @@ async function concurrentAppends(
       : null;
     const p99 = percentile(latencies, 99);
     results.set(clients, { rate, health: healthRate, p99, errors, fives });
-    log(`  ${clients} appending clients: ${Math.round(rate)}/s (${fmtPct(rate / healthRate)} of /healthz), p99 ${fmtMs(p99)}`);
+    log(
+      `  ${clients} appending clients: ${Math.round(rate)}/s (${fmtPct(rate / healthRate)} of /healthz), p99 ${fmtMs(p99)}`,
+    );
     add([
       String(clients),
       fmtPerSecond(rate, 'msg'),

@@ -176,7 +176,11 @@ export async function runLoad(options: {
       const headers =
         body === undefined
           ? options.headers
-          : { ...options.headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) };
+          : {
+              ...options.headers,
+              'content-type': 'application/json',
+              'content-length': String(Buffer.byteLength(body)),
+            };
       const request = http.request(
         {
           host: '127.0.0.1',

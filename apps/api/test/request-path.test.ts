@@ -45,9 +45,13 @@ describe('precomputed security headers', () => {
         removeHeader: (name: string) => perRequest.delete(name),
         getHeader: (name: string) => perRequest.get(name),
       };
-      securityHeaders({ https })({ headers: {}, method: 'GET', url: '/v1/sessions/x' } as never, response as never, () => {
-        /* continues */
-      });
+      securityHeaders({ https })(
+        { headers: {}, method: 'GET', url: '/v1/sessions/x' } as never,
+        response as never,
+        () => {
+          /* continues */
+        },
+      );
       expect(new Map(precomputeHeaders(securityHeaders({ https })))).toEqual(perRequest);
       expect(perRequest.has('Content-Security-Policy')).toBe(true);
       expect(perRequest.has('Strict-Transport-Security')).toBe(https);

@@ -1,7 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import helmet from 'helmet';
-import { refuseNulInUrl } from './request-hygiene.js';
 import type { StatehouseRequest } from './request.js';
+import { refuseNulInUrl } from './request-hygiene.js';
 import { requestIdMiddleware } from './request-id.middleware.js';
 
 /**

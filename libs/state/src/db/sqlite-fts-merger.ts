@@ -18,7 +18,7 @@ import { Worker } from 'node:worker_threads';
 const WORKER_SOURCE = `
 const { workerData } = require('node:worker_threads');
 const Database = require(workerData.driverPath);
-const { path, tables, idleMs, busyIntervalMs, stepBudgetMs, pollMs } = workerData;
+const { path, tables, idleMs, busyIntervalMs, stepBudgetMs, pollMs, maxPages } = workerData;
 const db = new Database(path, { fileMustExist: true });
 db.pragma('busy_timeout = 0');
 const dataVersion = db.prepare('pragma data_version').pluck();
@@ -51,12 +51,15 @@ function step() {
     return 'busy';
   }
   let merged = false;
+  let written = 0;
   try {
     for (const table of tables) {
       const before = totalChanges.get();
       mergeStatement(table).run(pages);
+      const changes = totalChanges.get() - before;
       // Fewer than two changes: nothing was left to merge (FTS5's documented signal).
-      if (totalChanges.get() - before >= 2) merged = true;
+      if (changes >= 2) merged = true;
+      written += changes;
     }
     commit.run();
   } catch {
@@ -65,8 +68,11 @@ function step() {
     return 'failed';
   }
   if (merged) {
-    const elapsed = Math.max(performance.now() - started, 0.05);
-    pages = Math.round(Math.max(8, Math.min(4096, pages * 1.5, (pages * stepBudgetMs) / elapsed)));
+    // Sized by the rows the step really wrote (leaf pages and their index entries): a step that
+    // ran out of work early says nothing about the cost of a full one. A step still ends at a
+    // term boundary, so one common term's long doclist can take it past the budget.
+    const perRow = Math.max(performance.now() - started, 0.05) / Math.max(written, 1);
+    pages = Math.round(Math.max(8, Math.min(maxPages, pages * 1.5, stepBudgetMs / perRow)));
   }
   return merged ? 'merged' : 'done';
 }
@@ -125,6 +131,7 @@ export class SqliteFtsMerger {
         busyIntervalMs: options.busyIntervalMs ?? 250,
         stepBudgetMs: options.stepBudgetMs ?? 2,
         pollMs: options.pollMs ?? 10,
+        maxPages: 512,
       },
     });
     this.worker.unref();

@@ -14,9 +14,9 @@ async function settings(db: Executor, table: string): Promise<Record<string, num
 
 /** Segments of an FTS5 index: the distinct segment ids of its `_idx` table. */
 async function segments(db: Executor, table: string): Promise<number> {
-  const { rows } = await sql<{ n: number }>`select count(distinct segid) as n from ${sql.table(`${table}_idx`)}`.execute(
-    db,
-  );
+  const { rows } = await sql<{
+    n: number;
+  }>`select count(distinct segid) as n from ${sql.table(`${table}_idx`)}`.execute(db);
   return Number(rows[0].n);
 }
 
