@@ -20,9 +20,12 @@ import { median, percentile, sample, settle, summarize } from './lib/timing.js';
 
 interface Endpoint {
   label: string;
-  path: (i: number) => string;
+  path: (i: number, connection: number) => string;
   auth: boolean;
   what: string;
+  /** A POST of this JSON (answered `expect`) instead of a GET. */
+  body?: (i: number) => string;
+  expect?: number;
 }
 
 interface Prepared {
@@ -47,7 +50,7 @@ const CATEGORIES = {
   sqlite: 'SQLite statements (better-sqlite3 calls in the store’s driver)',
   state: 'libs/state services and row mapping',
   kysely: 'Kysely: building and compiling each query',
-  passport: 'passport (bearer strategy and Nest’s passport guard)',
+  passport: 'passport (no longer used: the guard reads credentials itself)',
   nest: 'Nest and apps/api: routing, guard, interceptors, pipes, handler (incl. rxjs)',
   zod: 'zod and libs/contracts (request validation)',
   express: 'Express and its middleware packages',
@@ -90,6 +93,8 @@ async function profileEndpoint(
         server,
         path: endpoint.path,
         headers: endpoint.auth ? headers : undefined,
+        body: endpoint.body,
+        expect: endpoint.expect,
         connections: options.connections,
         seconds,
       });
@@ -332,16 +337,43 @@ export async function apiBench(report: Report, config: BenchConfig, root: string
       const options = { connections: c.connections, seconds: c.roundSeconds, warmupSeconds: c.warmupSeconds };
       const base = await profileEndpoint(root, prepared.url, endpoints[0], headers, options);
       const read = await profileEndpoint(root, prepared.url, endpoints[3], headers, options);
+      // One message per request, each connection to a session of its own.
+      const appendSessions = Array.from({ length: c.connections }, (_, k) => `prof-append-${k}`);
+      for (const id of appendSessions) await store.sessions.create(ADMIN_CTX, { id, profile: 'bench', source: 'cli' });
+      const bodies = new MessageFactory(17)
+        .messages(500)
+        .map((message) => JSON.stringify({ messages: [{ role: message.role, content: message.content }] }));
+      const write = await profileEndpoint(
+        root,
+        prepared.url,
+        {
+          label: '`POST /v1/sessions/:id/messages`',
+          path: (_, k) => `/v1/sessions/${appendSessions[k]}/messages`,
+          auth: true,
+          what: 'one message',
+          body: (i) => bodies[i % bodies.length],
+          expect: 201,
+        },
+        headers,
+        options,
+      );
       const categories = Object.values(CATEGORIES).map((category) => ({
         category,
         base: base.perRequest.get(category) ?? 0,
         read: read.perRequest.get(category) ?? 0,
+        write: write.perRequest.get(category) ?? 0,
       }));
       categories.sort((a, b) => b.read - b.base - (a.read - a.base));
-      const sum = (key: 'base' | 'read') => categories.reduce((total, row) => total + row[key], 0);
+      const sum = (key: 'base' | 'read' | 'write') => categories.reduce((total, row) => total + row[key], 0);
       const addProfile = report.table(
         `Where the server’s CPU goes per request, by package (V8 CPU profile, ${target.dialect})`,
-        ['category', '`GET /healthz`', '`GET /v1/sessions/:id`', 'added by the session read'],
+        [
+          'category',
+          '`GET /healthz`',
+          '`GET /v1/sessions/:id`',
+          'added by the session read',
+          '`POST /v1/sessions/:id/messages` (one message)',
+        ],
         `One more server per endpoint, started with \`--cpu-prof\`: ${c.warmupSeconds} s warm-up, then ` +
           `${c.roundSeconds} s of the same load; only samples inside the measured window count (start-up and ` +
           'warm-up are left out), self time per category divided by the requests answered in it. The profiler ' +
@@ -349,14 +381,18 @@ export async function apiBench(report: Report, config: BenchConfig, root: string
           'inside the store driver’s `executeQuery`, whose self time is therefore the SQLite row.',
       );
       const us = (value: number) => `${value.toFixed(value < 10 ? 1 : 0)} µs`;
-      for (const row of categories) addProfile([row.category, us(row.base), us(row.read), us(row.read - row.base)]);
-      addProfile(['**total**', us(sum('base')), us(sum('read')), us(sum('read') - sum('base'))]);
+      for (const row of categories) {
+        addProfile([row.category, us(row.base), us(row.read), us(row.read - row.base), us(row.write)]);
+      }
+      addProfile(['**total**', us(sum('base')), us(sum('read')), us(sum('read') - sum('base')), us(sum('write'))]);
       const added = sum('read') - sum('base');
       const top = categories.slice(0, 4).map((row) => `${row.category} ${us(row.read - row.base)}`);
       profileNote =
         ` Profiled, a session read costs ${us(sum('read'))} of server CPU against ${us(sum('base'))} for ` +
         `\`/healthz\`; of the ${us(added)} it adds, the largest parts are ${top.join(', ')} (table “Where the ` +
-        'server’s CPU goes”).';
+        'server’s CPU goes”). A single-message append costs ' +
+        `${us(sum('write'))}, of which ${us(write.perRequest.get(CATEGORIES.sqlite) ?? 0)} in SQLite statements ` +
+        `and ${us(write.perRequest.get(CATEGORIES.zod) ?? 0)} in request validation.`;
     }
     const cpu = (i: number) => `${Math.round(perRequestCpu[i])} µs`;
     const hasCpu = perRequestCpu.every((value) => Number.isFinite(value));
