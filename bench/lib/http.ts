@@ -84,7 +84,8 @@ export async function startApi(
   child.stderr?.on('data', keep);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const pid = child.pid!;
-  const deadline = Date.now() + 60_000;
+  // Generous: on a machine loaded by other work a cold start (module loading, migrations) is slow.
+  const deadline = Date.now() + 180_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the API exited at start-up (${child.exitCode}):\n${output}`);
     const ok = await get(port, '/healthz').then(
@@ -94,7 +95,7 @@ export async function startApi(
     if (ok) break;
     if (Date.now() > deadline) {
       child.kill('SIGTERM');
-      throw new Error(`the API did not answer /healthz within 60 s:\n${output}`);
+      throw new Error(`the API did not answer /healthz within 180 s:\n${output}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

@@ -7,11 +7,14 @@ import { Worker } from 'node:worker_threads';
  * writes its own small segment and never merges; only a write that finds `crisismerge` (64)
  * segments on one level merges that level itself. This worker, on its own connection, does the
  * rest with FTS5's `merge` command (a level is merged once it holds `usermerge` = 4 segments):
- * - when the file has been quiet for `idleMs` (no other connection committed), it merges in
- *   steps of about `stepBudgetMs`, each its own short transaction, until nothing is left;
- * - under writes that never pause, it still takes one step every `busyIntervalMs`, so the levels
- *   above the first do not pile up until a crisis merge of a large level lands on some append.
- * `busy_timeout = 0`: it never waits for the write lock — a writer holding it means "not idle".
+ * when the file has been quiet for `idleMs` (no other connection committed), it merges in steps
+ * of about `stepBudgetMs`, each its own short transaction, until nothing is left. Under writes that
+ * never pause it leaves the levels to the writes' own crisis merges (64 segments of the first
+ * level: about a millisecond) — by default: `busyIntervalMs` > 0 makes it take a step that often
+ * anyway, which measured worse (a step ends only at a term boundary, so a step on a large level
+ * holds the lock for as long as one common term's doclist takes to write, and appends wait for it;
+ * docs/search.md). `busy_timeout = 0`: it never waits for the write lock — a writer holding it
+ * means "not idle".
  * A writer that finds the lock taken by a step waits at most one step (the dialect retries on
  * timers). Every process sharing the file runs one; two merge in turns, as two writers would.
  */
@@ -88,7 +91,7 @@ function tick() {
       pending = true;
     }
     const idle = now - changedAt >= idleMs;
-    if (pending && (idle || now - lastStep >= busyIntervalMs)) {
+    if (pending && (idle || (busyIntervalMs > 0 && now - lastStep >= busyIntervalMs))) {
       const outcome = step();
       if (outcome !== 'busy') lastStep = now;
       if (outcome === 'done') pending = false;
@@ -106,7 +109,7 @@ setTimeout(tick, pollMs);
 export interface FtsMergerOptions {
   /** The file has been quiet (no commit by another connection) this long: merge freely. */
   idleMs?: number;
-  /** Under writes that never pause, one step this often. */
+  /** Under writes that never pause, one step this often (0, the default: only when idle). */
   busyIntervalMs?: number;
   /** What one step (one transaction) aims to take. */
   stepBudgetMs?: number;
@@ -128,7 +131,7 @@ export class SqliteFtsMerger {
         path,
         tables: FTS_TABLES,
         idleMs: options.idleMs ?? 50,
-        busyIntervalMs: options.busyIntervalMs ?? 250,
+        busyIntervalMs: options.busyIntervalMs ?? 0,
         stepBudgetMs: options.stepBudgetMs ?? 2,
         pollMs: options.pollMs ?? 10,
         maxPages: 512,
