@@ -94,7 +94,8 @@ function tick() {
     if (pending && (idle || (busyIntervalMs > 0 && now - lastStep >= busyIntervalMs))) {
       const outcome = step();
       if (outcome !== 'busy') lastStep = now;
-      if (outcome === 'done') pending = false;
+      // Nothing left, or no index to merge (tables missing or being rebuilt): wait for the next write.
+      if (outcome === 'done' || outcome === 'failed') pending = false;
       // While idle, keep going, with a pause a returning writer can take the lock in.
       else if (outcome === 'merged' && idle) delay = 2;
     }
