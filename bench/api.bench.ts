@@ -455,7 +455,7 @@ async function concurrentAppends(
       'latency p50',
       'p99',
       'server CPU per append',
-      'errors (5xx)',
+      'errors (5xx or no answer)',
     ],
     `Each client is a keep-alive loop that sends \`POST /v1/sessions/:id/messages\` with one message to a ` +
       'session of its own and sends the next when the answer (201) has been read; `/healthz` is loaded by the ' +
