@@ -7,6 +7,7 @@ import { StoreUnavailableError } from '../shared/errors.js';
 import type { DB, Dialect } from './database.js';
 import { SqliteCheckpointer } from './sqlite-checkpointer.js';
 import { type GroupCommitLimits, StatehouseSqliteDialect } from './sqlite-dialect.js';
+import { SqliteFtsMerger } from './sqlite-fts-merger.js';
 import { SqliteReadPool, SqliteReadPoolDialect } from './sqlite-read-pool.js';
 
 export const DEFAULT_DATABASE_URL = 'file:./data/statehouse.db';
@@ -47,6 +48,8 @@ export interface ConnectOptions {
   onWriteLock?: (heldMs: number, requests: number) => void;
   /** SQLite: group commit limits (docs/architecture.md); `{ maxRequests: 1 }` commits every request alone. */
   groupCommit?: Partial<GroupCommitLimits>;
+  /** SQLite: merge search-index segments on a worker between writes (default true; see SqliteFtsMerger). */
+  ftsMerger?: boolean;
   /** Observes every query's duration (metrics); must be cheap and must not throw. */
   onQuery?: (operation: string, durationMs: number, failed: boolean) => void;
 }
@@ -63,8 +66,15 @@ export const DEFAULT_READ_DEADLINE_MS = 10_000;
 function queryLogger(options: ConnectOptions): KyselyConfig['log'] {
   const onQuery = options.onQuery;
   if (!onQuery) return undefined;
+  // A handful of node kinds: their label is made once, not by a regex on every query.
+  const labels = new Map<string, string>();
   return (event) => {
-    const kind = event.query.query.kind.replace(/QueryNode$|Node$/, '').toLowerCase();
+    const node = event.query.query.kind;
+    let kind = labels.get(node);
+    if (kind === undefined) {
+      kind = node.replace(/QueryNode$|Node$/, '').toLowerCase();
+      labels.set(node, kind);
+    }
     onQuery(kind, event.queryDurationMillis, event.level === 'error');
   };
 }
@@ -149,6 +159,7 @@ async function connectSqlite(url: string, options: ConnectOptions): Promise<Conn
         });
   const reads = readPool ? new Kysely<DB>({ dialect: new SqliteReadPoolDialect(readPool), log }) : db;
   const checkpointer = path === ':memory:' ? null : new SqliteCheckpointer(path);
+  const merger = path === ':memory:' || options.ftsMerger === false ? null : new SqliteFtsMerger(path);
   return {
     db,
     reads,
@@ -157,6 +168,7 @@ async function connectSqlite(url: string, options: ConnectOptions): Promise<Conn
     created,
     sqlite: { path, reader, readPool },
     async close() {
+      await merger?.close();
       await checkpointer?.close();
       await readPool?.close();
       // The last connection to close checkpoints what is left and removes the WAL.
