@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../shared/clock.js';
 import {
@@ -146,6 +147,37 @@ for (const { dialect, available } of TEST_DIALECTS) {
         abandonedReason: 'attempts_exhausted',
       });
     });
+
+    if (dialect === 'postgres') {
+      it('a delivery created while its session is being deleted waits for the delete and answers 404, leaving no orphan', async () => {
+        await t.store.sessions.create(admin, { id: 'dv-dying', profile: 'dv', source: 'telegram' });
+        let created: Promise<unknown> | undefined;
+        let settled = false;
+        await t.store.db.transaction().execute(async (trx) => {
+          // The deleting transaction (as DeletionService runs it): the session row locked and gone.
+          await sql`select id from sessions where id = 'dv-dying' for update`.execute(trx);
+          await sql`delete from sessions where id = 'dv-dying'`.execute(trx);
+          created = owe('dying-1', 'dv-dying').finally(() => {
+            settled = true;
+          });
+          created.catch(() => undefined);
+          // Until the create waits on the delete's lock (or, unlocked, finishes beside it).
+          for (let i = 0; i < 200 && !settled; i++) {
+            const waiting = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
+              where datname = current_database() and wait_event_type = 'Lock'`.execute(t.store.db);
+            if (Number(waiting.rows[0].n) > 0) break;
+            await new Promise((resolve) => setTimeout(resolve, 25));
+          }
+        });
+        await expect(created).rejects.toBeInstanceOf(NotFoundError);
+        const orphans = await t.store.db
+          .selectFrom('deliveries')
+          .select('id')
+          .where('session_id', '=', 'dv-dying')
+          .execute();
+        expect(orphans).toEqual([]);
+      });
+    }
 
     it('deleting the session marks its pending obligations abandoned, counts them in the receipt and erases payloads', async () => {
       await session('dv-del');

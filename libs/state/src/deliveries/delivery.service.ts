@@ -80,7 +80,10 @@ export class DeliveryService implements DeletionParticipant {
         const now = this.clock.now();
         const existing = await this.deliveries.find(tx.db, request.id);
         if (existing) return { delivery: this.sameOrConflict(ctx, existing, fingerprint, now), created: false };
-        const session = await this.sessions.findById(tx.db, request.sessionId);
+        // Locked against a concurrent delete (PostgreSQL): the delete's transaction abandons the
+        // session's obligations, so one created beside it would be an orphan that keeps the deleted
+        // conversation's payload. After the delete commits this read finds nothing: 404.
+        const session = await this.sessions.findByIdForKeyShare(tx.db, request.sessionId);
         if (!session || !canAccessProfile(ctx.principal, session.profile)) throw new NotFoundError('session');
         await this.deliveries.insert(tx.db, {
           id: request.id,
