@@ -148,6 +148,33 @@ for (const { dialect, available } of TEST_DIALECTS) {
       });
     });
 
+    it('claiming an obligation whose last attempt lapsed answers settled (409) and leaves it abandoned, no attempt taken', async () => {
+      await session('dv-spent');
+      await owe('spent-1', 'dv-spent', { maxAttempts: 1 });
+      await t.store.deliveries.claim(admin, 'spent-1', { holder: 'w', leaseSeconds: 5 });
+      clock.advance(6 * SECOND);
+      await expect(
+        t.store.deliveries.claim(admin, 'spent-1', { holder: 'w2', leaseSeconds: 5 }),
+      ).rejects.toBeInstanceOf(DeliverySettledError);
+      // The refusal said "abandoned": the store says so too (the abandonment was rolled back with
+      // the refusal, so the obligation read `pending` while every claim of it was refused).
+      const after = await t.store.deliveries.get(admin, 'spent-1');
+      expect(after).toMatchObject({
+        state: 'abandoned',
+        abandonedReason: 'attempts_exhausted',
+        attempts: 1,
+        claim: null,
+      });
+      expect(
+        (await t.store.deliveries.list(admin, { sessionId: 'dv-spent', state: 'pending', limit: 50 })).items,
+      ).toEqual([]);
+      // Settled for good: another claim changes nothing.
+      await expect(
+        t.store.deliveries.claim(admin, 'spent-1', { holder: 'w3', leaseSeconds: 5 }),
+      ).rejects.toBeInstanceOf(DeliverySettledError);
+      expect(await t.store.deliveries.get(admin, 'spent-1')).toEqual(after);
+    });
+
     if (dialect === 'postgres') {
       it('a delivery created while its session is being deleted waits for the delete and answers 404, leaving no orphan', async () => {
         await t.store.sessions.create(admin, { id: 'dv-dying', profile: 'dv', source: 'telegram' });
