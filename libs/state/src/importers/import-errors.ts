@@ -11,8 +11,8 @@ export class ImportInputError extends DomainError {
 
   /** SQLite's own words for a file it cannot read, turned into what the user should know. */
   static fromSqlite(error: unknown): ImportInputError {
-    const e = error as { code?: string; message?: string };
-    const code = e?.code ?? '';
+    const e = error as { code?: unknown; message?: string };
+    const code = String(e?.code ?? '');
     if (code === 'SQLITE_NOTADB') return new ImportInputError('not a SQLite database', { cause: error });
     if (code.startsWith('SQLITE_CORRUPT')) {
       return new ImportInputError(`the file is corrupt or truncated (${e.message ?? code})`, { cause: error });
