@@ -23,3 +23,17 @@ export class ImportInputError extends DomainError {
 
 /** Another import holds the store's import lease. */
 export const IMPORT_JOB = 'import';
+
+/**
+ * The run lost the store's import lease (this process stalled past it and another run took it
+ * over): it stops before writing another chunk. The run is `interrupted`; importing the same file
+ * again resumes it.
+ */
+export class ImportLeaseLostError extends DomainError {
+  constructor() {
+    super(
+      'conflict',
+      'another import took over the import lease; this run stopped (import the same file again to resume)',
+    );
+  }
+}
