@@ -132,9 +132,13 @@ export class ImportService {
     return { ...outcome!, jobId: job.id };
   }
 
-  /** Refuses early (before a long upload) when another import is running anywhere. */
-  async assertIdle(ctx: OperationContext): Promise<void> {
+  /**
+   * Refuses early (before a long upload) when another import is running anywhere. With
+   * `leaseChecked: false` only the caller is checked (a retry whose answer may be a replay).
+   */
+  async assertIdle(ctx: OperationContext, options: { leaseChecked?: boolean } = {}): Promise<void> {
     assertAdmin(ctx.principal);
+    if (options.leaseChecked === false) return;
     try {
       const lease = await this.leases.find(this.db, IMPORT_JOB);
       if (lease && Number(lease.expires_at) > this.clock.now() && !holderIsGone(lease.holder)) {
