@@ -140,7 +140,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
           1,
         ) * 1000,
     },
-    importMaxBytes: positiveOr(env.STATEHOUSE_IMPORT_MAX_BYTES, IMPORT_MAX_BYTES_DEFAULT),
+    importMaxBytes: count(env.STATEHOUSE_IMPORT_MAX_BYTES, IMPORT_MAX_BYTES_DEFAULT, 'STATEHOUSE_IMPORT_MAX_BYTES'),
     importDir: env.STATEHOUSE_IMPORT_DIR || tmpdir(),
     runJobs: env.STATEHOUSE_RUN_JOBS !== 'false',
     jobTickSeconds:
@@ -163,9 +163,4 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     readDeadlineMs: count(env.STATEHOUSE_READ_DEADLINE_MS, 10_000, 'STATEHOUSE_READ_DEADLINE_MS'),
     readWorkers: count(env.STATEHOUSE_READ_WORKERS, 2, 'STATEHOUSE_READ_WORKERS'),
   };
-}
-
-function positiveOr(value: string | undefined, fallback: number): number {
-  const n = Number(value);
-  return value !== undefined && value !== '' && Number.isFinite(n) && n > 0 ? Math.floor(n) : fallback;
 }
