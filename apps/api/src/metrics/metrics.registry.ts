@@ -91,7 +91,8 @@ export class MetricsRegistry {
     if (failed) this.storeErrors++;
   }
 
-  render(): string {
+  /** `checkpoints`: the SQLite WAL checkpointer of this process (absent on PostgreSQL). */
+  render(checkpoints?: { failures: number; busy: number; failing: boolean } | null): string {
     const lines: string[] = [];
     lines.push('# HELP statehouse_http_requests_total HTTP requests by route and status.');
     lines.push('# TYPE statehouse_http_requests_total counter');
@@ -132,6 +133,19 @@ export class MetricsRegistry {
     );
     lines.push('# TYPE statehouse_store_group_commit_requests_total counter');
     lines.push(`statehouse_store_group_commit_requests_total ${this.groupedRequests}`);
+    if (checkpoints) {
+      lines.push('# HELP statehouse_sqlite_checkpoint_failures_total WAL checkpoints of this process that failed.');
+      lines.push('# TYPE statehouse_sqlite_checkpoint_failures_total counter');
+      lines.push(`statehouse_sqlite_checkpoint_failures_total ${checkpoints.failures}`);
+      lines.push(
+        '# HELP statehouse_sqlite_checkpoint_busy_total WAL checkpoint rounds skipped while another connection checkpointed.',
+      );
+      lines.push('# TYPE statehouse_sqlite_checkpoint_busy_total counter');
+      lines.push(`statehouse_sqlite_checkpoint_busy_total ${checkpoints.busy}`);
+      lines.push('# HELP statehouse_sqlite_checkpoint_failing 1 while the latest WAL checkpoint round failed.');
+      lines.push('# TYPE statehouse_sqlite_checkpoint_failing gauge');
+      lines.push(`statehouse_sqlite_checkpoint_failing ${checkpoints.failing ? 1 : 0}`);
+    }
     return `${lines.join('\n')}\n`;
   }
 

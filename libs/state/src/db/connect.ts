@@ -4,8 +4,9 @@ import Database from 'better-sqlite3';
 import { Kysely, type KyselyConfig, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { StoreUnavailableError } from '../shared/errors.js';
+import type { Logger } from '../shared/logger.js';
 import type { DB, Dialect } from './database.js';
-import { SqliteCheckpointer } from './sqlite-checkpointer.js';
+import { CHECKPOINT_INTERVAL_MS, type CheckpointerStatus, SqliteCheckpointer } from './sqlite-checkpointer.js';
 import { type GroupCommitLimits, StatehouseSqliteDialect } from './sqlite-dialect.js';
 import { SqliteFtsMerger } from './sqlite-fts-merger.js';
 import { SqliteReadPool, SqliteReadPoolDialect } from './sqlite-read-pool.js';
@@ -52,6 +53,8 @@ export interface ConnectOptions {
   ftsMerger?: boolean;
   /** Observes every query's duration (metrics); must be cheap and must not throw. */
   onQuery?: (operation: string, durationMs: number, failed: boolean) => void;
+  /** Where connection-level trouble is reported (SQLite: failed WAL checkpoints). */
+  logger?: Logger;
 }
 
 export interface SqliteHandles {
@@ -59,6 +62,8 @@ export interface SqliteHandles {
   /** The process's read connection (query_only): data_version probes and quick reads. */
   reader: Database.Database | null;
   readPool: SqliteReadPool | null;
+  /** The WAL checkpointer's record of failures (null for an in-memory store). */
+  checkpoints(): CheckpointerStatus | null;
 }
 
 export const DEFAULT_READ_DEADLINE_MS = 10_000;
@@ -158,7 +163,8 @@ async function connectSqlite(url: string, options: ConnectOptions): Promise<Conn
           deadlineMs: options.readDeadlineMs ?? DEFAULT_READ_DEADLINE_MS,
         });
   const reads = readPool ? new Kysely<DB>({ dialect: new SqliteReadPoolDialect(readPool), log }) : db;
-  const checkpointer = path === ':memory:' ? null : new SqliteCheckpointer(path);
+  const checkpointer =
+    path === ':memory:' ? null : new SqliteCheckpointer(path, CHECKPOINT_INTERVAL_MS, options.logger);
   const merger = path === ':memory:' || options.ftsMerger === false ? null : new SqliteFtsMerger(path);
   return {
     db,
@@ -166,7 +172,7 @@ async function connectSqlite(url: string, options: ConnectOptions): Promise<Conn
     dialect: 'sqlite',
     location: path,
     created,
-    sqlite: { path, reader, readPool },
+    sqlite: { path, reader, readPool, checkpoints: () => checkpointer?.status() ?? null },
     async close() {
       await merger?.close();
       await checkpointer?.close();
