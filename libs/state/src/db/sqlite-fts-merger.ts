@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import type { Logger } from '../shared/logger.js';
 
 /**
  * FTS5 segment merges on a worker thread, between writes (docs/search.md, "Index segments and
@@ -123,7 +124,9 @@ export const FTS_TABLES = ['messages_fts', 'messages_trgm'] as const;
 export class SqliteFtsMerger {
   private readonly worker: Worker;
 
-  constructor(path: string, options: FtsMergerOptions = {}) {
+  private closing = false;
+
+  constructor(path: string, options: FtsMergerOptions = {}, logger?: Logger) {
     const driverPath = createRequire(import.meta.url).resolve('better-sqlite3');
     this.worker = new Worker(WORKER_SOURCE, {
       eval: true,
@@ -139,11 +142,21 @@ export class SqliteFtsMerger {
       },
     });
     this.worker.unref();
-    // A worker that cannot open the file leaves merges to the maintenance job and crisis merges.
-    this.worker.on('error', () => undefined);
+    // A worker that cannot open the file leaves merges to the maintenance job and crisis merges:
+    // search keeps working, only slower as segments pile up — so say so once, never silently.
+    const stopped = (reason: string) =>
+      logger?.warn('search-index merger stopped: segments are merged by writes and the maintenance job only', {
+        path,
+        reason,
+      });
+    this.worker.on('error', (error) => stopped(error.message));
+    this.worker.on('exit', (code) => {
+      if (!this.closing && code !== 0) stopped(`worker exited with code ${code}`);
+    });
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     await this.worker.terminate().catch(() => undefined);
   }
 }
