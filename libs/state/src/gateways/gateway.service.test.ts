@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JobLeaseRepository } from '../retention/job-lease.repository.js';
 import { routingKey } from '../routes/route.service.js';
 import { ManualClock } from '../shared/clock.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../shared/errors.js';
@@ -152,6 +153,19 @@ for (const { dialect, available } of TEST_DIALECTS) {
       await repository.acquire(t.store.db, 'liveness-sweep', 'other-process', clock.now(), 60_000);
       expect(await t.store.gateways.sweep('proc-1')).toEqual({ ran: false, reapedIds: [], expiredHandoffIds: [] });
       await repository.release(t.store.db, 'liveness-sweep', 'other-process');
+      expect((await t.store.gateways.sweep('proc-1')).ran).toBe(true);
+    });
+
+    it('is single-flight within one process too: a pass does not take, nor release, a lease its own process holds', async () => {
+      const leases = new JobLeaseRepository();
+      // A pass of this process is in flight (an administrator's sweep, or the scheduled one).
+      expect(await leases.acquire(t.store.db, 'liveness-sweep', 'proc-1', clock.now(), 60_000)).toBe(true);
+      const held = await leases.find(t.store.db, 'liveness-sweep');
+      // A second pass of the same process must wait its turn…
+      expect(await t.store.gateways.sweep('proc-1')).toEqual({ ran: false, reapedIds: [], expiredHandoffIds: [] });
+      // …and must not have ended the first one's lease on its way out.
+      expect(await leases.find(t.store.db, 'liveness-sweep')).toEqual(held);
+      await leases.release(t.store.db, 'liveness-sweep', 'proc-1');
       expect((await t.store.gateways.sweep('proc-1')).ran).toBe(true);
     });
 

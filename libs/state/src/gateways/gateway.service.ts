@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Gateway, GatewayHeartbeat, GatewayPage, ListGatewaysQuery, LivenessSweep } from '@statehouse/contracts';
 import type { Db } from '../db/database.js';
 import type { HandoffService } from '../handoff/handoff.service.js';
@@ -167,8 +168,11 @@ export class GatewayService {
     holder: string,
     between: (lastChunkMs: number) => Promise<void> = async () => undefined,
   ): Promise<LivenessSweep> {
+    // One lease holder per pass, not per process: two sweeps of one process (an administrator's and
+    // another's, or the start-up one) must exclude each other too, and one must not release the other's lease.
+    const passHolder = `${holder}/${randomUUID()}`;
     const acquired = await this.uow.run(null, (tx) =>
-      this.leases.acquire(tx.db, LIVENESS_SWEEP_JOB, holder, this.clock.now(), SWEEP_LEASE_MS),
+      this.leases.acquire(tx.db, LIVENESS_SWEEP_JOB, passHolder, this.clock.now(), SWEEP_LEASE_MS),
     );
     if (!acquired) return { ran: false, reapedIds: [], expiredHandoffIds: [] };
     try {
@@ -200,7 +204,9 @@ export class GatewayService {
       }
       return { ran: true, reapedIds, expiredHandoffIds };
     } finally {
-      await this.uow.run(null, (tx) => this.leases.release(tx.db, LIVENESS_SWEEP_JOB, holder)).catch(() => undefined);
+      await this.uow
+        .run(null, (tx) => this.leases.release(tx.db, LIVENESS_SWEEP_JOB, passHolder))
+        .catch(() => undefined);
     }
   }
 
