@@ -95,7 +95,14 @@ export class GatewayRepository {
    */
   async orphanCandidates(
     db: Executor,
-    options: { now: number; staleBefore: number; unownedIdleBefore: number | null; limit: number },
+    options: {
+      now: number;
+      staleBefore: number;
+      /** Whether the caller has been up for a whole liveness window (else a silent gateway is not judged). */
+      listenedLongEnough: boolean;
+      unownedIdleBefore: number | null;
+      limit: number;
+    },
   ): Promise<{ id: string }[]> {
     return db
       .selectFrom('sessions as s')
@@ -109,7 +116,7 @@ export class GatewayRepository {
           eb('s.last_activity_at', '<', options.staleBefore),
           eb.or([
             eb('g.id', 'is', null),
-            eb('g.last_seen_at', '<', options.staleBefore),
+            ...(options.listenedLongEnough ? [eb('g.last_seen_at', '<', options.staleBefore)] : []),
             eb.and([
               eb('s.gateway_started_at', 'is not', null),
               eb('s.gateway_started_at', '<', eb.ref('g.started_at')),

@@ -9,8 +9,11 @@ import {
   memberPrincipal,
   openTestStore,
   TEST_DIALECTS,
+  TEST_PASSWORD_HASHING,
   type TestStore,
 } from '../testing/index.js';
+import { silentLogger } from '../shared/logger.js';
+import { openStore } from '../store.js';
 
 const admin = contextOf(adminPrincipal);
 const SECOND = 1000;
@@ -167,6 +170,30 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(await leases.find(t.store.db, 'liveness-sweep')).toEqual(held);
       await leases.release(t.store.db, 'liveness-sweep', 'proc-1');
       expect((await t.store.gateways.sweep('proc-1')).ran).toBe(true);
+    });
+
+    it('a process up for less than the liveness window does not judge a silent gateway dead (the API was down, not it)', async () => {
+      clock.advance(60 * SECOND);
+      await beat('patient');
+      await chatSession('pat-1', 'pat-1', 'patient');
+      // The API is down for ten minutes: the gateway cannot beat. Then a process starts on the store.
+      clock.advance(10 * 60 * SECOND);
+      const restarted = await openStore({
+        url: t.url,
+        clock,
+        logger: silentLogger,
+        passwordHashing: TEST_PASSWORD_HASHING,
+        runtime: { gatewayTimeoutMs: 30 * SECOND, orphanIdleMs: 3600 * SECOND, handoffTimeoutMs: 60 * SECOND },
+      });
+      try {
+        expect((await restarted.gateways.sweep('restarted')).reapedIds).not.toContain('pat-1');
+        expect((await t.store.sessions.get(admin, 'pat-1')).endedAt).toBeNull();
+        // Once it has listened for a whole window without a heartbeat, the gateway is dead.
+        clock.advance(31 * SECOND);
+        expect((await restarted.gateways.sweep('restarted')).reapedIds).toContain('pat-1');
+      } finally {
+        await restarted.close();
+      }
     });
 
     it('a handoff stuck in running expires (failed, expired) so a new handoff can start', async () => {

@@ -40,6 +40,12 @@ export class GatewayService {
   private readonly sessions: SessionRepository;
   private readonly leases = new JobLeaseRepository();
   private readonly profiles = new ProfileRepository();
+  /**
+   * When this process opened the store. A gateway that has not beaten since is not judged silent
+   * until the process has listened for a whole liveness window: after an outage of the API itself
+   * every gateway looks silent, though each one was only unable to reach it (docs/domain.md §10.3).
+   */
+  private readonly listeningSince: number;
 
   constructor(
     private readonly db: Db,
@@ -51,6 +57,7 @@ export class GatewayService {
     private readonly logger: Logger,
   ) {
     this.sessions = new SessionRepository(dialect);
+    this.listeningSince = clock.now();
   }
 
   /** Registers the gateway on its first heartbeat; afterwards records that it is alive. */
@@ -181,9 +188,11 @@ export class GatewayService {
         const started = performance.now();
         const reaped = await this.uow.run(null, async (tx) => {
           const now = this.clock.now();
+          const staleBefore = now - this.windows.gatewayTimeoutMs;
           const candidates = await this.gateways.orphanCandidates(tx.db, {
             now,
-            staleBefore: now - this.windows.gatewayTimeoutMs,
+            staleBefore,
+            listenedLongEnough: this.listeningSince <= staleBefore,
             unownedIdleBefore: this.windows.orphanIdleMs > 0 ? now - this.windows.orphanIdleMs : null,
             limit: REAP_BATCH,
           });
