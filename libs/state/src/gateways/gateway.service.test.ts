@@ -3,6 +3,8 @@ import { JobLeaseRepository } from '../retention/job-lease.repository.js';
 import { routingKey } from '../routes/route.service.js';
 import { ManualClock } from '../shared/clock.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../shared/errors.js';
+import { silentLogger } from '../shared/logger.js';
+import { openStore } from '../store.js';
 import {
   adminPrincipal,
   contextOf,
@@ -12,8 +14,6 @@ import {
   TEST_PASSWORD_HASHING,
   type TestStore,
 } from '../testing/index.js';
-import { silentLogger } from '../shared/logger.js';
-import { openStore } from '../store.js';
 
 const admin = contextOf(adminPrincipal);
 const SECOND = 1000;
