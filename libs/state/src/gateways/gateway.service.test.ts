@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobLeaseRepository } from '../retention/job-lease.repository.js';
 import { routingKey } from '../routes/route.service.js';
@@ -195,6 +196,50 @@ for (const { dialect, available } of TEST_DIALECTS) {
         await restarted.close();
       }
     });
+
+    // Only PostgreSQL lets a writer commit between the sweep's read and its write (SQLite has one writer).
+    it.skipIf(dialect !== 'postgres')(
+      'a row an append takes while the sweep waits to end it stays open (the ending statement re-checks)',
+      async () => {
+        clock.advance(10 * 60 * SECOND);
+        await beat('racer');
+        await chatSession('race-1', 'race-1', 'racer');
+        // The gateway went silent and the row idle for the window: the sweep will read it as an orphan.
+        clock.advance(31 * SECOND);
+        let appended!: () => void;
+        const holding = new Promise<void>((resolve) => {
+          appended = resolve;
+        });
+        let commit!: () => void;
+        const gate = new Promise<void>((resolve) => {
+          commit = resolve;
+        });
+        // An append in flight on the row (its last activity moves now), not yet committed.
+        const writer = t.store.db.transaction().execute(async (trx) => {
+          await trx.updateTable('sessions').set({ last_activity_at: clock.now() }).where('id', '=', 'race-1').execute();
+          appended();
+          await gate;
+        });
+        await holding;
+        const sweeping = t.store.gateways.sweep('proc-1');
+        // The sweep read the row as it was committed, and now waits for the append's row lock.
+        await expect
+          .poll(
+            async () =>
+              (
+                await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
+                  where datname = current_database() and wait_event_type = 'Lock'`.execute(t.store.db)
+              ).rows[0].n,
+            { timeout: 10_000 },
+          )
+          .toBeGreaterThan(0);
+        commit();
+        await writer;
+        const sweep = await sweeping;
+        expect(sweep.reapedIds).not.toContain('race-1');
+        expect((await t.store.sessions.get(admin, 'race-1')).endedAt).toBeNull();
+      },
+    );
 
     it('a handoff stuck in running expires (failed, expired) so a new handoff can start', async () => {
       await chatSession('hand', 'hand');
