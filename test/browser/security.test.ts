@@ -158,7 +158,21 @@ describe('security of the dashboard and the API in a browser', () => {
         redirect: 'manual',
       });
       expect(formPost.status, `${name} (a plain form post)`).toBe(403);
+      // The import upload streams past proxy.ts (docs/security.md, "CSRF"): the API judges the
+      // browser's Origin that the dashboard relays, and refuses it the same way.
+      const upload = await fetch(`${stack.webUrl}/admin/import/upload?dryRun=true`, {
+        method: 'POST',
+        headers: { cookie, 'content-type': 'application/octet-stream', ...headers },
+        body: 'SQLite format 3\u0000',
+        redirect: 'manual',
+      });
+      expect(upload.status, `${name} (the import upload)`).toBe(403);
+      expect((await upload.json()).code, `${name} (the import upload)`).toBe('forbidden');
     }
+    // Nothing was imported by any of those posts.
+    const imports = await fetch(`${stack.apiUrl}/v1/imports`, { headers: { cookie } });
+    expect(imports.status).toBe(200);
+    expect((await imports.json()).items).toEqual([]);
     // From the dashboard's own origin the same action runs: the session ends.
     const ours = await logout({ origin: webOrigin, 'sec-fetch-site': 'same-origin' });
     expect(ours.status).toBe(303);
