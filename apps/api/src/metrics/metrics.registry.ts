@@ -26,6 +26,8 @@ export class MetricsRegistry {
   private readonly jobPasses = new Map<string, { labels: Record<string, string>; value: number }>();
   private readonly jobDurations = new Map<string, { labels: Record<string, string>; histogram: Histogram }>();
   private readonly writeLocks = new Histogram();
+  private writeTransactions = 0;
+  private groupedRequests = 0;
 
   /** A scheduled job's pass in this process: ran, failed, or lost its interval to another process. */
   recordJobPass(job: string, outcome: string, milliseconds: number) {
@@ -40,9 +42,11 @@ export class MetricsRegistry {
     this.jobDurations.set(durationKey, entry);
   }
 
-  /** SQLite: how long a transaction of this process held the write lock. */
-  recordWriteLock(milliseconds: number) {
+  /** SQLite: how long a (shared) transaction of this process held the write lock, and how many requests it committed. */
+  recordWriteLock(milliseconds: number, requests = 1) {
     this.writeLocks.observe(milliseconds / 1000);
+    this.writeTransactions++;
+    this.groupedRequests += requests;
   }
 
   recordRequest(method: string, route: string, status: number, seconds: number) {
@@ -99,6 +103,15 @@ export class MetricsRegistry {
       'SQLite: how long each transaction of this process held the write lock.',
       new Map([['', { labels: {}, histogram: this.writeLocks }]]),
     );
+    // Their ratio is the mean group size of group commit (docs/architecture.md).
+    lines.push('# HELP statehouse_store_write_transactions_total SQLite: write transactions of this process.');
+    lines.push('# TYPE statehouse_store_write_transactions_total counter');
+    lines.push(`statehouse_store_write_transactions_total ${this.writeTransactions}`);
+    lines.push(
+      '# HELP statehouse_store_group_commit_requests_total SQLite: requests committed by those transactions (group commit).',
+    );
+    lines.push('# TYPE statehouse_store_group_commit_requests_total counter');
+    lines.push(`statehouse_store_group_commit_requests_total ${this.groupedRequests}`);
     return `${lines.join('\n')}\n`;
   }
 

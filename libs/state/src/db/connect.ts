@@ -6,7 +6,7 @@ import pg from 'pg';
 import { StoreUnavailableError } from '../shared/errors.js';
 import type { DB, Dialect } from './database.js';
 import { SqliteCheckpointer } from './sqlite-checkpointer.js';
-import { StatehouseSqliteDialect } from './sqlite-dialect.js';
+import { type GroupCommitLimits, StatehouseSqliteDialect } from './sqlite-dialect.js';
 import { SqliteReadPool, SqliteReadPoolDialect } from './sqlite-read-pool.js';
 
 export const DEFAULT_DATABASE_URL = 'file:./data/statehouse.db';
@@ -40,8 +40,13 @@ export interface ConnectOptions {
   readDeadlineMs?: number;
   /** SQLite: read pool threads (default 2). */
   readWorkers?: number;
-  /** SQLite: observes how long each transaction held the write lock, in ms (metrics). */
-  onWriteLock?: (heldMs: number) => void;
+  /**
+   * SQLite: observes each write transaction — how long it held the write lock, in ms, and how many
+   * requests it committed together (group commit) — for metrics.
+   */
+  onWriteLock?: (heldMs: number, requests: number) => void;
+  /** SQLite: group commit limits (docs/architecture.md); `{ maxRequests: 1 }` commits every request alone. */
+  groupCommit?: Partial<GroupCommitLimits>;
   /** Observes every query's duration (metrics); must be cheap and must not throw. */
   onQuery?: (operation: string, durationMs: number, failed: boolean) => void;
 }
@@ -130,6 +135,7 @@ async function connectSqlite(url: string, options: ConnectOptions): Promise<Conn
       reader,
       lockTimeoutMs: options.lockTimeoutMs ?? 5000,
       onWriteLock: options.onWriteLock,
+      groupCommit: options.groupCommit,
     }),
     log,
   });
