@@ -181,7 +181,7 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
   deletionEngine.addParticipant(deliveries);
   const runtime: RuntimeWindows = { ...DEFAULT_RUNTIME_WINDOWS, ...options.runtime };
   const handoff = new HandoffService(uow, clock, sqlDialectPort, runtime.handoffTimeoutMs);
-  const gateways = new GatewayService(db, uow, clock, sqlDialectPort, runtime, handoff, logger);
+  const gateways = new GatewayService(db, uow, clock, runtime, handoff, logger);
   const idempotency = new IdempotencyService(db, clock);
   const retention = new RetentionService(db, uow, clock, deletion, logger);
   const maintenance = new IndexMaintenanceService(db, dialect, searchIndex);
