@@ -84,8 +84,11 @@ export class SearchIndexService {
       status: 'rebuilding',
       lastRebuild: { startedAt, finishedAt: null, error: null },
     });
+    // The answer describes the admitted run as it starts: read after start(), a small index could
+    // already be rebuilt and the caller would be told 'ready' for the rebuild it just asked for.
+    const accepted = await this.status(ctx, false);
     this.start(run, startedAt);
-    return this.status(ctx, false);
+    return accepted;
   }
 
   /**
