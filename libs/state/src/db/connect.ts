@@ -165,7 +165,8 @@ async function connectSqlite(url: string, options: ConnectOptions): Promise<Conn
   const reads = readPool ? new Kysely<DB>({ dialect: new SqliteReadPoolDialect(readPool), log }) : db;
   const checkpointer =
     path === ':memory:' ? null : new SqliteCheckpointer(path, CHECKPOINT_INTERVAL_MS, options.logger);
-  const merger = path === ':memory:' || options.ftsMerger === false ? null : new SqliteFtsMerger(path, {}, options.logger);
+  const merger =
+    path === ':memory:' || options.ftsMerger === false ? null : new SqliteFtsMerger(path, {}, options.logger);
   return {
     db,
     reads,
