@@ -50,7 +50,7 @@ const CATEGORIES = {
   sqlite: 'SQLite statements (better-sqlite3 calls in the store’s driver)',
   state: 'libs/state services and row mapping',
   kysely: 'Kysely: building and compiling each query',
-  passport: 'passport (no longer used: the guard reads credentials itself)',
+  passport: 'passport (bearer strategy and Nest’s passport guard)',
   nest: 'Nest and apps/api: routing, guard, interceptors, pipes, handler (incl. rxjs)',
   zod: 'zod and libs/contracts (request validation)',
   express: 'Express and its middleware packages',

@@ -1,40 +1,15 @@
 import { SESSION_COOKIE_NAME } from '@statehouse/contracts';
 import helmet from 'helmet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearerToken } from '../src/auth/auth.guard.js';
-import type { StatehouseRequest } from '../src/common/request.js';
 import { precomputeHeaders, securityHeaders } from '../src/common/security-headers.js';
 import { MetricsRegistry } from '../src/metrics/metrics.registry.js';
 import { type ApiHarness, bearer, bootApi } from './harness.js';
 
 /**
- * The thinner request path (docs/benchmarks.md, figure 10): the guard reads credentials itself
- * instead of through passport, the security headers are computed once, the metrics key series
- * without building label text. Each keeps the behaviour it replaces.
+ * The thinner request path (docs/benchmarks.md, figure 10): the guard reads its route metadata once
+ * per handler, the security headers are computed once, the metrics key series without building
+ * label text. Each keeps the behaviour it replaces.
  */
-
-const requestOf = (parts: { headers?: Record<string, string>; query?: object; body?: object }) =>
-  ({ headers: parts.headers ?? {}, query: parts.query ?? {}, body: parts.body }) as unknown as StatehouseRequest;
-
-describe('bearer token parsing (as passport-http-bearer read it)', () => {
-  it('reads `Authorization: Bearer <token>` with the scheme in any case', () => {
-    expect(bearerToken(requestOf({ headers: { authorization: 'Bearer abc' } }))).toBe('abc');
-    expect(bearerToken(requestOf({ headers: { authorization: 'bearer abc' } }))).toBe('abc');
-  });
-  it('takes no token from another scheme or a malformed header (the cookie may still authenticate)', () => {
-    expect(bearerToken(requestOf({ headers: { authorization: 'Basic abc' } }))).toBeUndefined();
-    expect(bearerToken(requestOf({ headers: { authorization: 'Bearer a b' } }))).toBeUndefined();
-    expect(bearerToken(requestOf({ headers: { authorization: 'Bearer' } }))).toBeUndefined();
-  });
-  it('reads access_token from the body or the query, but not two tokens at once', () => {
-    expect(bearerToken(requestOf({ query: { access_token: 'q' } }))).toBe('q');
-    expect(bearerToken(requestOf({ body: { access_token: 'b' } }))).toBe('b');
-    expect(
-      bearerToken(requestOf({ headers: { authorization: 'Bearer h' }, query: { access_token: 'q' } })),
-    ).toBeUndefined();
-    expect(bearerToken(requestOf({ query: { access_token: ['a', 'b'] } }))).toBeUndefined();
-  });
-});
 
 describe('precomputed security headers', () => {
   it('are exactly what helmet sets on a request, for both HTTP and HTTPS deployments', () => {
@@ -90,7 +65,7 @@ describe('request metrics', () => {
   });
 });
 
-describe('the guard without passport (SQLite)', () => {
+describe('the guard with its route metadata cached (SQLite)', () => {
   let api: ApiHarness;
   beforeAll(async () => {
     api = await bootApi('sqlite');
