@@ -94,7 +94,7 @@ describe('dashboard review fixes in a browser', () => {
   it('shows the deleted count the receipts prove, not a number from the URL', async () => {
     await page.goto(url('/delete/done?deleted=999'));
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Nothing was deleted');
-    expect(await page.locator('main').innerText()).not.toContain('999');
+    expect(await page.locator('main').textContent()).not.toContain('999');
     const receipts = (await (await api('/v1/deletion-receipts?limit=1')).json()) as {
       items: { operationId: string; counts: { sessions: number } }[];
     };
