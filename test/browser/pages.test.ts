@@ -210,6 +210,7 @@ describe('overview, receipts and every page in a browser', () => {
     expect(range).toEqual(['“Started until” must be after “Started from”.']);
   });
 
+  // Two schemes on every page (24 of them): minutes on a loaded two-core machine.
   it('every page passes axe-core (WCAG 2 A and AA) in light and dark', async () => {
     const pages = await everyPage();
     const failures: string[] = [];
@@ -219,7 +220,7 @@ describe('overview, receipts and every page in a browser', () => {
       failures.push(...(await accessibilityProblems(page)).map((problem) => `${path} ${problem}`));
     }
     expect(failures).toEqual([]);
-  });
+  }, 300_000);
 
   it('fits every page into a 375 px wide phone: nothing overflows the page, every control can be reached', async () => {
     if (new URL(page.url()).pathname === '/login' || page.url() === 'about:blank') await signIn(page, stack, '/');
