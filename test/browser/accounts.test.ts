@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, type TestBrowser } from './support/browser.js';
-import { expectAccessible, SCREENSHOT_DIR, screenshot, signIn } from './support/dashboard.js';
+import { apiClient, expectAccessible, SCREENSHOT_DIR, screenshot, signIn } from './support/dashboard.js';
 import { ADMIN_PASSWORD, ADMIN_USERNAME, type Stack, startStack } from './support/stack.js';
 
 /**
@@ -14,6 +14,7 @@ import { ADMIN_PASSWORD, ADMIN_USERNAME, type Stack, startStack } from './suppor
 let stack: Stack;
 let browser: TestBrowser;
 let page: Page;
+let api: ReturnType<typeof apiClient>;
 
 const url = (path: string) => `${stack.webUrl}${path}`;
 const MEMBER = { username: 'mia', password: 'mia-first-password' };
@@ -33,6 +34,7 @@ describe('account and administration in a browser', () => {
   beforeAll(async () => {
     mkdirSync(SCREENSHOT_DIR, { recursive: true });
     stack = await startStack();
+    api = apiClient(stack);
     browser = await launchBrowser();
     page = await browser.context.newPage();
     page.setDefaultTimeout(15_000);
@@ -58,6 +60,42 @@ describe('account and administration in a browser', () => {
     expect(await row.getByLabel('All profiles').isChecked()).toBe(false);
     await expectAccessible(page);
     await screenshot(page, 'admin-users');
+  });
+
+  it('sets a user’s role and profiles, disables and enables them, as the API then reports', async () => {
+    // Another user: the member above stays as created for the steps below.
+    const form = page.getByRole('form', { name: 'Create a user' });
+    await form.getByLabel('Username').fill('noor');
+    await form.getByLabel('First password').fill('noor-first-password');
+    await form.getByLabel('Role').selectOption('member');
+    await form.getByLabel('support', { exact: true }).check();
+    await form.getByRole('button', { name: 'Create user' }).click();
+    // Polls wait up to 15 s: each step is a server action and a re-render (slow on a loaded machine).
+    const row = page.getByRole('listitem', { name: 'noor' });
+    await expect.poll(() => row.count(), { timeout: 15_000 }).toBe(1);
+    const noor = async () => {
+      const users = (await (await api('/v1/users')).json()) as {
+        username: string;
+        role: string;
+        profiles: string[] | '*';
+        disabled: boolean;
+      }[];
+      return users.find((user) => user.username === 'noor');
+    };
+
+    await row.getByLabel('Role of noor').selectOption('admin');
+    await row.getByLabel('support', { exact: true }).uncheck();
+    await row.getByLabel('All profiles').check();
+    await row.getByRole('button', { name: 'Save noor' }).click();
+    await expect.poll(async () => (await noor())?.role, { timeout: 15_000 }).toBe('admin');
+    expect(await noor()).toMatchObject({ role: 'admin', profiles: '*', disabled: false });
+
+    await row.getByRole('button', { name: 'Disable noor' }).click();
+    await expect.poll(async () => (await noor())?.disabled, { timeout: 15_000 }).toBe(true);
+    await expect.poll(() => row.getByText('Disabled', { exact: true }).count(), { timeout: 15_000 }).toBe(1);
+    await row.getByRole('button', { name: 'Enable noor' }).click();
+    await expect.poll(async () => (await noor())?.disabled, { timeout: 15_000 }).toBe(false);
+    await expect.poll(() => row.getByText('Active', { exact: true }).count(), { timeout: 15_000 }).toBe(1);
   });
 
   it('creates an API token shown once with a copy button, and revokes it', async () => {

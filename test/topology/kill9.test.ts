@@ -8,6 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminToken, assertBuilt, client, type Reply, seeded, startApi, stop } from './support/cluster.js';
 
 const TRIALS = 10;
+/** Trials of many concurrent appenders (the API commits their appends in groups), and how many. */
+const GROUP_TRIALS = 4;
+const GROUP_CLIENTS = 32;
 
 const system = { principal: SYSTEM_PRINCIPAL, channel: 'system' as const };
 
@@ -17,7 +20,8 @@ const system = { principal: SYSTEM_PRINCIPAL, channel: 'system' as const };
  * during appends and ten during deletions. After the trials:
  * every acknowledged write is present exactly once, receipts and deletions match both ways, the
  * receipt chain verifies, the search indexes hold no orphan postings, and SQLite's own
- * integrity_check passes.
+ * integrity_check passes. Four more trials kill it while 32 clients append at once, so that the
+ * kill lands among group commits (docs/architecture.md, "Group commit").
  */
 describe('kill -9 during appends and deletes on SQLite', () => {
   const dir = mkdtempSync(join(tmpdir(), 'statehouse-kill9-'));
@@ -199,6 +203,92 @@ describe('kill -9 during appends and deletes on SQLite', () => {
       }
     });
   }, 60_000);
+
+  it(`${GROUP_TRIALS} trials killed at random during group commits (${GROUP_CLIENTS} concurrent appenders): every acknowledged append present exactly once`, async () => {
+    const acknowledged = new Map<string, string>();
+    // The API's own counters: requests committed vs write transactions (more requests = groups happened).
+    let groupedBeyondOne = 0;
+    const counter = (text: string, name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+    for (let t = 0; t < GROUP_TRIALS; t++) {
+      const sessions = Array.from({ length: 8 }, (_, i) => `group-trial-${t}-${i}`);
+      await trial(
+        async (base) => {
+          for (const id of sessions) {
+            expect((await call(base, 'POST', '/v1/sessions', { id, profile: 'k9', source: 'cli' })).status).toBe(201);
+          }
+        },
+        (base, stopped) =>
+          Promise.all([
+            ...Array.from({ length: GROUP_CLIENTS }, async (_, c) => {
+              const session = sessions[c % sessions.length];
+              for (let n = 0; !stopped(); n++) {
+                const content = `g${t}-c${c}-m${n}`;
+                // An idempotency record rides in each group too.
+                const reply = await call(
+                  base,
+                  'POST',
+                  `/v1/sessions/${session}/messages`,
+                  { messages: [{ role: 'user', content: `${content} kill nine`, platformMessageId: content }] },
+                  { 'Idempotency-Key': content },
+                ).catch(() => null);
+                if (reply?.status === 201) acknowledged.set(content, session);
+                else if (reply && reply.status >= 500) serverErrors.push(reply);
+              }
+            }),
+            (async () => {
+              while (!stopped()) {
+                const text = await fetch(`${base}/metrics`)
+                  .then((response) => response.text())
+                  .catch(() => '');
+                const grouped =
+                  counter(text, 'statehouse_store_group_commit_requests_total') -
+                  counter(text, 'statehouse_store_write_transactions_total');
+                groupedBeyondOne = Math.max(groupedBeyondOne, grouped);
+                await new Promise((resolve) => setTimeout(resolve, 50));
+              }
+            })(),
+          ]).then(() => undefined),
+      );
+    }
+    expect(serverErrors).toEqual([]);
+    expect(acknowledged.size).toBeGreaterThan(GROUP_TRIALS);
+    // Not vacuous: the kills landed on a process that was committing appends in groups.
+    expect(groupedBeyondOne).toBeGreaterThan(0);
+    await withStore(async (store) => {
+      const stored = new Map<string, string>();
+      for (let t = 0; t < GROUP_TRIALS; t++) {
+        for (let i = 0; i < 8; i++) {
+          const session = `group-trial-${t}-${i}`;
+          const page = await store.messages.list(system, session, {
+            limit: 1000,
+            order: 'oldest',
+            includeCompacted: true,
+            includeHidden: true,
+            includeInactive: true,
+          });
+          expect(page.nextCursor).toBeNull();
+          for (const message of page.items) {
+            const content = String(message.content).replace(' kill nine', '');
+            // Exactly once: no content twice, in any session.
+            expect(stored.has(content)).toBe(false);
+            stored.set(content, session);
+          }
+        }
+      }
+      for (const [content, session] of acknowledged) expect(stored.get(content)).toBe(session);
+      // Each acknowledged append kept its idempotency record (committed with it).
+      const keys = new Set(
+        (
+          await store.db
+            .selectFrom('idempotency_keys')
+            .select('idempotency_key')
+            .where('idempotency_key', 'like', 'g%')
+            .execute()
+        ).map((row) => row.idempotency_key),
+      );
+      for (const content of acknowledged.keys()) expect(keys.has(content)).toBe(true);
+    });
+  }, 90_000);
 
   it('after the kills: receipts ⇔ deletions, chain intact, no orphan postings, integrity_check ok', async () => {
     expect(acknowledgedDeletes.size).toBeGreaterThan(TRIALS);

@@ -1,11 +1,8 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
-import { PassportModule } from '@nestjs/passport';
 import type { StateStore } from '@statehouse/state';
 import { AuthController } from './auth/auth.controller.js';
 import { StatehouseAuthGuard } from './auth/auth.guard.js';
-import { BearerStrategy } from './auth/bearer.strategy.js';
-import { CookieStrategy } from './auth/cookie.strategy.js';
 import { TokensController } from './auth/tokens.controller.js';
 import { UsersController } from './auth/users.controller.js';
 import { IdempotencyInterceptor } from './common/idempotency.interceptor.js';
@@ -47,7 +44,6 @@ export class AppModule {
   static register(dependencies: AppDependencies): DynamicModule {
     return {
       module: AppModule,
-      imports: [PassportModule],
       controllers: [
         HealthController,
         MetricsController,
@@ -76,8 +72,6 @@ export class AppModule {
         { provide: STATE_STORE, useValue: dependencies.store },
         { provide: API_CONFIG, useValue: dependencies.config },
         { provide: MetricsRegistry, useValue: dependencies.metrics },
-        BearerStrategy,
-        CookieStrategy,
         JobScheduler,
         { provide: APP_GUARD, useClass: StatehouseAuthGuard },
         // Outermost first: metrics time everything, idempotency wraps the handler.

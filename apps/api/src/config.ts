@@ -46,6 +46,8 @@ export interface ApiConfig {
   readDeadlineMs: number;
   /** SQLite: threads of the read pool. */
   readWorkers: number;
+  /** SQLite: most requests committed by one shared transaction (group commit; 1 = each alone). */
+  groupCommitMaxRequests: number;
   /**
    * Peers whose X-Forwarded-For / -Host / -Proto are believed (express `trust proxy` values:
    * addresses, CIDRs, `loopback`, `linklocal`, `uniquelocal`). The dashboard is one: it reports
@@ -140,7 +142,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
           1,
         ) * 1000,
     },
-    importMaxBytes: positiveOr(env.STATEHOUSE_IMPORT_MAX_BYTES, IMPORT_MAX_BYTES_DEFAULT),
+    importMaxBytes: count(env.STATEHOUSE_IMPORT_MAX_BYTES, IMPORT_MAX_BYTES_DEFAULT, 'STATEHOUSE_IMPORT_MAX_BYTES'),
     importDir: env.STATEHOUSE_IMPORT_DIR || tmpdir(),
     runJobs: env.STATEHOUSE_RUN_JOBS !== 'false',
     jobTickSeconds:
@@ -162,10 +164,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     backupKeep: count(env.STATEHOUSE_BACKUP_KEEP, 7, 'STATEHOUSE_BACKUP_KEEP'),
     readDeadlineMs: count(env.STATEHOUSE_READ_DEADLINE_MS, 10_000, 'STATEHOUSE_READ_DEADLINE_MS'),
     readWorkers: count(env.STATEHOUSE_READ_WORKERS, 2, 'STATEHOUSE_READ_WORKERS'),
+    groupCommitMaxRequests: count(env.STATEHOUSE_GROUP_COMMIT_MAX_REQUESTS, 64, 'STATEHOUSE_GROUP_COMMIT_MAX_REQUESTS'),
   };
-}
-
-function positiveOr(value: string | undefined, fallback: number): number {
-  const n = Number(value);
-  return value !== undefined && value !== '' && Number.isFinite(n) && n > 0 ? Math.floor(n) : fallback;
 }

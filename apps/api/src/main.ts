@@ -24,9 +24,10 @@ try {
     runtime: config.runtime,
     logger: stateLogger(),
     onQuery: (operation, durationMs, failed) => metrics.recordStoreOperation(operation, durationMs / 1000, failed),
-    onWriteLock: (heldMs) => metrics.recordWriteLock(heldMs),
+    onWriteLock: (heldMs, requests) => metrics.recordWriteLock(heldMs, requests),
     readDeadlineMs: config.readDeadlineMs,
     readWorkers: config.readWorkers,
+    groupCommit: { maxRequests: config.groupCommitMaxRequests },
   });
 } catch (error) {
   // Never a half-started server: a store that cannot be opened stops the process with the reason.

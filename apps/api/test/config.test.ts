@@ -20,3 +20,16 @@ describe('configuration of trusted proxies (docs/operations.md)', () => {
     }
   });
 });
+
+describe('configuration of imports (docs/migrating-from-hermes.md)', () => {
+  it('accepts uploads of up to 4 GiB by default, and the limit STATEHOUSE_IMPORT_MAX_BYTES gives', () => {
+    expect(loadConfig({}).importMaxBytes).toBe(4 * 1024 ** 3);
+    expect(loadConfig({ STATEHOUSE_IMPORT_MAX_BYTES: '1048576' }).importMaxBytes).toBe(1_048_576);
+  });
+
+  it('stops start-up on a limit that is not a whole number of bytes (it used to fall back to 4 GiB silently)', () => {
+    for (const value of ['4G', '-1', '0', '1.5', 'lots']) {
+      expect(() => loadConfig({ STATEHOUSE_IMPORT_MAX_BYTES: value })).toThrow(/STATEHOUSE_IMPORT_MAX_BYTES/);
+    }
+  });
+});

@@ -178,6 +178,25 @@ for (const { dialect, available } of TEST_DIALECTS) {
         await assertNoPartialSession(observer, total.sessions);
         const jobs = await observer.imports.list(system, { limit: 5 });
         expect(jobs.items[0].state).toBe('running');
+        // The run's counts so far (GET /v1/imports/:id) commit with each unit of work: they are
+        // exactly what the store holds at the kill.
+        const held = await observer.db
+          .selectFrom('import_messages')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow();
+        const sessionsHeld = await observer.db
+          .selectFrom('import_sessions')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow();
+        expect(jobs.items[0].progress).toMatchObject({
+          phase: 'sessions',
+          sessionsTotal: total.sessions,
+          messagesTotal: total.messages,
+          sessionsDone: Number(sessionsHeld.n),
+          messagesDone: Number(held.n),
+        });
+        expect(jobs.items[0].report.sessions.created).toBe(Number(sessionsHeld.n));
+        expect(jobs.items[0].report.messages.created).toBe(Number(held.n));
       } finally {
         await observer.close();
       }

@@ -1,7 +1,7 @@
-import { parseArgs } from 'node:util';
 import { DomainError, dialectOf, openStore, PG_BACKUP_RECIPE, silentLogger } from '@statehouse/state';
 import { PROCESS_HOLDER } from '../common/process-holder.js';
 import { loadConfig } from '../config.js';
+import { parseCliArgs } from './args.js';
 
 /**
  * `npm run backup -- --to PATH`: an online copy of the configured store while the API keeps
@@ -10,7 +10,11 @@ import { loadConfig } from '../config.js';
  * the store (GET /v1/ops/backup).
  */
 const usage = 'usage: npm run backup -- --to PATH [--pg-dump]';
-const { values } = parseArgs({ options: { to: { type: 'string' }, 'pg-dump': { type: 'boolean', default: false } } });
+const { values } = parseCliArgs(
+  { options: { to: { type: 'string' }, 'pg-dump': { type: 'boolean', default: false } } },
+  usage,
+  'backup',
+);
 
 const config = loadConfig();
 if (dialectOf(config.databaseUrl) === 'postgres' && !values['pg-dump']) {

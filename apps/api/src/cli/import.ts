@@ -1,7 +1,7 @@
-import { parseArgs } from 'node:util';
 import { type ImportProgress, OnConflictSchema, ProfileNameSchema } from '@statehouse/contracts';
 import { assertSqliteHeader, DomainError, openStore, SYSTEM_PRINCIPAL, silentLogger } from '@statehouse/state';
 import { loadConfig } from '../config.js';
+import { parseCliArgs } from './args.js';
 
 /**
  * `npm run import -- hermes --db PATH [--profile NAME] [--dry-run] [--on-conflict=skip|replace]`:
@@ -15,19 +15,8 @@ function fail(message: string, code: number): never {
   process.exit(code);
 }
 
-let parsed: ReturnType<
-  typeof parseArgs<{
-    allowPositionals: true;
-    options: {
-      db: { type: 'string' };
-      profile: { type: 'string' };
-      'dry-run': { type: 'boolean' };
-      'on-conflict': { type: 'string' };
-    };
-  }>
->;
-try {
-  parsed = parseArgs({
+const { positionals, values } = parseCliArgs(
+  {
     allowPositionals: true,
     options: {
       db: { type: 'string' },
@@ -35,11 +24,10 @@ try {
       'dry-run': { type: 'boolean' },
       'on-conflict': { type: 'string' },
     },
-  });
-} catch (error) {
-  fail(`${(error as Error).message}\n${usage}`, 2);
-}
-const { positionals, values } = parsed;
+  },
+  usage,
+  'import',
+);
 if (positionals[0] !== 'hermes' || positionals.length !== 1 || !values.db) fail(usage, 2);
 const onConflict = OnConflictSchema.safeParse(values['on-conflict'] ?? 'skip');
 if (!onConflict.success) fail(`--on-conflict must be skip or replace\n${usage}`, 2);

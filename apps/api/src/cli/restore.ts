@@ -1,6 +1,6 @@
-import { parseArgs } from 'node:util';
 import { DomainError, dialectOf, PG_BACKUP_RECIPE, restoreSqliteStore, silentLogger } from '@statehouse/state';
 import { loadConfig } from '../config.js';
+import { parseCliArgs } from './args.js';
 
 /**
  * `npm run restore -- --from PATH`: a backup into the configured store, which must be empty (a new
@@ -8,7 +8,7 @@ import { loadConfig } from '../config.js';
  * on that store first. The restored store is migrated to this version and its receipt chain verified.
  */
 const usage = 'usage: npm run restore -- --from PATH   (into STATEHOUSE_DATABASE_URL, which must be empty)';
-const { values } = parseArgs({ options: { from: { type: 'string' } } });
+const { values } = parseCliArgs({ options: { from: { type: 'string' } } }, usage, 'restore');
 
 const config = loadConfig();
 if (dialectOf(config.databaseUrl) === 'postgres') {

@@ -1,7 +1,7 @@
-import { parseArgs } from 'node:util';
 import { ProfileSetSchema, RoleSchema } from '@statehouse/contracts';
 import { openStore, SYSTEM_PRINCIPAL, silentLogger } from '@statehouse/state';
 import { loadConfig } from '../config.js';
+import { parseCliArgs } from './args.js';
 
 /**
  * `npm run token -- create --role admin --profiles '*' --name ci`: creates an API token against
@@ -9,10 +9,14 @@ import { loadConfig } from '../config.js';
  */
 const usage = `usage: npm run token -- create --name NAME --role admin|member --profiles '*'|p1,p2`;
 
-const { positionals, values } = parseArgs({
-  allowPositionals: true,
-  options: { name: { type: 'string' }, role: { type: 'string', default: 'member' }, profiles: { type: 'string' } },
-});
+const { positionals, values } = parseCliArgs(
+  {
+    allowPositionals: true,
+    options: { name: { type: 'string' }, role: { type: 'string', default: 'member' }, profiles: { type: 'string' } },
+  },
+  usage,
+  'token',
+);
 
 if (positionals[0] !== 'create' || !values.name || !values.profiles) {
   console.error(usage);

@@ -3,9 +3,9 @@
 import { LoginRequestSchema, SESSION_COOKIE_NAME } from '@statehouse/contracts';
 import { cookies } from 'next/headers';
 import { redirect } from 'next/navigation';
-import { ApiProblemError, ApiUnreachableError, login } from '../../lib/api';
-import { secureCookies } from '../../lib/config';
-import { safeNextPath } from '../../lib/paths';
+import { ApiProblemError, ApiUnreachableError, login } from '@/lib/api';
+import { secureCookies } from '@/lib/config';
+import { safeNextPath } from '@/lib/paths';
 
 export interface LoginState {
   error?: string;

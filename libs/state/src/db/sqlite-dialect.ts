@@ -14,6 +14,7 @@ import {
   SqliteQueryCompiler,
   type TransactionSettings,
 } from 'kysely';
+import { StoreUnavailableError } from '../shared/errors.js';
 
 export interface SqliteConnections {
   /** The one connection of this process that writes (every transaction runs here). */
@@ -26,8 +27,20 @@ export interface SqliteConnections {
   reader: BetterSqlite3.Database | null;
   /** How long a writer waits for the lock (another process's transaction) before SQLITE_BUSY. */
   lockTimeoutMs: number;
-  /** Observes how long each transaction held the write lock (BEGIN IMMEDIATE → COMMIT/ROLLBACK). */
-  onWriteLock?: (heldMs: number) => void;
+  /**
+   * Observes each shared transaction: how long it held the write lock (BEGIN IMMEDIATE →
+   * COMMIT/ROLLBACK) and how many requests it carried (group commit).
+   */
+  onWriteLock?: (heldMs: number, requests: number) => void;
+  /** Group commit limits (defaults GROUP_COMMIT_DEFAULTS); `maxRequests: 1` turns grouping off. */
+  groupCommit?: Partial<GroupCommitLimits>;
+}
+
+export interface GroupCommitLimits {
+  /** A group commits once it carries this many requests. */
+  maxRequests: number;
+  /** A group commits at the end of the first request that finds it open this long (ms). */
+  maxMs: number;
 }
 
 /**
@@ -37,8 +50,9 @@ export interface SqliteConnections {
  *   is 0 and a BUSY `BEGIN IMMEDIATE` is retried after a timer, so a process whose writes wait on
  *   another process's transaction still answers `/healthz` and serves reads meanwhile;
  * - reads outside a transaction go to a separate connection that never queues behind the writer;
- * - prepared statements are cached by SQL text on each connection.
- * The single writer connection is where a later group commit of concurrent appends would sit.
+ * - prepared statements are cached by SQL text on each connection;
+ * - group commit: transactions that reach the writer while one is open run in it, one after the
+ *   other, each under its own savepoint, and commit together (docs/architecture.md, "Group commit").
  */
 export class StatehouseSqliteDialect implements Dialect {
   constructor(private readonly connections: SqliteConnections) {}
@@ -96,66 +110,216 @@ export function isBusy(error: unknown): boolean {
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** The end of the event-loop turn, taken at load: a test's fake timers must not freeze commits. */
+const atEndOfTurn = globalThis.setImmediate;
+
+/** Group commit limits (docs/architecture.md, "Group commit"): whichever comes first closes a group. */
+export const GROUP_COMMIT_DEFAULTS: Readonly<GroupCommitLimits> = Object.freeze({ maxRequests: 64, maxMs: 8 });
+
+/** The savepoint each request (each Kysely transaction) runs under inside the shared transaction. */
+const MEMBER = 'statehouse_request';
+
+/**
+ * One shared write transaction (BEGIN IMMEDIATE … COMMIT) and the requests it carries. Every
+ * request's outcome waits for `committed`: nobody is answered from a state that may never exist.
+ */
+class GroupTransaction {
+  readonly openedAt = performance.now();
+  /** Requests that ran in it (each under its own savepoint). */
+  requests = 0;
+  /** Requests whose savepoint was released (kept) rather than rolled back. */
+  kept = 0;
+  flushScheduled = false;
+  readonly committed: Promise<void>;
+  #resolve!: () => void;
+  #reject!: (error: unknown) => void;
+
+  constructor() {
+    this.committed = new Promise<void>((resolve, reject) => {
+      this.#resolve = resolve;
+      this.#reject = reject;
+    });
+    // Members await it; the group itself must not count as an unhandled rejection.
+    this.committed.catch(() => undefined);
+  }
+  succeed(): void {
+    this.#resolve();
+  }
+  fail(error: unknown): void {
+    this.#reject(error);
+  }
+}
 
 class SqliteDriver implements Driver {
-  readonly #mutex = new ConnectionMutex();
+  readonly #lock = new WriterLock();
   readonly #writer: StatementCache;
   readonly #reader: StatementCache | null;
-  #lockedAt = 0;
+  readonly #maxRequests: number;
+  readonly #maxMs: number;
+  /** The shared transaction open on the writer, if any. */
+  #group: GroupTransaction | null = null;
 
   constructor(private readonly connections: SqliteConnections) {
     this.#writer = new StatementCache(connections.writer);
     this.#reader = connections.reader ? new StatementCache(connections.reader) : null;
+    this.#maxRequests = Math.max(1, connections.groupCommit?.maxRequests ?? GROUP_COMMIT_DEFAULTS.maxRequests);
+    this.#maxMs = connections.groupCommit?.maxMs ?? GROUP_COMMIT_DEFAULTS.maxMs;
   }
   async init(): Promise<void> {}
   async acquireConnection(): Promise<DatabaseConnection> {
     return new SqliteHandle(this);
   }
+
+  /**
+   * A request joins the open shared transaction, or opens one (BEGIN IMMEDIATE, waiting for the
+   * file's lock on timers), and runs under its own savepoint. Requests run one at a time: the
+   * writer lock passes from one to the next, and a group is the requests that took it in turn
+   * before the group committed.
+   */
   async beginTransaction(connection: DatabaseConnection, _settings: TransactionSettings): Promise<void> {
     const handle = connection as SqliteHandle;
-    await this.#mutex.lock();
+    await this.#lock.acquire();
     try {
-      await this.withLockRetry(() => this.#writer.prepare('begin immediate').run());
+      if (!this.#group) {
+        await this.withLockRetry(() => this.#writer.prepare('begin immediate').run());
+        this.#group = new GroupTransaction();
+      }
+      this.#writer.prepare(`savepoint ${MEMBER}`).run();
     } catch (error) {
-      this.#mutex.unlock();
+      const group = this.#group;
+      // A group nobody joined (its first request failed to start) ends here.
+      if (group && group.requests === 0) this.#commit(group);
+      this.#lock.release();
       throw error;
     }
-    this.#lockedAt = performance.now();
-    handle.inTransaction = true;
+    this.#group.requests++;
+    handle.group = this.#group;
   }
+
+  /** Keeps the request's work (RELEASE), then answers once the shared COMMIT has succeeded. */
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    const handle = connection as SqliteHandle;
+    const group = (connection as SqliteHandle).leave();
+    if (!group) return;
     try {
-      this.#writer.prepare('commit').run();
-    } finally {
-      // A failed COMMIT (disk full, I/O error) leaves the transaction for rollbackTransaction.
-      if (!this.connections.writer.inTransaction) this.#endTransaction(handle);
+      this.#writer.prepare(`release ${MEMBER}`).run();
+      group.kept++;
+    } catch (error) {
+      // RELEASE fails only when the transaction itself is gone: nothing of the group survives.
+      this.#abandon(group, error);
     }
+    this.#endRequest(group);
+    await group.committed;
   }
+
+  /**
+   * Undoes the request's work only (ROLLBACK TO its savepoint); its neighbours keep theirs. The
+   * error is answered once the group has committed too, so no caller acts on a state that was
+   * never committed; if the COMMIT fails, this request gets that error instead.
+   */
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    const handle = connection as SqliteHandle;
-    try {
-      // A failed COMMIT may already have rolled back; never mask the cause.
-      if (this.connections.writer.inTransaction) this.#writer.prepare('rollback').run();
-    } finally {
-      this.#endTransaction(handle);
+    const group = (connection as SqliteHandle).leave();
+    // The request already left: its COMMIT failed and that error is on its way to the caller.
+    if (!group) return;
+    let lostByThisRequest = false;
+    if (group === this.#group) {
+      if (this.connections.writer.inTransaction) {
+        try {
+          this.#writer.prepare(`rollback to ${MEMBER}`).run();
+          this.#writer.prepare(`release ${MEMBER}`).run();
+        } catch (error) {
+          this.#abandon(group, error);
+          lostByThisRequest = true;
+        }
+      } else {
+        // SQLite rolled the whole transaction back on this request's error (disk full, I/O error,
+        // ON CONFLICT ROLLBACK): the requests before it in the group are lost with it and must not
+        // be acknowledged. This request keeps its own error.
+        this.#abandon(group, new StoreUnavailableError('the shared write transaction was rolled back; retry later'));
+        lostByThisRequest = true;
+      }
     }
+    this.#endRequest(group);
+    if (!lostByThisRequest) await group.committed;
   }
+
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
     const handle = connection as SqliteHandle;
     if (handle.inTransaction) await this.rollbackTransaction(handle);
   }
   async destroy(): Promise<void> {
+    await this.#lock.acquire();
+    try {
+      if (this.#group) this.#commit(this.#group);
+    } finally {
+      this.#lock.release();
+    }
     if (this.connections.reader?.open) this.connections.reader.close();
     if (this.connections.writer.open) this.connections.writer.close();
   }
 
-  #endTransaction(handle: SqliteHandle): void {
-    if (!handle.inTransaction) return;
-    handle.inTransaction = false;
-    const held = performance.now() - this.#lockedAt;
-    this.#mutex.unlock();
-    this.connections.onWriteLock?.(held);
+  /**
+   * A request is done (its savepoint released or rolled back); the writer lock is still held.
+   * Commit now if the group is full (requests or time), else at the end of this event-loop turn:
+   * requests that reach the writer meanwhile join the group. Nothing waits on a timer: a lone
+   * request commits as soon as the loop has run the callbacks already due.
+   */
+  #endRequest(group: GroupTransaction): void {
+    if (group === this.#group) {
+      if (group.requests >= this.#maxRequests || performance.now() - group.openedAt >= this.#maxMs) {
+        this.#commit(group);
+      } else if (!group.flushScheduled) {
+        group.flushScheduled = true;
+        atEndOfTurn(() => void this.#flush(group));
+      }
+    }
+    this.#lock.release();
+  }
+
+  /** Commits the group after the requests already waiting for the writer have joined it. */
+  async #flush(group: GroupTransaction): Promise<void> {
+    await this.#lock.acquire();
+    try {
+      if (group === this.#group) this.#commit(group);
+    } finally {
+      this.#lock.release();
+    }
+  }
+
+  /** With the writer lock held: COMMIT (ROLLBACK if every request rolled back) and answer the group. */
+  #commit(group: GroupTransaction): void {
+    this.#group = null;
+    let failure: { error: unknown } | null = null;
+    try {
+      this.#writer.prepare(group.kept > 0 ? 'commit' : 'rollback').run();
+    } catch (error) {
+      failure = { error };
+      // A failed COMMIT (disk full, I/O error): none of the group's requests is acknowledged.
+      if (this.connections.writer.inTransaction) {
+        try {
+          this.#writer.prepare('rollback').run();
+        } catch {
+          // The COMMIT's error is the one to report.
+        }
+      }
+    }
+    this.connections.onWriteLock?.(performance.now() - group.openedAt, group.requests);
+    if (failure) group.fail(failure.error);
+    else group.succeed();
+  }
+
+  /** The shared transaction is lost (or unusable): roll back what is left and fail every request in it. */
+  #abandon(group: GroupTransaction, error: unknown): void {
+    if (group !== this.#group) return;
+    this.#group = null;
+    if (this.connections.writer.inTransaction) {
+      try {
+        this.#writer.prepare('rollback').run();
+      } catch {
+        // Already gone.
+      }
+    }
+    this.connections.onWriteLock?.(performance.now() - group.openedAt, group.requests);
+    group.fail(error);
   }
 
   executeInTransaction<R>(compiledQuery: CompiledQuery): QueryResult<R> {
@@ -175,11 +339,14 @@ class SqliteDriver implements Driver {
       if (statement?.readonly) return run<R>(statement, parameters);
     }
     // A write outside a transaction (or no reader): one statement on the writer, its own lock wait.
-    await this.#mutex.lock();
+    await this.#lock.acquire();
     try {
+      // Run on its own, not inside an open group (it would be seen before the group commits, and
+      // some PRAGMAs cannot run in a transaction): the group commits first.
+      if (this.#group) this.#commit(this.#group);
       return await this.withLockRetry(() => run<R>(this.#writer.prepare(compiledQuery.sql), parameters));
     } finally {
-      this.#mutex.unlock();
+      this.#lock.release();
     }
   }
 
@@ -199,8 +366,19 @@ class SqliteDriver implements Driver {
 
 /** One Kysely "connection": a view on the driver that knows whether it holds the writer's transaction. */
 class SqliteHandle implements DatabaseConnection {
-  inTransaction = false;
+  /** The shared transaction this handle's request runs in (under its savepoint), while it does. */
+  group: GroupTransaction | null = null;
   constructor(private readonly driver: SqliteDriver) {}
+
+  get inTransaction(): boolean {
+    return this.group !== null;
+  }
+  /** The request is done with the writer: its group, once. */
+  leave(): GroupTransaction | null {
+    const group = this.group;
+    this.group = null;
+    return group;
+  }
 
   executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
     if (this.inTransaction) {
@@ -219,19 +397,21 @@ class SqliteHandle implements DatabaseConnection {
   }
 }
 
-class ConnectionMutex {
-  #promise: Promise<void> | undefined;
-  #resolve: (() => void) | undefined;
-  async lock(): Promise<void> {
-    while (this.#promise) await this.#promise;
-    this.#promise = new Promise((resolve) => {
-      this.#resolve = resolve;
-    });
+/** The writer connection's owner: one request (or statement) at a time, first come first served. */
+class WriterLock {
+  #held = false;
+  readonly #waiters: (() => void)[] = [];
+  acquire(): Promise<void> {
+    if (!this.#held) {
+      this.#held = true;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.#waiters.push(resolve));
   }
-  unlock(): void {
-    const resolve = this.#resolve;
-    this.#promise = undefined;
-    this.#resolve = undefined;
-    resolve?.();
+  /** Hands the lock straight to the next waiter (nobody can slip in between). */
+  release(): void {
+    const next = this.#waiters.shift();
+    if (next) next();
+    else this.#held = false;
   }
 }

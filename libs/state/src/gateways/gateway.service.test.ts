@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JobLeaseRepository } from '../retention/job-lease.repository.js';
 import { routingKey } from '../routes/route.service.js';
 import { ManualClock } from '../shared/clock.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../shared/errors.js';
@@ -144,6 +145,26 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(early.reapedIds).not.toContain('lonely');
       clock.advance(3600 * SECOND);
       expect((await t.store.gateways.sweep('proc-1')).reapedIds).toContain('lonely');
+    });
+
+    it('is single-flight within one process too: a pass of this process in flight refuses a second one', async () => {
+      // Two admin requests to one API process present the same process holder. The lease was
+      // re-entrant by holder: the second pass ran beside the first, and the first to finish
+      // released the lease under the other. A pass of `host:9:api` holds it now:
+      const repository = new JobLeaseRepository();
+      expect(await repository.acquire(t.store.db, 'liveness-sweep', 'host:9:api', clock.now(), 60_000)).toBe(true);
+      expect(await t.store.gateways.sweepNow(admin, 'host:9:api')).toEqual({
+        ran: false,
+        reapedIds: [],
+        expiredHandoffIds: [],
+      });
+      expect((await repository.find(t.store.db, 'liveness-sweep'))?.holder).toBe('host:9:api');
+      await repository.release(t.store.db, 'liveness-sweep', 'host:9:api');
+      expect((await t.store.gateways.sweepNow(admin, 'host:9:api')).ran).toBe(true);
+      // The lease names the process and the pass, and was released by the pass that held it.
+      const lease = await repository.find(t.store.db, 'liveness-sweep');
+      expect(lease?.holder).toMatch(/^host:9:api#sweep-/);
+      expect(Number(lease?.expires_at)).toBe(0);
     });
 
     it('is single-flight across processes: a second sweeper returns at once while the lease is held', async () => {

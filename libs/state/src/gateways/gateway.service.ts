@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Gateway, GatewayHeartbeat, GatewayPage, ListGatewaysQuery, LivenessSweep } from '@statehouse/contracts';
 import type { Db } from '../db/database.js';
 import type { HandoffService } from '../handoff/handoff.service.js';
@@ -161,12 +162,15 @@ export class GatewayService {
   /**
    * One liveness sweep, run by whichever process holds the sweep lease (the others return at
    * once): ends orphaned open rows with `startup_orphan_reap` in bounded batches (`between` runs
-   * between them), then expires stuck handoffs.
+   * between them), then expires stuck handoffs. Each pass holds the lease under a name of its own
+   * (`holder` plus a pass id): two passes of one process are as exclusive as two processes', and a
+   * pass releases only its own lease.
    */
   async sweep(
-    holder: string,
+    processHolder: string,
     between: (lastChunkMs: number) => Promise<void> = async () => undefined,
   ): Promise<LivenessSweep> {
+    const holder = `${processHolder}#sweep-${randomUUID().slice(0, 8)}`;
     const acquired = await this.uow.run(null, (tx) =>
       this.leases.acquire(tx.db, LIVENESS_SWEEP_JOB, holder, this.clock.now(), SWEEP_LEASE_MS),
     );

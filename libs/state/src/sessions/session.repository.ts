@@ -242,6 +242,16 @@ export class SessionRepository {
     return (this.dialect.name === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
   }
 
+  /**
+   * Reads the row and, on PostgreSQL, holds a key-share lock on it for the rest of the transaction:
+   * a concurrent delete waits for this transaction (and a row inserted here that refers to the
+   * session can never outlive it), while ordinary updates of the session are not blocked.
+   */
+  async findByIdForKeyShare(db: Executor, id: string): Promise<SessionRow | undefined> {
+    const query = db.selectFrom('sessions').selectAll().where('id', '=', id);
+    return (this.dialect.name === 'postgres' ? query.forKeyShare() : query).executeTakeFirst();
+  }
+
   async exists(db: Executor, id: string): Promise<boolean> {
     const row = await db.selectFrom('sessions').select('id').where('id', '=', id).executeTakeFirst();
     return row !== undefined;

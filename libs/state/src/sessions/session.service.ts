@@ -483,8 +483,9 @@ export class SessionService {
   }
 
   /**
-   * Demo data only: end stamps without the lifecycle rules.
-   * TODO(lineage issue #3): replace with the end operation once it exists.
+   * Test fixtures only: an end stamp without the lifecycle rules — e.g. `compression` on a row with
+   * no continuation, which the end operation (`end`, docs/domain.md §4) rightly refuses. The demo
+   * seed ends its sessions through `end` and the lineage operations, never through this.
    */
   async stampEndForSeed(id: string, endedAt: number, reason: string): Promise<void> {
     await this.uow.run(null, async (tx) => {

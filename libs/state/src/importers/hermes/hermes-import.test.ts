@@ -491,6 +491,80 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(third.messages).toEqual({ created: 0, skipped: 25 });
     });
 
+    it('catching up after the liveness sweep ended an imported open session: the end the source wrote wins', async () => {
+      // The documented way to import while Hermes keeps running: import a copy, later the newer
+      // copy. Meanwhile the API's sweep ends imported open sessions idle for a day (all of them,
+      // for history); that automatic end is not a change made here that a re-import must keep.
+      const t = await fresh();
+      const path = file(30);
+      await importFile(t, path);
+      const sweep = await t.store.gateways.sweep('audit-sweep');
+      expect(sweep.reapedIds).toContain('cmp-tip');
+      expect((await t.store.sessions.get(admin, 'cmp-tip')).endReason).toBe('startup_orphan_reap');
+
+      const f = HermesFixture.open(path, 30);
+      f.transaction(() => {
+        f.update('sessions', 'cmp-tip', { ended_at: t0 + 300, end_reason: 'compression' });
+        f.session({
+          id: 'cmp-next',
+          source: 'cli',
+          parent_session_id: 'cmp-tip',
+          profile_name: 'alpha',
+          started_at: t0 + 300,
+        });
+        f.message('cmp-next', { role: 'user', content: 'carrying on after compression', timestamp: t0 + 301 });
+        // Still open in the source: the sweep's end stays (a gateway may resume it).
+        f.message('rst-c', { role: 'user', content: 'one more on telegram', timestamp: t0 + 510 });
+      });
+      f.close();
+
+      const newer = await importFile(t, path);
+      expect(newer.sessions).toMatchObject({ created: 1, conflicts: 0 });
+      expect(await t.store.sessions.get(admin, 'cmp-tip')).toMatchObject({
+        endedAt: iso(t0 + 300),
+        endReason: 'compression',
+      });
+      expect(await t.store.sessions.get(admin, 'cmp-next')).toMatchObject({
+        parentSessionId: 'cmp-tip',
+        lineageKind: 'compression',
+      });
+      expect((await t.store.lineage.lineageOf(admin, 'cmp-next')).chain).toEqual([
+        'cmp-root',
+        'cmp-mid',
+        'cmp-tip',
+        'cmp-next',
+      ]);
+      expect(await t.store.sessions.get(admin, 'rst-c')).toMatchObject({
+        endReason: 'startup_orphan_reap',
+        messageCount: 2,
+      });
+    });
+
+    it('carries the archived (or auto-archived), pinned and hidden flags across', async () => {
+      const t = await fresh();
+      const dir = mkdtempSync(join(tmpdir(), 'hermes-fixture-'));
+      files.push(dir);
+      const path = join(dir, 'state.db');
+      const f = new HermesFixture(path, 30);
+      f.transaction(() => {
+        const base = { source: 'cli', profile_name: 'alpha', started_at: t0 };
+        f.session({ id: 'flag-archived', ...base, archived: 1 });
+        f.session({ id: 'flag-auto', ...base, auto_archived: 1 });
+        f.session({ id: 'flag-hidden', ...base, hidden: 1, pinned: 1 });
+        f.session({ id: 'flag-none', ...base });
+      });
+      f.close();
+      await importFile(t, path);
+      const flags = async (id: string) => {
+        const session = await t.store.sessions.get(admin, id);
+        return [session.archived, session.pinned, session.hidden];
+      };
+      expect(await flags('flag-archived')).toEqual([true, false, false]);
+      expect(await flags('flag-auto')).toEqual([true, false, false]);
+      expect(await flags('flag-hidden')).toEqual([false, true, true]);
+      expect(await flags('flag-none')).toEqual([false, false, false]);
+    });
+
     it('generations are never lowered by an older file', async () => {
       const t = await fresh();
       await t.store.db

@@ -143,6 +143,81 @@ describe('the source file is never changed', { timeout: 60_000 }, () => {
   });
 });
 
+describe('what the file has is probed, never read from schema_version', { timeout: 60_000 }, () => {
+  const cases = [
+    ['a v21 file that says it is v30', 21, 'update schema_version set version = 30'],
+    ['a v30 file that says it is v21', 30, 'update schema_version set version = 21'],
+    ['a v30 file without schema_version', 30, 'drop table schema_version'],
+  ] as const;
+  for (const [name, version, edit] of cases) {
+    it(name, async () => {
+      const t = await openTestStore('sqlite');
+      try {
+        const dir = tempDir();
+        const honest = join(dir, 'honest.db');
+        const lying = join(dir, 'lying.db');
+        buildHermesScenario(honest, version).close();
+        buildHermesScenario(lying, version).close();
+        const db = new Database(lying);
+        db.exec(edit);
+        db.close();
+        const expected = await t.store.imports.runHermes(admin, {
+          path: honest,
+          profile: 'gamma',
+          onConflict: 'skip',
+          dryRun: true,
+        });
+        const { report, error } = await attempt(t, lying);
+        expect(error).toBeNull();
+        expect(report).toEqual(expected.report);
+        expect(report?.sessions.created).toBe(18);
+        // The v30-only fields came through (or stayed empty) by what the file has.
+        const tip = await t.store.sessions.get(admin, 'cmp-tip');
+        expect(tip.transportProfile).toBe(version === 30 ? 'tui-main' : null);
+        expect(tip.messageCount).toBe(version === 30 ? 3 : 5);
+      } finally {
+        await t.close();
+      }
+    });
+  }
+});
+
+describe('messages keep the order of their Hermes ids, never of their timestamps', { timeout: 60_000 }, () => {
+  it('a clock that went backwards and two sessions written in turns', async () => {
+    const t = await openTestStore('sqlite');
+    try {
+      const dir = tempDir();
+      const f = new HermesFixture(join(dir, 'state.db'), 30);
+      f.transaction(() => {
+        f.session({ id: 'a', source: 'cli', profile_name: 'alpha', started_at: t0 });
+        f.session({ id: 'b', source: 'cli', profile_name: 'alpha', started_at: t0 });
+        f.message('a', { role: 'user', content: 'a1', timestamp: t0 + 50 });
+        f.message('b', { role: 'user', content: 'b1', timestamp: t0 + 1 });
+        f.message('a', { role: 'assistant', content: 'a2', timestamp: t0 + 10 });
+        f.message('a', { role: 'user', content: 'a3', timestamp: t0 + 30 });
+        f.message('b', { role: 'assistant', content: 'b2', timestamp: t0 });
+      });
+      f.close();
+      const { error } = await attempt(t, join(dir, 'state.db'));
+      expect(error).toBeNull();
+      const contents = async (id: string) =>
+        (
+          await t.store.messages.list(admin, id, {
+            limit: 10,
+            includeCompacted: true,
+            includeHidden: true,
+            includeInactive: true,
+            order: 'oldest',
+          })
+        ).items.map((m) => m.content);
+      expect(await contents('a')).toEqual(['a1', 'a2', 'a3']);
+      expect(await contents('b')).toEqual(['b1', 'b2']);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe('files that cannot be imported: a clear error, nothing written, the file unchanged', () => {
   let t: TestStore;
   beforeAll(async () => {

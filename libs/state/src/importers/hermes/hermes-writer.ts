@@ -1,6 +1,7 @@
 import type { Principal, TitleSource } from '@statehouse/contracts';
 import type { NewMessageRow, SessionPatch, SessionRow } from '../../db/database.js';
 import type { DeletionEngine } from '../../deletion/deletion.engine.js';
+import { ORPHAN_REAP_REASON } from '../../gateways/gateway.service.js';
 import { MessageRepository } from '../../messages/message.repository.js';
 import { substringEligible, substringIndexed } from '../../messages/message-content.js';
 import { ProfileRepository } from '../../profiles/profile.repository.js';
@@ -317,7 +318,11 @@ export class HermesWriter {
       patch.handoff_error = s.handoffError;
     }
     const endMoved = !same(s.endedAt, base.endedAt) || s.endReason !== base.endReason;
-    if (endMoved && same(row.ended_at, base.endedAt) && row.end_reason === base.endReason) {
+    const endKeptHere = same(row.ended_at, base.endedAt) && row.end_reason === base.endReason;
+    // The liveness sweep ends every imported open session idle for a day (docs/domain.md §10.3): an
+    // automatic end, not a change made here, so the end the source wrote since then replaces it.
+    const reapedHere = base.endedAt === null && row.end_reason === ORPHAN_REAP_REASON;
+    if (endMoved && (endKeptHere || reapedHere)) {
       patch.ended_at = s.endedAt;
       patch.end_reason = s.endReason;
     }

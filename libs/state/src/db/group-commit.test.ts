@@ -1,0 +1,368 @@
+import { type AppendMessagesCommand, SearchQuerySchema } from '@statehouse/contracts';
+import { sql } from 'kysely';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ManualClock } from '../shared/clock.js';
+import type { IdempotencyClaim, OperationContext, Preconditions } from '../shared/context.js';
+import { DomainError, IdempotencyRaceError } from '../shared/errors.js';
+import { silentLogger } from '../shared/logger.js';
+import { UnitOfWork } from '../shared/unit-of-work.js';
+import type { StateStore } from '../store.js';
+import { adminPrincipal, openTestStore, type TestStore } from '../testing/index.js';
+
+/**
+ * Group commit (docs/architecture.md, "Group commit"): requests that reach the SQLite writer while
+ * a shared transaction is open run in it under their own savepoints and commit together. Every
+ * request must get the answer it would get alone, and the store must end as a serial run leaves it.
+ */
+
+const opened: TestStore[] = [];
+afterEach(async () => {
+  vi.useRealTimers();
+  while (opened.length) await opened.pop()!.close();
+});
+
+/** A store whose groups are closed only by the test (no request or time limit gets in the way). */
+async function storeRecordingGroups(limits: { maxRequests?: number; maxMs?: number } = {}) {
+  const groups: number[] = [];
+  const t = await openTestStore('sqlite', {
+    clock: new ManualClock(Date.UTC(2026, 10, 30, 6)),
+    onWriteLock: (_ms, requests) => groups.push(requests),
+    groupCommit: { maxRequests: 1000, maxMs: 60_000, ...limits },
+  });
+  opened.push(t);
+  return { store: t.store, groups };
+}
+
+const ctx = (idempotency?: IdempotencyClaim): OperationContext => ({
+  principal: adminPrincipal,
+  channel: 'api',
+  idempotency,
+});
+
+type Outcome = { ok: unknown } | { error: string; code?: string; extra?: unknown };
+
+async function outcome(work: Promise<unknown>): Promise<Outcome> {
+  try {
+    return { ok: await work };
+  } catch (error) {
+    if (error instanceof DomainError) return { error: error.name, code: error.code, extra: error.extra };
+    return { error: String(error) };
+  }
+}
+
+/** What the API's idempotency interceptor does: replay a record, else run, and on a race replay the winner. */
+async function idempotentAppend(store: StateStore, key: string, sessionId: string, body: AppendMessagesCommand) {
+  const fingerprint = `POST /v1/sessions/${sessionId}/messages ${JSON.stringify(body)}`;
+  const found = await store.idempotency.lookup(adminPrincipal, key, fingerprint);
+  if (found.kind === 'replay') return { replayed: found.body };
+  try {
+    return await store.messages.append(ctx({ key, fingerprint, status: 201, recorded: false }), sessionId, body);
+  } catch (error) {
+    if (!(error instanceof IdempotencyRaceError)) throw error;
+    const raced = await store.idempotency.lookup(adminPrincipal, key, fingerprint);
+    if (raced.kind === 'replay') return { replayed: raced.body };
+    throw error;
+  }
+}
+
+const user = (content: string, extra: Record<string, unknown> = {}): AppendMessagesCommand => ({
+  messages: [{ role: 'user', content, ...extra }],
+});
+
+/** The same starting state for both runs. */
+async function seed(store: StateStore) {
+  await store.sessions.create(ctx(), { id: 'one', profile: 'gc', source: 'cli' });
+  await store.sessions.create(ctx(), { id: 'two', profile: 'gc', source: 'cli' });
+  await store.messages.append(ctx(), 'one', user('already here', { platformMessageId: 'p-1' }));
+  await idempotentAppend(store, 'k-old', 'two', user('recorded before'));
+}
+
+/**
+ * The mixed requests, in commit order. Each is started by `start`; the batched run starts them all
+ * while the writer is held, the serial run awaits each before the next.
+ */
+const requests: { name: string; run: (store: StateStore) => Promise<unknown> }[] = [
+  { name: 'valid append', run: (s) => s.messages.append(ctx(), 'one', user('hello', { platformMessageId: 'p-2' })) },
+  {
+    name: 'stale generation',
+    run: (s) => s.messages.append(ctx(), 'one', user('from an old turn'), { expectedGeneration: 7 } as Preconditions),
+  },
+  {
+    name: 'duplicate platform id',
+    run: (s) => s.messages.append(ctx(), 'one', user('again', { platformMessageId: 'p-1' })),
+  },
+  { name: 'unknown session', run: (s) => s.messages.append(ctx(), 'nobody', user('lost')) },
+  { name: 'idempotent replay', run: (s) => idempotentAppend(s, 'k-old', 'two', user('recorded before')) },
+  { name: 'new idempotency key', run: (s) => idempotentAppend(s, 'k-new', 'two', user('once only')) },
+  { name: 'twin of the new key', run: (s) => idempotentAppend(s, 'k-new', 'two', user('once only')) },
+  {
+    name: 'throws after writing',
+    run: (s) =>
+      s.db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto('messages')
+          .values({
+            session_id: 'one',
+            role: 'user',
+            content: 'never committed',
+            timestamp: 1,
+            display_kind: 'visible',
+          })
+          .execute();
+        await trx.updateTable('sessions').set({ message_count: 999 }).where('id', '=', 'one').execute();
+        throw new Error('the request failed after writing');
+      }),
+  },
+  { name: 'stale If-Match', run: (s) => s.messages.append(ctx(), 'one', user('late edit'), { ifMatch: 0 }) },
+  {
+    name: 'append with usage',
+    run: (s) =>
+      s.messages.append(ctx(), 'two', {
+        ...user('with tokens', { platformMessageId: 'p-3' }),
+        usage: { inputTokens: 120, outputTokens: 30, estimatedCostUsd: 0.25 },
+        model: 'gpt-test',
+      }),
+  },
+  { name: 'valid append after the failures', run: (s) => s.messages.append(ctx(), 'one', user('still fine')) },
+];
+
+/** Every table's rows (search index internals aside: their contents are checked by a search). */
+async function snapshot(store: StateStore) {
+  const tables = (
+    await sql<{ name: string }>`select name from sqlite_master where type = 'table' order by name`.execute(store.db)
+  ).rows
+    .map((row) => row.name)
+    .filter((name) => !/^(messages_fts|messages_trgm|kysely_migration)/.test(name));
+  const rows: Record<string, unknown[]> = {};
+  for (const name of tables) {
+    rows[name] = (await sql`select * from ${sql.table(name)} order by rowid`.execute(store.db)).rows;
+  }
+  // Words of kept and of rolled-back writes: the index holds exactly the kept ones.
+  const hits: Record<string, number> = {};
+  for (const q of ['hello', 'tokens', 'committed', 'edit', 'lost', 'turn']) {
+    hits[q] = (await store.search.search(ctx(), SearchQuerySchema.parse({ q }))).items.length;
+  }
+  return { rows, hits };
+}
+
+describe('group commit on SQLite', () => {
+  it('a mixed group: each request gets the answer it gets alone, and the rows equal a serial run', async () => {
+    const serial = await storeRecordingGroups();
+    await seed(serial.store);
+    const serialOutcomes: Outcome[] = [];
+    for (const request of requests) serialOutcomes.push(await outcome(request.run(serial.store)));
+    const serialGroups = serial.groups.length;
+
+    const grouped = await storeRecordingGroups();
+    await seed(grouped.store);
+    grouped.groups.length = 0;
+    // Hold the writer: every request below queues behind this transaction and joins its group.
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const holder = grouped.store.db.transaction().execute(() => gate);
+    const pending: Promise<Outcome>[] = [];
+    for (const request of requests) {
+      pending.push(outcome(request.run(grouped.store)));
+      // Let it reach the writer's queue before the next starts (that fixes the commit order).
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    release();
+    await holder;
+    const groupedOutcomes = await Promise.all(pending);
+
+    // Not vacuous: the requests that reached the writer went in one transaction (plus the holder).
+    // The replay of a recorded key answers from its record without a transaction.
+    expect(grouped.groups).toEqual([requests.length - 1 + 1]);
+    expect(serialGroups).toBeGreaterThanOrEqual(requests.length - 1);
+
+    for (const [i, request] of requests.entries()) {
+      expect({ request: request.name, outcome: groupedOutcomes[i] }).toEqual({
+        request: request.name,
+        outcome: serialOutcomes[i],
+      });
+    }
+    // The outcomes are the intended ones (not the same accident twice).
+    const byName = Object.fromEntries(requests.map((request, i) => [request.name, groupedOutcomes[i]]));
+    expect(byName['valid append']).toMatchObject({ ok: { created: 1 } });
+    expect(byName['stale generation']).toMatchObject({ error: 'StaleGenerationError' });
+    expect(byName['duplicate platform id']).toMatchObject({ ok: { created: 0 } });
+    expect(byName['unknown session']).toMatchObject({ error: 'NotFoundError' });
+    expect(byName['idempotent replay']).toMatchObject({ ok: { replayed: { created: 1 } } });
+    expect(byName['twin of the new key']).toEqual({
+      ok: { replayed: (byName['new idempotency key'] as { ok: unknown }).ok },
+    });
+    expect(byName['throws after writing']).toEqual({ error: 'Error: the request failed after writing' });
+    expect(byName['stale If-Match']).toMatchObject({ error: 'RevisionConflictError' });
+    expect(byName['append with usage']).toMatchObject({ ok: { created: 1 } });
+    expect(byName['valid append after the failures']).toMatchObject({ ok: { created: 1 } });
+
+    expect(await snapshot(grouped.store)).toEqual(await snapshot(serial.store));
+  });
+
+  it('requests started together commit together without being held (one loop turn)', async () => {
+    const { store, groups } = await storeRecordingGroups({ maxRequests: 64, maxMs: 60_000 });
+    await store.sessions.create(ctx(), { id: 'many', profile: 'gc', source: 'cli' });
+    groups.length = 0;
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => store.messages.append(ctx(), 'many', user(`message ${i}`))),
+    );
+    expect(groups).toEqual([20]);
+    // Revisions in commit order, one per request, as a serial run numbers them.
+    expect(results.map((result) => result.revision)).toEqual(Array.from({ length: 20 }, (_, i) => i + 2));
+    expect((await store.sessions.get(ctx(), 'many')).messageCount).toBe(20);
+  });
+
+  it('a group closes at its request limit; the rest form the next group', async () => {
+    const { store, groups } = await storeRecordingGroups({ maxRequests: 8 });
+    await store.sessions.create(ctx(), { id: 'capped', profile: 'gc', source: 'cli' });
+    groups.length = 0;
+    await Promise.all(Array.from({ length: 20 }, (_, i) => store.messages.append(ctx(), 'capped', user(`m${i}`))));
+    expect(groups).toEqual([8, 8, 4]);
+  });
+
+  it('a lone request commits without waiting for company (no timer involved)', async () => {
+    const { store, groups } = await storeRecordingGroups({ maxRequests: 64, maxMs: 8 });
+    await store.sessions.create(ctx(), { id: 'lone', profile: 'gc', source: 'cli' });
+    groups.length = 0;
+    // With timers frozen, anything that waited on one would never finish.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'setInterval'] });
+    const result = await store.messages.append(ctx(), 'lone', user('alone'));
+    vi.useRealTimers();
+    expect(result.created).toBe(1);
+    expect(groups).toEqual([1]);
+    expect((await store.sessions.get(ctx(), 'lone')).messageCount).toBe(1);
+  });
+
+  it('`maxRequests: 1` commits every request alone (grouping off)', async () => {
+    const { store, groups } = await storeRecordingGroups({ maxRequests: 1 });
+    await store.sessions.create(ctx(), { id: 'solo', profile: 'gc', source: 'cli' });
+    groups.length = 0;
+    await Promise.all(Array.from({ length: 5 }, (_, i) => store.messages.append(ctx(), 'solo', user(`m${i}`))));
+    expect(groups).toEqual([1, 1, 1, 1, 1]);
+  });
+
+  it('effects after commit run once the shared COMMIT is done, and never when it fails', async () => {
+    const { store, groups } = await storeRecordingGroups();
+    const uow = new UnitOfWork(store.db, 'sqlite', store.clock, silentLogger);
+    await store.sessions.create(ctx(), { id: 'effects', profile: 'gc', source: 'cli' });
+    groups.length = 0;
+    const seen: { request: number; groupsCommitted: number; visibleTitle: string | null }[] = [];
+    const request = (n: number, poison = false) =>
+      outcome(
+        uow.run(ctx(), async (tx) => {
+          if (poison) {
+            // Succeeds on its own; SQLite refuses the shared COMMIT (deferred foreign key).
+            await sql`pragma defer_foreign_keys = on`.execute(tx.db);
+            await sql`insert into messages (session_id, role, content, timestamp, display_kind) values ('missing', 'user', 'x', 1, 'visible')`.execute(
+              tx.db,
+            );
+          } else {
+            await tx.db
+              .updateTable('sessions')
+              .set({ title: `t${n}` })
+              .where('id', '=', 'effects')
+              .execute();
+          }
+          tx.afterCommit(async () => {
+            // Read on the reader connection: it sees only committed data.
+            const session = await store.sessions.get(ctx(), 'effects');
+            seen.push({ request: n, groupsCommitted: groups.length, visibleTitle: session.title });
+          });
+          return n;
+        }),
+      );
+    const hold = async (requests: (() => Promise<Outcome>)[]) => {
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const holder = store.db.transaction().execute(() => gate);
+      const pending = [];
+      for (const start of requests) {
+        pending.push(start());
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      release();
+      await holder.catch(() => undefined);
+      return Promise.all(pending);
+    };
+    expect(await hold([() => request(1), () => request(2)])).toEqual([{ ok: 1 }, { ok: 2 }]);
+    expect(groups).toEqual([3]);
+    // Both effects ran after the one COMMIT and saw both requests' writes.
+    expect(seen).toEqual([
+      { request: 1, groupsCommitted: 1, visibleTitle: 't2' },
+      { request: 2, groupsCommitted: 1, visibleTitle: 't2' },
+    ]);
+    seen.length = 0;
+    const failed = await hold([() => request(3), () => request(4, true)]);
+    expect(failed).toEqual([
+      { error: expect.stringMatching(/FOREIGN KEY/) },
+      { error: expect.stringMatching(/FOREIGN KEY/) },
+    ]);
+    expect(seen).toEqual([]);
+    expect((await store.sessions.get(ctx(), 'effects')).title).toBe('t2');
+  });
+
+  it('a failed COMMIT fails every request of the group (none acknowledged); the next group works', async () => {
+    const { store, groups } = await storeRecordingGroups();
+    await store.sessions.create(ctx(), { id: 'doomed', profile: 'gc', source: 'cli' });
+    groups.length = 0;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const holder = outcome(store.db.transaction().execute(() => gate));
+    const first = outcome(store.messages.append(ctx(), 'doomed', user('before')));
+    await new Promise((resolve) => setImmediate(resolve));
+    // A request that succeeds on its own but leaves a deferred foreign-key violation: SQLite
+    // refuses the shared COMMIT.
+    const poison = outcome(
+      store.db.transaction().execute(async (trx) => {
+        await sql`pragma defer_foreign_keys = on`.execute(trx);
+        await trx
+          .insertInto('messages')
+          .values({ session_id: 'no-such-session', role: 'user', content: 'x', timestamp: 1, display_kind: 'visible' })
+          .execute();
+        return 'looked fine';
+      }),
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    const after = outcome(store.messages.append(ctx(), 'doomed', user('after')));
+    await new Promise((resolve) => setImmediate(resolve));
+    release();
+    const answers = await Promise.all([holder, first, poison, after]);
+    expect(groups).toEqual([4]);
+    for (const answer of answers) {
+      expect(answer).toMatchObject({ error: expect.stringMatching(/FOREIGN KEY constraint failed/) });
+    }
+    expect((await store.sessions.get(ctx(), 'doomed')).messageCount).toBe(0);
+    expect(await store.messages.append(ctx(), 'doomed', user('next'))).toMatchObject({ created: 1, revision: 2 });
+    expect(groups).toEqual([4, 1]);
+  });
+
+  it('a request SQLite aborts the whole transaction for takes its group down with it (store_unavailable)', async () => {
+    const { store, groups } = await storeRecordingGroups();
+    await store.sessions.create(ctx(), { id: 'aborted', profile: 'gc', source: 'cli' });
+    groups.length = 0;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const first = outcome(
+      store.db.transaction().execute(async (trx) => {
+        await gate;
+        return trx.selectFrom('sessions').select('id').execute();
+      }),
+    );
+    const appended = outcome(store.messages.append(ctx(), 'aborted', user('lost with the group')));
+    await new Promise((resolve) => setImmediate(resolve));
+    // ON CONFLICT ROLLBACK ends the whole transaction, as disk-full or I/O errors do.
+    const aborting = outcome(
+      store.db.transaction().execute(async (trx) => {
+        await sql`insert or rollback into sessions select * from sessions where id = 'aborted'`.execute(trx);
+      }),
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    release();
+    const [one, two, three] = await Promise.all([first, appended, aborting]);
+    expect(one).toMatchObject({ error: 'StoreUnavailableError' });
+    expect(two).toMatchObject({ error: 'StoreUnavailableError' });
+    expect(three).toMatchObject({ error: expect.stringMatching(/UNIQUE constraint failed/) });
+    expect(groups).toEqual([3]);
+    expect((await store.sessions.get(ctx(), 'aborted')).messageCount).toBe(0);
+  });
+});
