@@ -262,6 +262,7 @@ export class SessionService {
           durationMs: Math.max(0, end - chain.rootStartedAt),
           conversationUsage: {
             segments: chain.segments,
+            messageCount: chain.messageCount,
             inputTokens: chain.inputTokens,
             outputTokens: chain.outputTokens,
             cacheReadTokens: chain.cacheReadTokens,
@@ -523,6 +524,7 @@ function ownUsage(row: SessionRow): ChainUsage {
     rootId: row.id,
     rootStartedAt: Number(row.started_at),
     segments: 1,
+    messageCount: Number(row.message_count),
     inputTokens: Number(row.input_tokens),
     outputTokens: Number(row.output_tokens),
     cacheReadTokens: Number(row.cache_read_tokens),
