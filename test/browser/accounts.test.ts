@@ -161,7 +161,8 @@ describe('account and administration in a browser', () => {
     await signIn(page, stack, '/settings/account');
     const response = await page.goto(url('/sessions/no-such-session'));
     expect(response?.status()).toBe(404);
-    expect(await page.title()).toBe('Session not found · Statehouse');
+    // Next streams a page's metadata after its shell: the title arrives with the page, not before it.
+    await expect.poll(() => page.title(), { timeout: 15_000 }).toBe('Session not found · Statehouse');
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Session not found');
     expect((await page.goto(url('/profiles/no-such-profile')))?.status()).toBe(404);
     expect((await page.goto(url('/no/such/page')))?.status()).toBe(404);
