@@ -6,7 +6,7 @@ import type { BenchConfig } from './lib/config.js';
 import { MessageFactory, PROFILES } from './lib/data.js';
 import { kyselyCeilingAppend } from './lib/kysely-append.js';
 import { RawAppender } from './lib/raw-append.js';
-import { fmtCount, fmtPct, fmtRate, fmtRatio, fmtSigned, fmtUs, log, type Report } from './lib/report.js';
+import { fmtCount, fmtPct, fmtPct1, fmtRate, fmtRatio, fmtSigned, fmtUs, log, type Report } from './lib/report.js';
 import { Rng } from './lib/rng.js';
 import { ADMIN_CTX, type BenchStore, openRawSqlite, openSqliteStore } from './lib/stores.js';
 import { median, msSince, nowNs, type Summary, sample, sampleSync, settle, summarize } from './lib/timing.js';
@@ -330,10 +330,17 @@ export async function probeSingleAppends(
 }
 
 /** Calls slower than `thresholdMs` (index merges, checkpoints) and their share of the total time. */
-export function spikes(samples: readonly number[], thresholdMs = 5): { count: number; share: number } {
+export function spikes(
+  samples: readonly number[],
+  thresholdMs = 5,
+): { count: number; share: number; callShare: number } {
   const total = samples.reduce((sum, ms) => sum + ms, 0);
   const slow = samples.filter((ms) => ms > thresholdMs);
-  return { count: slow.length, share: slow.reduce((sum, ms) => sum + ms, 0) / total };
+  return {
+    count: slow.length,
+    share: slow.reduce((sum, ms) => sum + ms, 0) / total,
+    callShare: slow.length / Math.max(samples.length, 1),
+  };
 }
 
 /**
@@ -406,6 +413,7 @@ export async function appendGrowthSqlite(report: Report, config: BenchConfig): P
     'p50',
     'p95',
     'calls > 5 ms (share of time)',
+    'share of calls > 5 ms',
     'raw ceiling: mean',
     'raw p50',
     'raw calls > 5 ms (share)',
@@ -413,7 +421,7 @@ export async function appendGrowthSqlite(report: Report, config: BenchConfig): P
     'build, batches of 1000',
     'file + WAL',
   ]);
-  const ours: (Summary & { share: number })[] = [];
+  const ours: (Summary & { share: number; callShare: number })[] = [];
   const raws: (Summary & { share: number })[] = [];
   try {
     await growStore(
@@ -432,7 +440,7 @@ export async function appendGrowthSqlite(report: Report, config: BenchConfig): P
         const rawSummary = summarize(rawSamples);
         const slow = spikes(probe.samples);
         const rawSlow = spikes(rawSamples);
-        ours.push({ ...probe, share: slow.share });
+        ours.push({ ...probe, share: slow.share, callShare: slow.callShare });
         raws.push({ ...rawSummary, share: rawSlow.share });
         add([
           fmtCount(size),
@@ -441,6 +449,7 @@ export async function appendGrowthSqlite(report: Report, config: BenchConfig): P
           fmtUs(probe.p50),
           fmtUs(probe.p95),
           `${slow.count} (${fmtPct(slow.share)})`,
+          fmtPct1(slow.callShare),
           fmtUs(rawSummary.mean),
           fmtUs(rawSummary.p50),
           `${rawSlow.count} (${fmtPct(rawSlow.share)})`,
@@ -467,18 +476,30 @@ export async function appendGrowthSqlite(report: Report, config: BenchConfig): P
       met: Math.abs(worst / values[0] - 1) <= 0.25,
     });
   }
+  const worstCalls = Math.max(...ours.map((summary) => summary.callShare));
+  report.target({
+    figure: `2. single-message appends over 5 ms as the store grows ${sizes} (share of calls), SQLite`,
+    ours: ours.map((summary) => fmtPct1(summary.callShare)).join(' → '),
+    ceiling: '—',
+    ratio: `${fmtPct1(worstCalls)} (worst)`,
+    target: '< 5 % of calls',
+    met: worstCalls < 0.05,
+  });
   const shares = (list: { share: number }[]) => list.map((summary) => fmtPct(summary.share)).join(' → ');
   report.note(
-    `**Append cost as the store grows (2)**: the typical call stays flat (p50 ${ours.map((x) => fmtUs(x.p50)).join(' → ')}; ` +
-      `raw ceiling ${raws.map((x) => fmtUs(x.p50)).join(' → ')}), while the mean moves ` +
+    `**Append cost as the store grows (2)**: p50 ${ours.map((x) => fmtUs(x.p50)).join(' → ')} ` +
+      `(raw ceiling ${raws.map((x) => fmtUs(x.p50)).join(' → ')}); mean ` +
       `${ours.map((x) => fmtUs(x.mean)).join(' → ')} (raw ceiling on the same file: ` +
-      `${raws.map((x) => fmtUs(x.mean)).join(' → ')}). The mean is carried by a few calls that take tens of ` +
-      `milliseconds — their share of the total time: ${shares(ours)} for the store, ${shares(raws)} for the raw ` +
-      'ceiling. Those are FTS5 merging index segments (automerge, and crisis merges when a level fills up) inside ' +
-      'the appending transaction, more work as the index grows; the raw ceiling pays them too, so they are a cost ' +
-      'of the schema’s two FTS5 indexes, not of the layer. Building with 1000-message appends leaves large ' +
-      'segments whose later merges land on these probes, so the mean at the larger sizes is, if anything, ' +
-      'pessimistic; it is also the noisiest figure of the run.',
+      `${raws.map((x) => fmtUs(x.mean)).join(' → ')}); calls over 5 ms ` +
+      `${ours.map((x) => fmtPct1(x.callShare)).join(' → ')} of the calls, ${shares(ours)} of the time for the ` +
+      `store, ${shares(raws)} for the raw ceiling. FTS5 segment merging is off the request path ` +
+      '(docs/search.md, “Index segments and merging”: `automerge = 0`; a worker merges when the file is quiet; ' +
+      'a write merges 64 segments of one level itself only when nothing merged them): an append writes its own ' +
+      'segment and commits. The probes are one burst of appends with no quiet moment, so here only those crisis ' +
+      'merges run — the first probes after a build also meet the large segments the 1000-message build appends ' +
+      'left on the first level. The raw ceiling runs on the same file, with the same settings. What is left of ' +
+      'the slow calls is WAL and scheduling noise (the raw ceiling’s share shows how much of it the machine adds); ' +
+      'the mean is the noisiest figure of the run.',
   );
 }
 

@@ -49,6 +49,8 @@ export interface BenchConfig {
     warmupSeconds: number;
     /** Concurrent keep-alive connections of the load generator. */
     connections: number;
+    /** Rounds per client count of the concurrent-append figure (16). */
+    appendRounds: number;
     sessions: number;
     receipts: number;
     replayRounds: number;
@@ -135,6 +137,7 @@ export function loadConfig(env = process.env): BenchConfig {
       rounds: quick ? 2 : 4,
       warmupSeconds: quick ? 1 : 2,
       connections: 16,
+      appendRounds: quick ? 1 : 3,
       sessions: size(10_000),
       receipts: size(100_000),
       replayRounds: quick ? 2 : 3,

@@ -86,7 +86,8 @@ export async function startApi(
   child.stderr?.on('data', keep);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const pid = child.pid!;
-  const deadline = Date.now() + 60_000;
+  // Generous: on a machine loaded by other work a cold start (module loading, migrations) is slow.
+  const deadline = Date.now() + 180_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the API exited at start-up (${child.exitCode}):\n${output}`);
     const ok = await get(port, '/healthz').then(
@@ -96,7 +97,7 @@ export async function startApi(
     if (ok) break;
     if (Date.now() > deadline) {
       child.kill('SIGTERM');
-      throw new Error(`the API did not answer /healthz within 60 s:\n${output}`);
+      throw new Error(`the API did not answer /healthz within 180 s:\n${output}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -138,6 +139,8 @@ function get(port: number, path: string): Promise<number> {
 export interface LoadResult {
   requests: number;
   errors: number;
+  /** Answers of 500 and above, and requests that got no answer at all (part of `errors`). */
+  serverErrors: number;
   seconds: number;
   /** Per-request latency, ms. */
   latencies: number[];
@@ -150,25 +153,46 @@ export interface LoadResult {
 
 /**
  * The load generator: `connections` keep-alive loops, each sending its next request when the
- * previous response has been read in full, for `seconds`. A request counts when it answered 200.
+ * previous response has been read in full, for `seconds`. A request counts when it answered
+ * `expect` (200 unless told). With `body`, requests are POSTs of that JSON (`connection` says which
+ * loop sends it, so each loop can write to its own session).
  */
 export async function runLoad(options: {
   server: ApiServer;
-  path: (i: number) => string;
+  path: (i: number, connection: number) => string;
   headers?: Record<string, string>;
+  body?: (i: number, connection: number) => string;
+  expect?: number;
   connections: number;
   seconds: number;
 }): Promise<LoadResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections });
   const latencies: number[] = [];
+  const expect = options.expect ?? 200;
   let requests = 0;
   let errors = 0;
+  let serverErrors = 0;
   let bytes = 0;
   let next = 0;
-  const once = (path: string) =>
+  const once = (path: string, body: string | undefined) =>
     new Promise<number>((resolve, reject) => {
-      const request = http.get(
-        { host: '127.0.0.1', port: options.server.port, path, agent, headers: options.headers },
+      const headers =
+        body === undefined
+          ? options.headers
+          : {
+              ...options.headers,
+              'content-type': 'application/json',
+              'content-length': String(Buffer.byteLength(body)),
+            };
+      const request = http.request(
+        {
+          host: '127.0.0.1',
+          port: options.server.port,
+          path,
+          agent,
+          headers,
+          method: body === undefined ? 'GET' : 'POST',
+        },
         (response) => {
           response.on('data', (chunk: Buffer) => {
             bytes += chunk.length;
@@ -178,20 +202,23 @@ export async function runLoad(options: {
         },
       );
       request.on('error', reject);
+      request.end(body);
     });
   const cpuBefore = process.cpuUsage();
   const serverBefore = options.server.cpuSeconds();
   const started = nowNs();
   const end = Date.now() + options.seconds * 1000;
-  const loop = async () => {
+  const loop = async (_: unknown, connection: number) => {
     while (Date.now() < end) {
+      const i = next++;
       const start = nowNs();
-      const status = await once(options.path(next++)).catch(() => 0);
-      if (status === 200) {
+      const status = await once(options.path(i, connection), options.body?.(i, connection)).catch(() => 0);
+      if (status === expect) {
         requests++;
         latencies.push(msSince(start));
       } else {
         errors++;
+        if (status === 0 || status >= 500) serverErrors++;
       }
     }
   };
@@ -203,6 +230,7 @@ export async function runLoad(options: {
   return {
     requests,
     errors,
+    serverErrors,
     seconds,
     latencies,
     bytes,

@@ -97,3 +97,5 @@ export const fmtRatio = (ratio: number): string => `${ratio.toFixed(2)}×`;
 export const fmtPct = (fraction: number): string => `${(fraction * 100).toFixed(0)} %`;
 export const fmtCount = (n: number): string => n.toLocaleString('en-US');
 export const fmtSigned = (fraction: number): string => `${fraction >= 0 ? '+' : ''}${(fraction * 100).toFixed(0)} %`;
+/** A share with one decimal (small shares such as “calls over 5 ms”). */
+export const fmtPct1 = (fraction: number): string => `${(fraction * 100).toFixed(1)} %`;

@@ -161,7 +161,8 @@ describe('account and administration in a browser', () => {
     await signIn(page, stack, '/settings/account');
     const response = await page.goto(url('/sessions/no-such-session'));
     expect(response?.status()).toBe(404);
-    expect(await page.title()).toBe('Session not found · Statehouse');
+    // Next streams a page's metadata after its shell: the title arrives with the page, not before it.
+    await expect.poll(() => page.title(), { timeout: 15_000 }).toBe('Session not found · Statehouse');
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Session not found');
     expect((await page.goto(url('/profiles/no-such-profile')))?.status()).toBe(404);
     expect((await page.goto(url('/no/such/page')))?.status()).toBe(404);
@@ -178,13 +179,18 @@ describe('account and administration in a browser', () => {
     await form.getByLabel('New password', { exact: true }).fill(NEW_ADMIN_PASSWORD);
     await form.getByLabel('Repeat the new password').fill(NEW_ADMIN_PASSWORD);
     await form.getByRole('button', { name: 'Change password' }).click();
-    await expect.poll(() => form.locator('.action-result').textContent()).toContain('The current password is wrong');
+    await expect
+      .poll(() => form.locator('.action-result').textContent(), { timeout: 15_000 })
+      .toContain('The current password is wrong');
 
     await form.getByLabel('Current password').fill(ADMIN_PASSWORD);
     await form.getByLabel('New password', { exact: true }).fill(NEW_ADMIN_PASSWORD);
     await form.getByLabel('Repeat the new password').fill(NEW_ADMIN_PASSWORD);
     await form.getByRole('button', { name: 'Change password' }).click();
-    await expect.poll(() => page.locator('.action-result').textContent()).toContain('Password changed');
+    // Hashing twice, then the page re-rendered (the other browsers' sessions end): slow on a loaded machine.
+    await expect
+      .poll(() => page.locator('.action-result').textContent(), { timeout: 15_000 })
+      .toContain('Password changed');
     await screenshot(page, 'account');
 
     await logOut();

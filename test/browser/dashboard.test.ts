@@ -111,6 +111,8 @@ describe('dashboard in a browser', () => {
     await screenshot('sessions-all-profiles');
     await page.goto(`${stack.webUrl}/sessions`);
     await page.getByLabel('Profile').selectOption('support');
+    // The switcher navigates on an explicit submit only (arrow keys must not leave the page).
+    await page.getByRole('button', { name: 'Show', exact: true }).click();
     await page.waitForURL((url) => url.searchParams.get('profile') === 'support');
     await page.getByLabel('Source').selectOption('discord');
     await page.getByRole('button', { name: 'Apply filters' }).click();
@@ -275,7 +277,9 @@ describe('dashboard in a browser', () => {
     const counts = await groups.getByTestId('hit-group-count').allTextContents();
     const counted = counts.reduce((sum, text) => sum + Number.parseInt(text, 10), 0);
     expect(counted).toBe(await hits.count());
-    expect(await page.getByTestId('search-summary').textContent()).toMatch(/^\d+\+? results? for “会议”/);
+    expect(await page.getByTestId('search-summary').textContent()).toMatch(
+      /^\d+\+? matching messages?( and \d+ matching titles?)? for “会议”/,
+    );
     expect(await hits.first().locator('mark').first().textContent()).toBe('会议');
     await screenshot('search');
 
@@ -296,7 +300,7 @@ describe('dashboard in a browser', () => {
       total: { count: number; exact: boolean };
     };
     await page.goto(`${stack.webUrl}/search?q=results`);
-    const expected = `${answer.total.count}${answer.total.exact ? '' : '+'} result`;
+    const expected = `${answer.total.count}${answer.total.exact ? '' : '+'} matching message`;
     await expect.poll(() => page.getByTestId('search-summary').textContent()).toContain(expected);
     await page.goto(`${stack.webUrl}/search?q=results&role=tool`);
     const tool = page.locator('.hit pre.hit__snippet--tool');

@@ -144,6 +144,35 @@ describe('the Import page', () => {
     expect(await axeViolations(page)).toEqual([]);
   });
 
+  it('"Replace" never runs unseen: a dry run previews what it would replace, and only a confirmation imports', async () => {
+    await page.goto(`${stack.webUrl}/admin/import`);
+    const runsBefore = await page.getByRole('region', { name: 'Recent imports' }).getByRole('row').count();
+    await page.getByLabel('Hermes state.db', { exact: true }).setInputFiles(join(fixtures, 'state.db'));
+    await page.getByLabel('Profile for sessions without one').fill('gamma');
+    await page.getByLabel('When a session id exists here').selectOption('replace');
+    await page.getByRole('button', { name: 'Upload and import' }).click();
+    // Before: the import ran at once. Now the page stays, with the dry run's counts and a choice.
+    const summary = page.getByTestId('replace-summary');
+    await summary.waitFor({ timeout: 30_000 });
+    expect(await summary.textContent()).toMatch(
+      /^Importing state\.db would replace \d+ existing sessions?, create \d+ sessions? and update \d+ sessions?\./,
+    );
+    expect(new URL(page.url()).searchParams.has('run')).toBe(false);
+    expect(await axeViolations(page)).toEqual([]);
+    // Cancel writes nothing and brings the form back.
+    await page.getByRole('button', { name: 'Cancel', exact: true }).click();
+    await page.getByRole('button', { name: 'Upload and import' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Upload and import' }).isEnabled()).toBe(true);
+    // Confirming imports for real (the preview's dry run is listed as one).
+    await page.getByRole('button', { name: 'Upload and import' }).click();
+    await summary.waitFor({ timeout: 30_000 });
+    await page.getByRole('button', { name: /^(Replace \d+ sessions? and import|Import)$/ }).click();
+    await page.waitForURL((url) => url.searchParams.has('run'), { timeout: 30_000 });
+    await page.getByTestId('import-state').filter({ hasText: 'Finished' }).waitFor({ timeout: 30_000 });
+    const runs = await page.getByRole('region', { name: 'Recent imports' }).getByRole('row').count();
+    expect(runs).toBe(runsBefore + 3);
+  });
+
   it('ran every page under the dashboard CSP without a violation', () => {
     expect(browser.cspViolations).toEqual([]);
   });

@@ -311,6 +311,8 @@ describe('lineage, deletion and profiles in a browser', () => {
     // The sessions list, filtered by the new profile (through the header's switcher).
     await page.goto(url('/sessions'));
     await page.getByLabel('Profile').selectOption('helpdesk');
+    // The switcher navigates on an explicit submit only (arrow keys must not leave the page).
+    await page.getByRole('button', { name: 'Show', exact: true }).click();
     await page.waitForURL((current) => current.searchParams.get('profile') === 'helpdesk');
     const rows = page.getByRole('list', { name: 'Sessions' }).locator('.session-row__id');
     await expect.poll(() => rows.count()).toBeGreaterThan(5);
@@ -320,6 +322,8 @@ describe('lineage, deletion and profiles in a browser', () => {
     await page.getByRole('link', { name: 'Routes', exact: true }).click();
     await page.waitForURL(onPath('/routes'));
     await page.getByLabel('Profile').selectOption('helpdesk');
+    // The switcher navigates on an explicit submit only (arrow keys must not leave the page).
+    await page.getByRole('button', { name: 'Show', exact: true }).click();
     await page.waitForURL(
       (current) => current.pathname === '/routes' && current.searchParams.get('profile') === 'helpdesk',
     );

@@ -59,6 +59,40 @@ async function drawnBars(chart: string): Promise<number> {
   return bars.evaluateAll((paths) => paths.filter((path) => path.getBoundingClientRect().height > 0).length);
 }
 
+/** Every page of the dashboard, with real ids (one receipt of the demo data). */
+async function everyPage(): Promise<string[]> {
+  const receipts = await apiJson<{ items: { operationId: string; sequence: number }[] }>(
+    '/v1/deletion-receipts?limit=1',
+  );
+  const receipt = receipts.items[0];
+  return [
+    '/',
+    '/sessions',
+    '/sessions?view=compact&includeChildren=true',
+    '/sessions?startedFrom=2026-02-30',
+    '/sessions/demo-support-02-c2',
+    '/sessions/demo-support-02-c2?view=conversation&includeHidden=true',
+    '/sessions/demo-default-01',
+    '/sessions/no-such-session',
+    '/search?q=deploy',
+    '/search?q=rollback&role=tool',
+    '/routes',
+    '/gateways',
+    '/profiles',
+    '/profiles/support',
+    '/receipts?order=oldest',
+    `/receipts/${receipt.operationId}`,
+    `/receipts/reclaim?through=${receipt.sequence}&mode=safe`,
+    '/delete?ids=demo-default-01',
+    `/delete/done?receipt=${receipt.operationId}`,
+    '/settings/account',
+    '/admin/users',
+    '/admin/tokens',
+    '/admin/import',
+    '/no-such-page',
+  ];
+}
+
 describe('overview, receipts and every page in a browser', () => {
   beforeAll(async () => {
     mkdirSync(SCREENSHOT_DIR, { recursive: true });
@@ -129,6 +163,8 @@ describe('overview, receipts and every page in a browser', () => {
     await page.getByRole('link', { name: '7 days' }).click();
     await page.waitForURL((current) => current.searchParams.get('period') === '7d');
     await page.getByLabel('Profile').selectOption('support');
+    // The switcher navigates on an explicit submit only (arrow keys must not leave the page).
+    await page.getByRole('button', { name: 'Show', exact: true }).click();
     await page.waitForURL((current) => current.searchParams.get('profile') === 'support');
     expect(new URL(page.url()).searchParams.get('period')).toBe('7d');
     const end = Math.floor(Date.now() / DAY_MS) * DAY_MS + DAY_MS;
@@ -174,36 +210,9 @@ describe('overview, receipts and every page in a browser', () => {
     expect(range).toEqual(['“Started until” must be after “Started from”.']);
   });
 
+  // Two schemes on every page (24 of them): minutes on a loaded two-core machine.
   it('every page passes axe-core (WCAG 2 A and AA) in light and dark', async () => {
-    const receipts = await apiJson<{ items: { operationId: string; sequence: number }[] }>(
-      '/v1/deletion-receipts?limit=1',
-    );
-    const receipt = receipts.items[0];
-    const pages = [
-      '/sessions',
-      '/sessions?view=compact&includeChildren=true',
-      '/sessions?startedFrom=2026-02-30',
-      '/sessions/demo-support-02-c2',
-      '/sessions/demo-support-02-c2?view=conversation&includeHidden=true',
-      '/sessions/demo-default-01',
-      '/sessions/no-such-session',
-      '/search?q=deploy',
-      '/search?q=rollback&role=tool',
-      '/routes',
-      '/gateways',
-      '/profiles',
-      '/profiles/support',
-      '/receipts?order=oldest',
-      `/receipts/${receipt.operationId}`,
-      `/receipts/reclaim?through=${receipt.sequence}&mode=safe`,
-      '/delete?ids=demo-default-01',
-      `/delete/done?receipt=${receipt.operationId}&deleted=1`,
-      '/settings/account',
-      '/admin/users',
-      '/admin/tokens',
-      '/admin/import',
-      '/no-such-page',
-    ];
+    const pages = await everyPage();
     const failures: string[] = [];
     for (const path of pages) {
       await page.goto(url(path));
@@ -211,5 +220,95 @@ describe('overview, receipts and every page in a browser', () => {
       failures.push(...(await accessibilityProblems(page)).map((problem) => `${path} ${problem}`));
     }
     expect(failures).toEqual([]);
-  });
+  }, 300_000);
+
+  it('fits every page into a 375 px wide phone: nothing overflows the page, every control can be reached', async () => {
+    if (new URL(page.url()).pathname === '/login' || page.url() === 'about:blank') await signIn(page, stack, '/');
+    // A conversation with a long unbroken title and CJK text, the kind that pushes a layout wide.
+    const longTitle = `${'会議の議事録とデプロイ計画'.repeat(3)}-${'x'.repeat(60)}`; // 100, the most a title may have
+    const created = await api('/v1/sessions', {
+      method: 'POST',
+      body: JSON.stringify({
+        id: `wide-${'y'.repeat(60)}`,
+        profile: 'default',
+        source: 'cli',
+        title: longTitle,
+        messages: [
+          { role: 'user', content: `${'東京'.repeat(80)} ${'https://example.com/'.padEnd(240, 'z')}` },
+          {
+            role: 'assistant',
+            content: `\`\`\`\n${'w'.repeat(300)}\n\`\`\`\n\n| a | b |\n| - | - |\n| ${'q'.repeat(200)} | 1 |`,
+          },
+        ],
+      }),
+    });
+    expect(created.status).toBe(201);
+    const viewport = page.viewportSize();
+    await page.setViewportSize({ width: 375, height: 812 });
+    const failures: string[] = [];
+    try {
+      for (const path of [
+        ...(await everyPage()),
+        `/sessions/wide-${'y'.repeat(60)}`,
+        '/sessions?q=%E4%BC%9A%E8%AD%B0',
+        '/search?q=%E6%9D%B1%E4%BA%AC',
+      ]) {
+        await page.goto(url(path));
+        await page.waitForLoadState('networkidle');
+        failures.push(
+          ...(
+            await page.evaluate(() => {
+              const width = document.documentElement.clientWidth;
+              const found: string[] = [];
+              /** The innermost elements reaching past the right edge, to name what to fix. */
+              const widest = () =>
+                [...document.body.querySelectorAll('*')]
+                  .filter((element) => element.getBoundingClientRect().right > width + 1)
+                  .filter(
+                    (element) =>
+                      ![...element.children].some((child) => child.getBoundingClientRect().right > width + 1),
+                  )
+                  .slice(0, 3)
+                  .map((element) => `${element.tagName.toLowerCase()}.${[...element.classList].join('.')}`)
+                  .join(', ');
+              if (document.documentElement.scrollWidth > width + 1) {
+                found.push(
+                  `the page scrolls sideways (${document.documentElement.scrollWidth} px wide; past the edge: ${widest()})`,
+                );
+              }
+              /**
+               * Inside a box that scrolls sideways itself (a wide table, code), a control is reached by
+               * scrolling it. Not so in navigation: sections hidden past the edge of a scrolling strip
+               * are ones a person does not know exist.
+               */
+              const scrolledInto = (element: Element) => {
+                if (element.closest('nav')) return false;
+                for (let node = element.parentElement; node; node = node.parentElement) {
+                  const style = getComputedStyle(node);
+                  if (/(auto|scroll)/.test(style.overflowX) && node.scrollWidth > node.clientWidth) return true;
+                }
+                return false;
+              };
+              const controls = document.querySelectorAll('a[href], button, input, select, textarea, summary');
+              for (const control of controls) {
+                const box = control.getBoundingClientRect();
+                if (box.width === 0 || box.height === 0) continue;
+                if (getComputedStyle(control).visibility === 'hidden') continue;
+                if ((box.left < -1 || box.right > width + 1) && !scrolledInto(control)) {
+                  const name = (control.getAttribute('aria-label') ?? control.textContent ?? '').trim().slice(0, 40);
+                  found.push(
+                    `${control.tagName.toLowerCase()} “${name}” is cut off (${Math.round(box.left)}–${Math.round(box.right)} px)`,
+                  );
+                }
+              }
+              return found;
+            })
+          ).map((problem) => `${path}: ${problem}`),
+        );
+      }
+    } finally {
+      if (viewport) await page.setViewportSize(viewport);
+    }
+    expect(failures).toEqual([]);
+  }, 300_000);
 });

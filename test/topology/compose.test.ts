@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { load, YAML11_SCHEMA } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../browser/support/stack.js';
-import { COMPOSE_FILE, readCompose } from './support/compose.js';
+import { COMPOSE_FILE, interpolate, readCompose } from './support/compose.js';
 
 /**
  * docker-compose.yml is checked by a real compose parser (Debian's docker-compose, which needs no
@@ -64,5 +64,22 @@ describe.skipIf(!composeAvailable && !process.env.CI)('docker-compose.yml', () =
         expect(reader, `${variable} read by the ${name === 'web' ? 'dashboard' : 'API'}`).toContain(variable);
       }
     }
+  });
+});
+
+describe('docker-compose.yml secrets', () => {
+  it('ships no fixed admin password: unset, the API generates one on first start and prints it once', () => {
+    const text = readFileSync(COMPOSE_FILE, 'utf8');
+    expect(text).not.toMatch(/change-me/i);
+    for (const name of ['api', 'api-2', 'api-3']) {
+      // Compose's own reading with the variable unset: empty, which the API treats as "generate".
+      expect(readCompose(text).services[name].environment.STATEHOUSE_ADMIN_PASSWORD, name).toBe('');
+    }
+    expect(text).toMatch(/STATEHOUSE_ADMIN_PASSWORD: \$\{STATEHOUSE_ADMIN_PASSWORD(:-)?\}/);
+    // And the operator's value, when set, is what the API gets.
+    expect(interpolate(`\${STATEHOUSE_ADMIN_PASSWORD:-}`, { STATEHOUSE_ADMIN_PASSWORD: 'chosen' })).toBe('chosen');
+    const operations = readFileSync(join(REPO_ROOT, 'docs/operations.md'), 'utf8');
+    expect(operations).toContain('`docker-compose.yml` ships no password');
+    expect(operations).toContain('`docker compose logs api`');
   });
 });

@@ -4,9 +4,8 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { type AppDependencies, AppModule } from './app.module.js';
 import { answerMalformedRequests } from './common/client-error.js';
 import { ProblemDetailsFilter } from './common/problem-details.filter.js';
-import { refuseNulInUrl, wellFormedJson } from './common/request-hygiene.js';
-import { requestIdMiddleware } from './common/request-id.middleware.js';
-import { noStore, securityHeaders } from './common/security-headers.js';
+import { wellFormedJson } from './common/request-hygiene.js';
+import { requestPreamble } from './common/security-headers.js';
 import { mountOpenApi } from './openapi/openapi.js';
 import { QuietLogger } from './quiet-logger.js';
 
@@ -27,10 +26,8 @@ export async function createApp(
   // X-Forwarded-* are believed from these peers only (the dashboard, a reverse proxy): the
   // client address drives login limits and the forwarded host the same-origin check.
   app.set('trust proxy', dependencies.config.trustedProxies.length > 0 ? dependencies.config.trustedProxies : false);
-  app.use(requestIdMiddleware);
-  app.use(securityHeaders({ https: dependencies.config.secureCookies }));
-  app.use(noStore);
-  app.use(refuseNulInUrl);
+  // Request id, security headers, no-store, the NUL check of the URL: one middleware.
+  app.use(requestPreamble({ https: dependencies.config.secureCookies }));
   app.useBodyParser('json', {
     limit: BODY_LIMIT,
     type: ['application/json', 'application/*+json'],

@@ -106,6 +106,54 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect((await api.http().get('/v1/auth/sessions').set(admin)).status).toBe(403);
     });
 
+    it('changing the password signs out the other dashboard sessions and keeps this one; end-others does it on demand', async () => {
+      await createUser('jon', 'member');
+      const laptop = await signIn('jon', 'Laptop Browser');
+      const phone = await signIn('jon', 'Phone Browser');
+      const changed = await api
+        .http()
+        .post('/v1/auth/password')
+        .set('Cookie', laptop)
+        .set('Sec-Fetch-Site', 'same-origin')
+        .send({ currentPassword: PASSWORD, newPassword: 'a brand new secret' });
+      expect(changed.status).toBe(204);
+      // Before: the phone (perhaps whoever knew the old password) stayed signed in.
+      expect((await api.http().get('/v1/auth/me').set('Cookie', phone)).status).toBe(401);
+      expect((await api.http().get('/v1/auth/me').set('Cookie', laptop)).status).toBe(200);
+      expect((await api.http().get('/v1/auth/sessions').set('Cookie', laptop)).body).toHaveLength(1);
+
+      // "Sign out everywhere else" on demand.
+      const login = (userAgent: string) =>
+        api
+          .http()
+          .post('/v1/auth/login')
+          .set('User-Agent', userAgent)
+          .send({ username: 'jon', password: 'a brand new secret' });
+      const tablet = String((await login('Tablet')).headers['set-cookie']).split(';')[0];
+      const desktop = String((await login('Desktop')).headers['set-cookie']).split(';')[0];
+      const others = await api
+        .http()
+        .post('/v1/auth/sessions/end-others')
+        .set('Cookie', tablet)
+        .set('Sec-Fetch-Site', 'same-origin');
+      expect(others.status).toBe(200);
+      expect(others.body).toEqual({ ended: 2 });
+      expect((await api.http().get('/v1/auth/me').set('Cookie', tablet)).status).toBe(200);
+      expect((await api.http().get('/v1/auth/me').set('Cookie', desktop)).status).toBe(401);
+      expect((await api.http().get('/v1/auth/me').set('Cookie', laptop)).status).toBe(401);
+      // Cross-site it is refused like every cookie-authenticated mutation; a token has no sessions.
+      expect(
+        (
+          await api
+            .http()
+            .post('/v1/auth/sessions/end-others')
+            .set('Cookie', tablet)
+            .set('Sec-Fetch-Site', 'cross-site')
+        ).status,
+      ).toBe(403);
+      expect((await api.http().post('/v1/auth/sessions/end-others').set(admin)).status).toBe(403);
+    });
+
     it('disables a user: their sessions end at once, they cannot sign in, and the list shows it', async () => {
       const hal = await createUser('hal', 'member', ['alpha', 'beta']);
       const cookie = await signIn('hal');

@@ -94,6 +94,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
         signal: abort.signal,
       });
       expect(stream.headers.get('content-type')).toMatch(/text\/event-stream/);
+      expect(stream.headers.get('cache-control')).toBe('no-cache, no-transform');
       const events = sseEvents(stream);
       const seen: string[] = [];
       let second: { operationId: string } | undefined;

@@ -92,11 +92,41 @@ for (const { dialect, available } of TEST_DIALECTS) {
           res.on('end', () => done(null, text));
         });
       expect(events.headers['content-type']).toMatch(/text\/event-stream/);
+      // As docs/api.md says for every event stream: not stored, not transformed by a proxy.
+      expect(events.headers['cache-control']).toBe('no-cache, no-transform');
+      expect(readFileSync(join(import.meta.dirname, '../../../docs/api.md'), 'utf8')).toContain(
+        '`Cache-Control: no-cache, no-transform`',
+      );
       const text = events.body as string;
       const done = text.split('\n\n').find((block) => block.startsWith('event: done'));
       expect(done).toBeDefined();
       const job = JSON.parse(done!.split('\ndata: ')[1]);
       expect(job).toMatchObject({ state: 'succeeded', report: { sessions: { created: 0, skipped: 18 } } });
+    });
+
+    it('an Idempotency-Key covers the uploaded file: the same file replays, another file is a 422', async () => {
+      const keyed = (body: Buffer, key: string) => upload(api, body).set('Idempotency-Key', key);
+      const runs = async () =>
+        (await api.http().get('/v1/imports?limit=50').set(bearer(api.adminToken))).body.items.length;
+      const before = await runs();
+      const file = scenarioBytes();
+      const first = await keyed(file, `imp-${dialect}`);
+      expect(first.status).toBe(202);
+      await waitFinished(api, first.body.id);
+      const again = await keyed(file, `imp-${dialect}`);
+      expect(again.status).toBe(202);
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(again.body).toEqual(first.body);
+      expect(again.headers.location).toBe(`/v1/imports/${first.body.id}`);
+      // The same query and headers with another file: a different request under the same key.
+      const other = Buffer.from(scenarioBytes(21));
+      expect(other.equals(file)).toBe(false);
+      const clash = await keyed(other, `imp-${dialect}`);
+      expect(clash.status).toBe(422);
+      expect(clash.body.code).toBe('idempotency_conflict');
+      // Neither the replay nor the refusal started a run, or left an upload behind.
+      expect(await runs()).toBe(before + 1);
+      expect(readdirSync(uploads)).toEqual([]);
     });
 
     it('a dry run writes nothing and reports what would happen', async () => {

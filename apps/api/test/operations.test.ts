@@ -42,6 +42,9 @@ describe('operations', () => {
       'statehouse_http_requests_total{method="GET",route="/v1/sessions/:id",status="404"}',
     );
     expect(metrics.text).toContain('statehouse_http_request_duration_seconds_bucket');
+    // The SQLite WAL checkpointer's failures are counted (they were swallowed).
+    expect(metrics.text).toContain('statehouse_sqlite_checkpoint_failures_total 0');
+    expect(metrics.text).toContain('statehouse_sqlite_checkpoint_failing 0');
   });
 
   it('answers unknown routes with a problem document and echoes request ids', async () => {

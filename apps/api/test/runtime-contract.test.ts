@@ -182,6 +182,26 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(unregistered.status).toBe(400);
     });
 
+    it('a heartbeat whose startedAt is outside 1970..9999 is a validation problem (400), never a 500', async () => {
+      const beat = (startedAt: unknown) =>
+        api
+          .http()
+          .put('/v1/gateways/gw-far/heartbeat')
+          .set(admin)
+          .send({ profile: 'rt', host: 'box', pid: 1, startedAt });
+      // Year 300000 as epoch ms: past the JS date range (formatting it threw a RangeError → 500).
+      const far = Date.UTC(300_000, 0, 1);
+      for (const startedAt of [far, 8.64e15 + 1, '+300000-01-01T00:00:00.000Z', '10000-01-01T00:00:00Z', -1, 'soon']) {
+        const response = await beat(startedAt);
+        expect(response.status, String(startedAt)).toBe(400);
+        expect(response.body.code, String(startedAt)).toBe('validation_failed');
+      }
+      expect((await api.http().get('/v1/gateways/gw-far').set(admin)).status).toBe(404);
+      const edge = await beat(Date.UTC(9999, 11, 31));
+      expect(edge.status).toBe(200);
+      expect(edge.body.startedAt).toBe('9999-12-31T00:00:00.000Z');
+    });
+
     it('lists pending handoffs as a cheap probe', async () => {
       await create('hand-1');
       await api.http().post('/v1/sessions/hand-1/handoff').set(admin).send({ platform: 'desktop' }).expect(200);

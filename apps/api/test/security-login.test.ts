@@ -132,6 +132,19 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect((await login('victim', 'guess 7', '203.0.113.50')).status).toBe(429);
     });
 
+    it("a sprayer's own successful sign-in does not clear its address's failures against other accounts", async () => {
+      await createUser('spray-own');
+      const address = '198.18.5.5';
+      for (let index = 0; index < ADDRESS_FREE_FAILURES - 1; index++) {
+        expect((await login(`spray-victim-${index}`, 'Winter2026!', address)).status).toBe(401);
+      }
+      // The attacker signs in to an account of its own from the spraying address…
+      expect((await login('spray-own', PASSWORD, address)).status).toBe(204);
+      // …and its budget is still the one it spent: one free failure left, then the limit.
+      expect((await login('spray-victim-last', 'Winter2026!', address)).status).toBe(401);
+      expect((await login('spray-victim-more', 'Winter2026!', address)).status).toBe(429);
+    });
+
     it('throttles the current-password check of a password change like a login (a stolen session is no oracle)', async () => {
       const cookie = await signedIn('pairs-pw');
       const statusesSeen: number[] = [];

@@ -8,7 +8,13 @@ type Row = {
   conversationStartedAt: string;
   inputTokens: number;
   estimatedCostUsd: number;
-  conversationUsage: { segments: number; inputTokens: number; totalTokens: number; estimatedCostUsd: number };
+  conversationUsage: {
+    segments: number;
+    messageCount: number;
+    inputTokens: number;
+    totalTokens: number;
+    estimatedCostUsd: number;
+  };
 };
 
 for (const { dialect, available } of TEST_DIALECTS) {
@@ -100,6 +106,10 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(tip.durationMs).toBeGreaterThanOrEqual(0);
       const root = await api.http().get('/v1/sessions/chain-root').set(admin);
       expect(tip.conversationStartedAt).toBe(root.body.startedAt);
+      // The row's message count is the whole conversation's too, like its tokens and duration
+      // (before, only the tip segment's messages sat beside the chain's tokens).
+      expect(tip.conversationUsage.messageCount).toBe(root.body.messageCount + tip.messageCount);
+      expect(tip.conversationUsage.messageCount).toBeGreaterThan(tip.messageCount);
     });
 
     it('filters by model, user, source and time ranges; an inverted range is a 400', async () => {

@@ -32,16 +32,18 @@ export function backFrom(searchParams: RawSearchParams): string {
   return safeNextPath(firstParam(searchParams.back), '/sessions');
 }
 
-/** The result page of a deletion: receipts by operation id, skipped ids with reasons ("reason:id"). */
+/**
+ * The result page of a deletion: receipts by operation id, skipped ids with reasons ("reason:id").
+ * How many sessions went is read from the receipts themselves, never from the URL (anyone can edit
+ * a link, and the page must not claim a deletion the receipts do not prove).
+ */
 export function deletionDoneHref(result: {
   receipts: string[];
-  deleted: number;
   skipped: { id: string; reason: string }[];
   back: string;
 }): string {
   const params = new URLSearchParams();
   for (const receipt of result.receipts) params.append('receipt', receipt);
-  params.set('deleted', String(result.deleted));
   for (const skip of result.skipped) params.append('skipped', `${skip.reason}:${skip.id}`);
   params.set('back', result.back);
   return `/delete/done?${params.toString()}`;

@@ -47,7 +47,7 @@ export function isActive(item: NavItem, pathname: string): boolean {
 export const PROFILE_SWITCH_KEEPS: Record<string, readonly string[]> = {
   '/': ['period'],
   '/sessions': [...SESSION_FILTER_KEYS, ...SESSION_VIEW_KEYS],
-  '/search': ['q', 'role', 'mode', 'source', 'from', 'to'],
+  '/search': ['q', 'role', 'mode', 'source', 'from', 'to', 'tz'],
   '/routes': ['limit'],
   '/gateways': ['limit'],
   '/receipts': ['order', 'intent', 'origin', 'limit'],

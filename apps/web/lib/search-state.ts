@@ -1,16 +1,17 @@
-import { type SearchHit, type SearchQuery, SearchQuerySchema } from '@statehouse/contracts';
-import { inclusiveEnd } from './dates';
+import { type SearchHit, type SearchQuery, SearchQuerySchema, type SearchResponse } from '@statehouse/contracts';
+import { dayStart, inclusiveEnd } from './dates';
+import { formatBounded, plural } from './format';
 import { listState, type QueryState } from './params';
 
-/** The search page's URL: the query, its filters (dates included) and the cursor. */
-export const SEARCH_KEYS = ['q', 'profile', 'source', 'role', 'mode', 'from', 'to', 'cursor'] as const;
+/** The search page's URL: the query, its filters (dates included, with the zone they are days of) and the cursor. */
+export const SEARCH_KEYS = ['q', 'profile', 'source', 'role', 'mode', 'from', 'to', 'tz', 'cursor'] as const;
 export type SearchKey = (typeof SEARCH_KEYS)[number];
 export type SearchRaw = Partial<Record<SearchKey, string>>;
 export type SearchState = QueryState<SearchKey, SearchQuery>;
 
 const search = listState('/search', SEARCH_KEYS, SearchQuerySchema, {
   labels: { q: 'Search for', source: 'Source', role: 'Role', mode: 'Match', from: 'From', to: 'Until', cursor: 'Page' },
-  prepare: (raw) => ({ ...raw, to: inclusiveEnd(raw.to) }),
+  prepare: (raw) => ({ ...raw, from: dayStart(raw.from, raw.tz), to: inclusiveEnd(raw.to, raw.tz) }),
 });
 export const parseSearchState = search.parse;
 export const searchHref = search.href;
@@ -34,4 +35,22 @@ export function groupHits(hits: SearchHit[]): HitGroup[] {
     group.hits.push(hit);
   }
   return [...groups.values()];
+}
+
+/**
+ * The words above a page of hits. The API's `total` counts matching messages only; title hits
+ * (sessions whose title matches, shown first on the first page) are not messages. So the two are
+ * named apart — "3 matching messages and 2 matching titles" — and the numbers always add up to
+ * what the list shows when everything fits on one page (before, a title-only match read
+ * "0 results" above a visible hit).
+ */
+export function searchSummary(response: SearchResponse, q: string, paged: boolean): string {
+  const titles = response.items.filter((hit) => hit.matchedIn === 'title').length;
+  const messages = `${formatBounded(response.total)} matching ${response.total.count === 1 && response.total.exact ? 'message' : 'messages'}`;
+  const titlePart = titles > 0 ? ` and ${plural(titles, 'matching title')}` : '';
+  const shownMessages = response.items.length - titles;
+  const onPage = paged
+    ? ` (${plural(shownMessages, 'message')}${titles > 0 ? ` and ${plural(titles, 'title')}` : ''} on this page)`
+    : '';
+  return `${messages}${titlePart} for “${q}”${onPage}`;
 }

@@ -26,9 +26,26 @@ export function sessionStatus(session: Pick<Session, 'endedAt' | 'endReason'>): 
  * Why a row is more than a standalone conversation: a compression chain shown at its tip, or a
  * typed edge to a parent (branch, reset, delegate).
  */
-export function lineageHint(item: Pick<SessionListItem, 'id' | 'rootId' | 'lineageKind' | 'parentSessionId'>) {
-  if (item.rootId !== item.id) return `Compressed conversation, started as ${item.rootId}`;
+export function lineageHint(
+  item: Pick<SessionListItem, 'id' | 'rootId' | 'lineageKind' | 'parentSessionId'> & {
+    conversationUsage?: Pick<SessionListItem['conversationUsage'], 'segments'>;
+  },
+) {
+  if (item.rootId !== item.id) {
+    const segments = item.conversationUsage?.segments ?? 0;
+    // The row's figures (messages, tokens, cost, duration) cover every segment: say so.
+    return `Compressed conversation${segments > 1 ? ` of ${segments} segments` : ''}, started as ${item.rootId}; figures cover all of it`;
+  }
   if (item.lineageKind && item.parentSessionId) return `${humanize(item.lineageKind)} of ${item.parentSessionId}`;
   if (item.lineageKind) return humanize(item.lineageKind);
   return null;
+}
+
+/**
+ * Messages of the whole conversation, the scope of every other figure on a list row (tokens, cost,
+ * duration); the row's own `messageCount` is its tip segment's only. An API without the field
+ * (upgraded after the dashboard) falls back to the tip's.
+ */
+export function conversationMessages(item: Pick<SessionListItem, 'messageCount' | 'conversationUsage'>): number {
+  return item.conversationUsage?.messageCount ?? item.messageCount;
 }

@@ -16,8 +16,11 @@ export const SESSION_FILTER_KEYS = [
   'includeChildren',
 ] as const;
 
-/** Kept with the filters when the profile changes: the order, page size and layout (not the cursor). */
-export const SESSION_VIEW_KEYS = ['order', 'limit', 'view'] as const;
+/**
+ * Kept with the filters when the profile changes: the order, page size, layout and the time zone
+ * the date filters are days of (not the cursor).
+ */
+export const SESSION_VIEW_KEYS = ['order', 'limit', 'view', 'tz'] as const;
 
 /** Everything the sessions list shows is in its URL. */
 export const SESSION_LIST_KEYS = ['profile', ...SESSION_FILTER_KEYS, ...SESSION_VIEW_KEYS, 'cursor'] as const;

@@ -1,5 +1,5 @@
 import { type ListSessionsQuery, ListSessionsQuerySchema } from '@statehouse/contracts';
-import { inclusiveEnd } from './dates';
+import { dayStart, inclusiveEnd } from './dates';
 import { listState, type QueryState } from './params';
 import { SESSION_LIST_KEYS } from './session-list-keys';
 
@@ -23,7 +23,11 @@ const sessionList = listState('/sessions', SESSION_LIST_KEYS, ListSessionsQueryS
     limit: 'Page size',
     cursor: 'Page',
   },
-  prepare: (raw) => ({ ...raw, startedTo: inclusiveEnd(raw.startedTo) }),
+  prepare: (raw) => ({
+    ...raw,
+    startedFrom: dayStart(raw.startedFrom, raw.tz),
+    startedTo: inclusiveEnd(raw.startedTo, raw.tz),
+  }),
 });
 export const parseSessionListState = sessionList.parse;
 export const sessionListHref = sessionList.href;

@@ -99,4 +99,10 @@ export const ChangePasswordRequestSchema = z
   .strict();
 export type ChangePasswordRequest = z.infer<typeof ChangePasswordRequestSchema>;
 
+/** What signing out every other dashboard session of the caller did. */
+export const EndOtherSessionsResponseSchema = z.object({
+  ended: z.number().int().describe('dashboard sessions signed out (the one making the request stays signed in)'),
+});
+export type EndOtherSessionsResponse = z.infer<typeof EndOtherSessionsResponseSchema>;
+
 export const SESSION_COOKIE_NAME = 'statehouse_session';

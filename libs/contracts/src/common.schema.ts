@@ -20,6 +20,32 @@ export const QueryInstantSchema = z
   })
   .describe('ISO-8601 date (midnight UTC) or date-time with a zone');
 
+/**
+ * The latest instant accepted on the wire: the end of year 9999. Every instant a client sends is
+ * within 1970..9999, which JS dates, both stores' integer columns and ISO-8601 with a four-digit
+ * year all hold (beyond ±8.64e15 ms a JS date is invalid, and formatting one throws).
+ */
+export const INSTANT_MAX_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+const withinInstantRange = (ms: number) => Number.isFinite(ms) && ms >= 0 && ms <= INSTANT_MAX_MS;
+
+/**
+ * An instant in a request body: an ISO-8601 date-time with a zone, or epoch milliseconds, between
+ * 1970 and 9999. Anything else is a validation problem (400), never a server error downstream.
+ */
+export const InstantSchema = z
+  .union(
+    [
+      z.iso.datetime({ offset: true }).refine((value) => withinInstantRange(Date.parse(value))),
+      z.number().int().min(0).max(INSTANT_MAX_MS),
+    ],
+    {
+      error:
+        'must be an ISO-8601 date-time with a zone (2026-11-30T08:00:00Z) or epoch milliseconds, between 1970 and 9999',
+    },
+  )
+  .describe('ISO-8601 date-time with a zone, or epoch milliseconds (1970 to 9999)');
+
 /** Epoch milliseconds of a valid `QueryInstantSchema` value. */
 export const instantMs = (value: string): number => Date.parse(value.length === 10 ? `${value}T00:00:00Z` : value);
 

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   CreateSessionRequestSchema,
+  GatewayHeartbeatSchema,
+  InstantSchema,
   ListSessionsQuerySchema,
   MessageInputSchema,
   PROBLEM_CODES,
@@ -12,6 +14,34 @@ import {
 } from './index.js';
 
 describe('contracts', () => {
+  it('accepts instants in 1970..9999 only, as ISO-8601 with a zone or epoch milliseconds', () => {
+    for (const ok of [
+      '2026-11-30T08:00:00Z',
+      '2026-11-30T08:00:00.123+01:00',
+      0,
+      Date.UTC(9999, 11, 31, 23, 59, 59, 999),
+    ]) {
+      expect(InstantSchema.safeParse(ok).success, String(ok)).toBe(true);
+    }
+    for (const bad of [
+      Date.UTC(300_000, 0, 1),
+      8.64e15 + 1,
+      Date.UTC(10_000, 0, 1),
+      -1,
+      1.5,
+      Number.NaN,
+      '+300000-01-01T00:00:00.000Z',
+      '2026-11-30',
+      '2026-11-30T08:00:00',
+      'tomorrow',
+    ]) {
+      expect(InstantSchema.safeParse(bad).success, String(bad)).toBe(false);
+    }
+    expect(
+      GatewayHeartbeatSchema.safeParse({ profile: 'p', host: 'h', pid: 1, startedAt: Date.UTC(300_000, 0, 1) }).success,
+    ).toBe(false);
+  });
+
   it('reads list queries from strings with defaults, and booleans as words', () => {
     expect(ListSessionsQuerySchema.parse({})).toMatchObject({
       status: 'all',

@@ -1,8 +1,13 @@
 import { z } from 'zod';
-import { CursorSchema, IdSchema, IsoDateSchema, LimitSchema, ProfileNameSchema, pageOf } from './common.schema.js';
-
-/** An instant on the wire: ISO-8601, or epoch milliseconds. */
-export const InstantSchema = z.union([IsoDateSchema, z.number().int().min(0)]);
+import {
+  CursorSchema,
+  IdSchema,
+  InstantSchema,
+  IsoDateSchema,
+  LimitSchema,
+  ProfileNameSchema,
+  pageOf,
+} from './common.schema.js';
 
 /** `PUT /v1/gateways/:id/heartbeat`: a gateway process says it is alive (docs/domain.md §10). */
 export const GatewayHeartbeatSchema = z

@@ -180,6 +180,10 @@ export type ListSessionsQuery = z.infer<typeof ListSessionsQuerySchema>;
 /** Token and cost counters of a whole conversation: every segment of its compression chain. */
 export const ConversationUsageSchema = z.object({
   segments: z.number().int().describe('sessions in the compression chain (1 when never compressed)'),
+  messageCount: z
+    .number()
+    .int()
+    .describe("messages of every segment (the row's own `messageCount` is its tip segment's only)"),
   inputTokens: z.number().int(),
   outputTokens: z.number().int(),
   cacheReadTokens: z.number().int(),

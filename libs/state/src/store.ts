@@ -5,6 +5,7 @@ import { BackupService } from './backups/backup.service.js';
 import { type ConnectOptions, connect, DEFAULT_DATABASE_URL } from './db/connect.js';
 import type { Db, Dialect } from './db/database.js';
 import { migrateToLatest } from './db/migrator.js';
+import type { CheckpointerStatus } from './db/sqlite-checkpointer.js';
 import { DeletionEngine } from './deletion/deletion.engine.js';
 import { DeletionService } from './deletion/deletion.service.js';
 import { DeliveryService } from './deliveries/delivery.service.js';
@@ -112,6 +113,8 @@ export interface StateStore {
   readonly deletionEngine: DeletionEngine;
   /** Answers when the store can serve a query (readiness). */
   ping(): Promise<void>;
+  /** SQLite: this process's WAL checkpointer — failures counted for /metrics (null on PostgreSQL). */
+  checkpoints(): CheckpointerStatus | null;
   /** Starts the read pool's threads now rather than on the first heavy read (whose deadline would pay for it). */
   warmUp(): Promise<void>;
   close(): Promise<void>;
@@ -122,7 +125,7 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
   const clock = options.clock ?? systemClock;
   const ids = options.ids ?? new UlidGenerator(clock);
   const logger = options.logger ?? consoleLogger;
-  const connection = await connect(url, options);
+  const connection = await connect(url, { ...options, logger });
   try {
     if (options.migrate !== false) await migrateToLatest(connection.db, connection.dialect);
   } catch (error) {
@@ -178,7 +181,7 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
   deletionEngine.addParticipant(deliveries);
   const runtime: RuntimeWindows = { ...DEFAULT_RUNTIME_WINDOWS, ...options.runtime };
   const handoff = new HandoffService(uow, clock, sqlDialectPort, runtime.handoffTimeoutMs);
-  const gateways = new GatewayService(db, uow, clock, sqlDialectPort, runtime, handoff, logger);
+  const gateways = new GatewayService(db, uow, clock, runtime, handoff, logger);
   const idempotency = new IdempotencyService(db, clock);
   const retention = new RetentionService(db, uow, clock, deletion, logger);
   const maintenance = new IndexMaintenanceService(db, dialect, searchIndex);
@@ -237,6 +240,7 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
     // Usage and deletion figures are heavy reads: the read pool on SQLite (a deadline, off the event loop).
     stats: new StatsService(reads, clock, sqlDialectPort),
     imports,
+    checkpoints: () => connection.sqlite?.checkpoints() ?? null,
     async ping() {
       // SQLite: on the read connection, which never queues behind this process's writes.
       if (connection.sqlite?.reader) connection.sqlite.reader.prepare('select 1').get();

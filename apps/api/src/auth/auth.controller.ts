@@ -11,6 +11,7 @@ import {
   type ChangePasswordRequest,
   ChangePasswordRequestSchema,
   DashboardSessionSchema,
+  EndOtherSessionsResponseSchema,
   IdSchema,
   type LoginRequest,
   LoginRequestSchema,
@@ -73,14 +74,32 @@ export class AuthController {
   @Post('password')
   @HttpCode(204)
   @ApiCookieAuth()
-  @ApiOperation({ summary: 'Change your own dashboard password (the current one is checked, throttled like a login)' })
+  @ApiOperation({
+    summary:
+      'Change your own dashboard password (the current one is checked, throttled like a login); your other dashboard sessions are signed out, this one stays',
+  })
   @ApiNoContentResponse()
-  changePassword(
+  async changePassword(
     @Ctx() ctx: OperationContext,
     @Body({ schema: ChangePasswordRequestSchema }) body: ChangePasswordRequest,
     @Req() request: StatehouseRequest,
-  ) {
-    return this.store.auth.changePassword(ctx, body.currentPassword, body.newPassword, request.ip ?? 'unknown');
+  ): Promise<void> {
+    await this.store.auth.changePassword(
+      ctx,
+      body.currentPassword,
+      body.newPassword,
+      request.ip ?? 'unknown',
+      readCookie(request, SESSION_COOKIE_NAME),
+    );
+  }
+
+  @Post('sessions/end-others')
+  @HttpCode(200)
+  @ApiCookieAuth()
+  @ApiOperation({ summary: 'Sign out everywhere else: end every dashboard session of yours but this one' })
+  @ApiOkResponse({ standardSchema: EndOtherSessionsResponseSchema })
+  endOtherSessions(@Ctx() ctx: OperationContext, @Req() request: StatehouseRequest) {
+    return this.store.auth.endOtherDashboardSessions(ctx, readCookie(request, SESSION_COOKIE_NAME));
   }
 
   @Get('sessions')

@@ -8,27 +8,30 @@ import { isCrossSiteBrowserRequest, isSameOriginRequest } from './same-origin.js
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+/** A route's auth metadata, read once per handler (the reflector allocates on every lookup). */
+interface RouteAuth {
+  mode: AuthMode;
+  readOnly: ReadOnlyWhen | true | undefined;
+}
+
 /**
  * Global guard: every route needs a bearer token or the dashboard cookie unless marked otherwise.
- * A cookie is an ambient credential, so a cookie-authenticated mutation — logout included — is
- * accepted only from the same origin (defence in depth behind SameSite=Strict; docs/security.md,
- * "CSRF"). Bearer tokens are never sent by a browser on its own and are unaffected.
+ * The credentials are checked by the passport strategies (bearer.strategy.ts, cookie.strategy.ts),
+ * bearer first. A cookie is an ambient credential, so a cookie-authenticated mutation — logout
+ * included — is accepted only from the same origin (defence in depth behind SameSite=Strict;
+ * docs/security.md, "CSRF"). Bearer tokens are never sent by a browser on its own and are unaffected.
  */
 @Injectable()
 export class StatehouseAuthGuard extends AuthGuard(['bearer', 'cookie']) {
+  private readonly routes = new WeakMap<object, RouteAuth>();
+
   constructor(private readonly reflector: Reflector) {
     super();
   }
 
   override async canActivate(context: ExecutionContext): Promise<boolean> {
-    const mode =
-      this.reflector.getAllAndOverride<AuthMode | undefined>(AUTH_MODE, [context.getHandler(), context.getClass()]) ??
-      'required';
+    const { mode, readOnly } = this.routeAuth(context);
     const request = context.switchToHttp().getRequest<StatehouseRequest>();
-    const readOnly = this.reflector.getAllAndOverride<ReadOnlyWhen | true | undefined>(READ_ONLY, [
-      context.getHandler(),
-      context.getClass(),
-    ]);
     const readsOnly = readOnly === true || (typeof readOnly === 'function' && readOnly(request));
     const mutation = !SAFE_METHODS.has(request.method) && !readsOnly;
     if (mode === 'public') {
@@ -57,5 +60,19 @@ export class StatehouseAuthGuard extends AuthGuard(['bearer', 'cookie']) {
     if (error) throw error;
     if (!user) throw new UnauthenticatedError();
     return user;
+  }
+
+  private routeAuth(context: ExecutionContext): RouteAuth {
+    const handler = context.getHandler();
+    let auth = this.routes.get(handler);
+    if (!auth) {
+      const targets = [handler, context.getClass()];
+      auth = {
+        mode: this.reflector.getAllAndOverride<AuthMode | undefined>(AUTH_MODE, targets) ?? 'required',
+        readOnly: this.reflector.getAllAndOverride<ReadOnlyWhen | true | undefined>(READ_ONLY, targets),
+      };
+      this.routes.set(handler, auth);
+    }
+    return auth;
   }
 }

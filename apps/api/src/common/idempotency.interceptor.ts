@@ -6,6 +6,7 @@ import {
   Inject,
   Injectable,
   type NestInterceptor,
+  SetMetadata,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { IdempotencyRaceError, type StateStore, ValidationError } from '@statehouse/state';
@@ -16,6 +17,37 @@ import { STATE_STORE } from './tokens.js';
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const HTTP_CODE_METADATA = '__httpCode__';
+const STREAMED_BODY_METADATA = 'statehouse:streamedBody';
+
+/**
+ * A handler that streams its body itself (a file upload): the fingerprint is only complete once
+ * the body has been read, so the handler settles the key with `settleStreamedIdempotency`
+ * (replay, 422 or go on) instead of this interceptor answering before the body is read.
+ */
+export const StreamedBody = () => SetMetadata(STREAMED_BODY_METADATA, true);
+
+/**
+ * Folds the streamed body's digest into the request's fingerprint and looks the key up: the
+ * stored answer when this is a retry of the same request (same key, same bytes), a 422 problem
+ * when the key was used for another request, else null (go on; the answer is recorded after).
+ */
+export async function settleStreamedIdempotency(
+  store: StateStore,
+  request: StatehouseRequest,
+  response: Response,
+  bodySha256: string,
+): Promise<{ body: unknown } | null> {
+  const claim = request.idempotency;
+  if (!claim || !request.user) return null;
+  claim.fingerprint = createHash('sha256').update(`${claim.fingerprint}\nbody-sha256:${bodySha256}`).digest('hex');
+  const found = await store.idempotency.lookup(request.user, claim.key, claim.fingerprint);
+  if (found.kind === 'new') return null;
+  // The stored answer is the record: nothing more to record for this retry.
+  claim.recorded = true;
+  response.status(found.status);
+  response.setHeader('Idempotent-Replayed', 'true');
+  return { body: found.body };
+}
 
 /** Canonical JSON (sorted keys) so the same request always has the same fingerprint. */
 export function canonicalJson(value: unknown): string {
@@ -65,12 +97,32 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const response = context.switchToHttp().getResponse<Response>();
 
     const replay = async (): Promise<{ replayed: true; body: unknown } | null> => {
-      const found = await this.store.idempotency.lookup(principal, key, fingerprint);
+      // A streamed body's handler completes the fingerprint (settleStreamedIdempotency).
+      const found = await this.store.idempotency.lookup(
+        principal,
+        key,
+        request.idempotency?.fingerprint ?? fingerprint,
+      );
       if (found.kind === 'new') return null;
       response.status(found.status);
       response.setHeader('Idempotent-Replayed', 'true');
       return { replayed: true, body: found.body };
     };
+
+    if (this.reflector.get<boolean | undefined>(STREAMED_BODY_METADATA, context.getHandler())) {
+      request.idempotency = { key, fingerprint, status, recorded: false };
+      return from(this.execute(next, principal, request)).pipe(
+        switchMap((outcome) => {
+          if (outcome.kind === 'ok') return of(outcome.body);
+          return from(replay()).pipe(
+            switchMap((raced) => {
+              if (raced) return of(raced.body);
+              throw outcome.error;
+            }),
+          );
+        }),
+      );
+    }
 
     return from(replay()).pipe(
       switchMap((replayed) => {
@@ -79,6 +131,21 @@ export class IdempotencyInterceptor implements NestInterceptor {
         return from(this.execute(next, principal, request)).pipe(
           switchMap((outcome) => {
             if (outcome.kind === 'ok') return of(outcome.body);
+            if (this.reflector.get<boolean | undefined>(STREAMED_BODY_METADATA, context.getHandler())) {
+              request.idempotency = { key, fingerprint, status, recorded: false };
+              return from(this.execute(next, principal, request)).pipe(
+                switchMap((outcome) => {
+                  if (outcome.kind === 'ok') return of(outcome.body);
+                  return from(replay()).pipe(
+                    switchMap((raced) => {
+                      if (raced) return of(raced.body);
+                      throw outcome.error;
+                    }),
+                  );
+                }),
+              );
+            }
+
             return from(replay()).pipe(
               switchMap((raced) => {
                 if (raced) return of(raced.body);

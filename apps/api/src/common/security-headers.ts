@@ -1,5 +1,8 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import helmet from 'helmet';
+import type { StatehouseRequest } from './request.js';
+import { refuseNulInUrl } from './request-hygiene.js';
+import { requestIdMiddleware } from './request-id.middleware.js';
 
 /**
  * Response headers of every API answer (docs/security.md, "Headers"): no MIME sniffing, never
@@ -37,4 +40,46 @@ export function securityHeaders(options: { https: boolean }): RequestHandler {
 export function noStore(request: Request, response: Response, next: NextFunction): void {
   if (!request.path.startsWith('/docs')) response.setHeader('Cache-Control', 'no-store');
   next();
+}
+
+/**
+ * What a helmet middleware sets, computed once: none of our headers depends on the request (no
+ * nonces), so running helmet's dozen sub-middlewares and rebuilding the CSP string on every
+ * request buys nothing.
+ */
+export function precomputeHeaders(handler: RequestHandler): [string, string][] {
+  const headers = new Map<string, string>();
+  const response = {
+    setHeader(name: string, value: unknown) {
+      headers.set(name, String(value));
+      return response;
+    },
+    removeHeader(name: string) {
+      headers.delete(name);
+    },
+    getHeader: (name: string) => headers.get(name),
+  };
+  let done = false;
+  handler({ headers: {}, method: 'GET', url: '/' } as Request, response as unknown as Response, (error?: unknown) => {
+    if (error) throw error;
+    done = true;
+  });
+  if (!done) throw new Error('the security headers middleware did not finish synchronously');
+  return [...headers];
+}
+
+/**
+ * Every request's preamble in one middleware (one router layer instead of four): its id, the
+ * security headers (precomputed), no-store, and the NUL check of the URL.
+ */
+export function requestPreamble(options: { https: boolean }): RequestHandler {
+  const headers = precomputeHeaders(securityHeaders(options));
+  // The first two always continue; the NUL check decides.
+  const continues = () => undefined;
+  return (request, response, next) => {
+    requestIdMiddleware(request as StatehouseRequest, response, continues);
+    for (const [name, value] of headers) response.setHeader(name, value);
+    noStore(request, response, continues);
+    refuseNulInUrl(request as StatehouseRequest, response, next);
+  };
 }

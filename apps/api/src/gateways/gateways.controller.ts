@@ -1,4 +1,3 @@
-import { hostname } from 'node:os';
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Put, Query } from '@nestjs/common';
 import {
   ApiBearerAuth,
@@ -21,6 +20,7 @@ import {
 import type { OperationContext, StateStore } from '@statehouse/state';
 import { Mutation } from '../common/api-headers.decorator.js';
 import { Ctx } from '../common/context.decorator.js';
+import { PROCESS_HOLDER } from '../common/process-holder.js';
 import { STATE_STORE } from '../common/tokens.js';
 
 /** Gateway liveness (docs/domain.md §10; docs/api.md, Gateways). */
@@ -29,8 +29,6 @@ import { STATE_STORE } from '../common/tokens.js';
 @ApiCookieAuth()
 @Controller('v1/gateways')
 export class GatewaysController {
-  private readonly holder = `${hostname()}:${process.pid}:api`;
-
   constructor(@Inject(STATE_STORE) private readonly store: StateStore) {}
 
   @Put(':id/heartbeat')
@@ -61,7 +59,7 @@ export class GatewaysController {
   })
   @ApiOkResponse({ standardSchema: LivenessSweepSchema })
   sweep(@Ctx() ctx: OperationContext) {
-    return this.store.gateways.sweepNow(ctx, this.holder);
+    return this.store.gateways.sweepNow(ctx, PROCESS_HOLDER);
   }
 
   @Get(':id')

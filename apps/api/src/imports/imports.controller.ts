@@ -24,6 +24,8 @@ import { assertSqliteHeader, type OperationContext, type StateStore } from '@sta
 import type { Request, Response } from 'express';
 import { Mutation } from '../common/api-headers.decorator.js';
 import { Ctx } from '../common/context.decorator.js';
+import { StreamedBody, settleStreamedIdempotency } from '../common/idempotency.interceptor.js';
+import type { StatehouseRequest } from '../common/request.js';
 import { API_CONFIG, STATE_STORE } from '../common/tokens.js';
 import type { ApiConfig } from '../config.js';
 import { receiveUpload } from './upload.js';
@@ -49,6 +51,7 @@ export class ImportsController implements OnModuleDestroy {
 
   @Post()
   @Mutation()
+  @StreamedBody()
   @HttpCode(202)
   @ApiOperation({
     summary:
@@ -60,16 +63,28 @@ export class ImportsController implements OnModuleDestroy {
   async start(
     @Ctx() ctx: OperationContext,
     @Query({ schema: StartImportQuerySchema }) query: StartImportQuery,
-    @Req() request: Request,
+    @Req() request: StatehouseRequest,
     @Res({ passthrough: true }) response: Response,
   ): Promise<ImportStarted> {
-    // Refused before a long upload: not an admin, or another import is running.
-    await this.store.imports.assertIdle(ctx);
+    // Refused before a long upload: not an admin, or another import is running (unless this may be
+    // the retry of a request that started it: an Idempotency-Key with a record).
+    const retry =
+      request.idempotency !== undefined &&
+      (await this.store.idempotency.recorded(ctx.principal, request.idempotency.key));
+    await this.store.imports.assertIdle(ctx, { leaseChecked: !retry });
     const upload = await receiveUpload(request, response, {
       maxBytes: this.config.importMaxBytes,
       dir: this.config.importDir,
     });
     try {
+      // The key's fingerprint covers the file: the same file replays, another file is a 422.
+      const replayed = await settleStreamedIdempotency(this.store, request, response, upload.sha256);
+      if (replayed) {
+        await upload.discard();
+        const started = replayed.body as ImportStarted;
+        response.setHeader('Location', `/v1/imports/${started.id}`);
+        return started;
+      }
       assertSqliteHeader(upload.path);
       const started = await this.store.imports.startHermes(ctx, {
         path: upload.path,

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -13,6 +14,8 @@ export interface Upload {
   path: string;
   dir: string;
   bytes: number;
+  /** SHA-256 of the body, hex (an Idempotency-Key's fingerprint covers the file's content). */
+  sha256: string;
   discard(): Promise<void>;
 }
 
@@ -52,9 +55,11 @@ export async function receiveUpload(
   const path = join(dir, 'state.db');
   const discard = () => rm(dir, { recursive: true, force: true });
   let bytes = 0;
+  const digest = createHash('sha256');
   const counter = new Transform({
     transform(chunk: Buffer, _encoding, callback) {
       bytes += chunk.length;
+      digest.update(chunk);
       if (bytes > options.maxBytes) callback(tooLarge(options.maxBytes));
       else callback(null, chunk);
     },
@@ -75,5 +80,5 @@ export async function receiveUpload(
     await discard();
     throw new ValidationError('the request body is empty: send the Hermes state.db file');
   }
-  return { path, dir, bytes, discard };
+  return { path, dir, bytes, sha256: digest.digest('hex'), discard };
 }

@@ -25,6 +25,7 @@ export class JobScheduler implements OnApplicationBootstrap, OnApplicationShutdo
   private readonly logger = new Logger('Jobs');
   private timer: NodeJS.Timeout | undefined;
   private first: NodeJS.Timeout | undefined;
+  private startupSweep: Promise<unknown> | undefined;
 
   constructor(
     @Inject(STATE_STORE) private readonly store: StateStore,
@@ -51,6 +52,13 @@ export class JobScheduler implements OnApplicationBootstrap, OnApplicationShutdo
     }
     this.store.jobs.observe((report) => this.metrics.recordJobPass(report.job, report.outcome, report.durationMs ?? 0));
     if (!config.runJobs) return;
+    if (config.sweepIntervalSeconds > 0) {
+      // Each process sweeps once at start-up (docs/domain.md §10.3), even when another process has
+      // served the current interval: what a crash left open is ended now, not an interval later.
+      this.startupSweep = this.store.gateways
+        .sweep(PROCESS_HOLDER)
+        .catch((error) => this.logger.warn(`start-up liveness sweep failed: ${String(error)}`));
+    }
     // A rebuild a crashed process left half-done continues here if nobody else has taken it.
     void this.store.searchIndex
       .resumeAbandoned(PROCESS_HOLDER)
@@ -73,6 +81,7 @@ export class JobScheduler implements OnApplicationBootstrap, OnApplicationShutdo
   async onApplicationShutdown(): Promise<void> {
     clearTimeout(this.first);
     clearInterval(this.timer);
+    await this.startupSweep;
     // Running passes stop at their next checkpoint; an unfinished interval is taken over later.
     await this.store.jobs.stop();
   }

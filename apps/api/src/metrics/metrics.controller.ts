@@ -1,8 +1,9 @@
 import { Controller, Get, Header, Inject, Req } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { ForbiddenError, UnauthenticatedError } from '@statehouse/state';
+import { ForbiddenError, type StateStore, UnauthenticatedError } from '@statehouse/state';
 import { OptionalAuth } from '../auth/auth-mode.decorator.js';
 import type { StatehouseRequest } from '../common/request.js';
+import { STATE_STORE } from '../common/tokens.js';
 import { MetricsRegistry } from './metrics.registry.js';
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
@@ -11,7 +12,10 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 @ApiExcludeController()
 @Controller()
 export class MetricsController {
-  constructor(@Inject(MetricsRegistry) private readonly metrics: MetricsRegistry) {}
+  constructor(
+    @Inject(MetricsRegistry) private readonly metrics: MetricsRegistry,
+    @Inject(STATE_STORE) private readonly store: StateStore,
+  ) {}
 
   @Get('metrics')
   @OptionalAuth()
@@ -22,6 +26,6 @@ export class MetricsController {
       if (!request.user) throw new UnauthenticatedError();
       if (request.user.role !== 'admin') throw new ForbiddenError();
     }
-    return this.metrics.render();
+    return this.metrics.render(this.store.checkpoints());
   }
 }

@@ -5,10 +5,20 @@ class Histogram {
   readonly counts = new Array<number>(BUCKETS.length).fill(0);
   sum = 0;
   count = 0;
+  /** Counts the first bucket that holds the value; `cumulative` adds them up when rendering. */
   observe(seconds: number) {
     this.sum += seconds;
     this.count++;
-    for (let i = 0; i < BUCKETS.length; i++) if (seconds <= BUCKETS[i]) this.counts[i]++;
+    for (let i = 0; i < BUCKETS.length; i++) {
+      if (seconds <= BUCKETS[i]) {
+        this.counts[i]++;
+        return;
+      }
+    }
+  }
+  cumulative(): number[] {
+    let running = 0;
+    return this.counts.map((count) => (running += count));
   }
 }
 
@@ -49,29 +59,40 @@ export class MetricsRegistry {
     this.groupedRequests += requests;
   }
 
+  /**
+   * On every request: the series are found by a plain key (method, route and status joined by a
+   * character none of them holds), labels are built and escaped only when a series first appears.
+   */
   recordRequest(method: string, route: string, status: number, seconds: number) {
-    const labels = { method, route, status: String(status) };
-    const key = labelText(labels);
-    const counter = this.requests.get(key) ?? { labels, value: 0 };
+    const durationKey = `${method}\u0000${route}`;
+    const key = `${durationKey}\u0000${status}`;
+    let counter = this.requests.get(key);
+    if (!counter) {
+      counter = { labels: { method, route, status: String(status) }, value: 0 };
+      this.requests.set(key, counter);
+    }
     counter.value++;
-    this.requests.set(key, counter);
-    const durationLabels = { method, route };
-    const durationKey = labelText(durationLabels);
-    const entry = this.requestDurations.get(durationKey) ?? { labels: durationLabels, histogram: new Histogram() };
+    let entry = this.requestDurations.get(durationKey);
+    if (!entry) {
+      entry = { labels: { method, route }, histogram: new Histogram() };
+      this.requestDurations.set(durationKey, entry);
+    }
     entry.histogram.observe(seconds);
-    this.requestDurations.set(durationKey, entry);
   }
 
+  /** On every query: keyed by the operation alone. */
   recordStoreOperation(kind: string, seconds: number, failed: boolean) {
-    const labels = { operation: kind };
-    const key = labelText(labels);
-    const entry = this.storeDurations.get(key) ?? { labels, histogram: new Histogram() };
+    let entry = this.storeDurations.get(kind);
+    if (!entry) {
+      entry = { labels: { operation: kind }, histogram: new Histogram() };
+      this.storeDurations.set(kind, entry);
+    }
     entry.histogram.observe(seconds);
-    this.storeDurations.set(key, entry);
     if (failed) this.storeErrors++;
   }
 
-  render(): string {
+  /** `checkpoints`: the SQLite WAL checkpointer of this process (absent on PostgreSQL). */
+  render(checkpoints?: { failures: number; busy: number; failing: boolean } | null): string {
     const lines: string[] = [];
     lines.push('# HELP statehouse_http_requests_total HTTP requests by route and status.');
     lines.push('# TYPE statehouse_http_requests_total counter');
@@ -112,6 +133,19 @@ export class MetricsRegistry {
     );
     lines.push('# TYPE statehouse_store_group_commit_requests_total counter');
     lines.push(`statehouse_store_group_commit_requests_total ${this.groupedRequests}`);
+    if (checkpoints) {
+      lines.push('# HELP statehouse_sqlite_checkpoint_failures_total WAL checkpoints of this process that failed.');
+      lines.push('# TYPE statehouse_sqlite_checkpoint_failures_total counter');
+      lines.push(`statehouse_sqlite_checkpoint_failures_total ${checkpoints.failures}`);
+      lines.push(
+        '# HELP statehouse_sqlite_checkpoint_busy_total WAL checkpoint rounds skipped while another connection checkpointed.',
+      );
+      lines.push('# TYPE statehouse_sqlite_checkpoint_busy_total counter');
+      lines.push(`statehouse_sqlite_checkpoint_busy_total ${checkpoints.busy}`);
+      lines.push('# HELP statehouse_sqlite_checkpoint_failing 1 while the latest WAL checkpoint round failed.');
+      lines.push('# TYPE statehouse_sqlite_checkpoint_failing gauge');
+      lines.push(`statehouse_sqlite_checkpoint_failing ${checkpoints.failing ? 1 : 0}`);
+    }
     return `${lines.join('\n')}\n`;
   }
 
@@ -124,8 +158,9 @@ export class MetricsRegistry {
     lines.push(`# HELP ${name} ${help}`);
     lines.push(`# TYPE ${name} histogram`);
     for (const { labels, histogram } of entries.values()) {
+      const counts = histogram.cumulative();
       BUCKETS.forEach((bucket, index) => {
-        lines.push(`${name}_bucket${labelText({ ...labels, le: String(bucket) })} ${histogram.counts[index]}`);
+        lines.push(`${name}_bucket${labelText({ ...labels, le: String(bucket) })} ${counts[index]}`);
       });
       lines.push(`${name}_bucket${labelText({ ...labels, le: '+Inf' })} ${histogram.count}`);
       lines.push(`${name}_sum${labelText(labels)} ${histogram.sum}`);

@@ -25,8 +25,18 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function waitForHealth(base: string, child: ChildProcess, log: () => string): Promise<void> {
-  for (let i = 0; i < 150; i++) {
+/**
+ * Waits for the child's /healthz. A deadline, not a count of polls: a start-up that takes 15 s on
+ * a loaded 2-core machine is slow, not broken (a child that exits fails at once).
+ */
+export async function waitForHealth(
+  base: string,
+  child: ChildProcess,
+  log: () => string,
+  timeoutMs = 60_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`API exited early:\n${log()}`);
     try {
       if ((await fetch(`${base}/healthz`)).ok) return;

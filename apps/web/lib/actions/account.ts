@@ -2,7 +2,8 @@
 
 import { ChangePasswordRequestSchema, IdSchema } from '@statehouse/contracts';
 import { refresh } from 'next/cache';
-import { changePassword, endDashboardSession } from '@/lib/api';
+import { changePassword, endDashboardSession, endOtherDashboardSessions } from '@/lib/api';
+import { plural } from '@/lib/format';
 import type { ActionOutcome } from './outcome';
 import { refusalOf } from './refusal';
 
@@ -25,7 +26,12 @@ export async function changePasswordAction(_previous: ActionOutcome, formData: F
   }
   try {
     await changePassword(body.data);
-    return { status: 'success', message: 'Password changed. Use the new one next time you sign in.' };
+    // The API signed out every other browser of this user; the sessions list below changes with it.
+    refresh();
+    return {
+      status: 'success',
+      message: 'Password changed. Your other signed-in browsers were signed out; this one stays signed in.',
+    };
   } catch (error) {
     const { problem, message } = refusalOf(error);
     if (problem?.status === 401) {
@@ -54,4 +60,19 @@ export async function endDashboardSessionAction(_previous: ActionOutcome, formDa
   }
   refresh();
   return { status: 'success', message: 'Signed out that session.' };
+}
+
+/** "Sign out everywhere else": ends every dashboard session of this user but this browser's. */
+export async function endOtherDashboardSessionsAction(_previous: ActionOutcome): Promise<ActionOutcome> {
+  try {
+    const { ended } = await endOtherDashboardSessions();
+    refresh();
+    return {
+      status: 'success',
+      message: ended === 0 ? 'No other browser was signed in.' : `Signed out ${plural(ended, 'other session')}.`,
+    };
+  } catch (error) {
+    const { message } = refusalOf(error);
+    return { status: 'error', title: 'Not signed out', message };
+  }
 }

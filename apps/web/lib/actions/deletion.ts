@@ -54,7 +54,6 @@ export async function deleteConversationsAction(
       });
       done = deletionDoneHref({
         receipts: result.receipt ? [result.receipt.operationId] : [],
-        deleted: result.deletedIds.length,
         skipped: [],
         back,
       });
@@ -63,7 +62,6 @@ export async function deleteConversationsAction(
       const receipts = result.receipts.length > 0 ? result.receipts : result.receipt ? [result.receipt] : [];
       done = deletionDoneHref({
         receipts: receipts.map((receipt) => receipt.operationId),
-        deleted: result.deletedIds.length,
         skipped: result.skipped,
         back,
       });

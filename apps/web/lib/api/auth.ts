@@ -2,6 +2,8 @@ import {
   type ChangePasswordRequest,
   type DashboardSession,
   DashboardSessionSchema,
+  type EndOtherSessionsResponse,
+  EndOtherSessionsResponseSchema,
   type LoginRequest,
   type Principal,
   PrincipalSchema,
@@ -45,6 +47,11 @@ export function listDashboardSessions(): Promise<DashboardSession[]> {
 
 export async function endDashboardSession(id: string): Promise<void> {
   await send(`/v1/auth/sessions/${encodeURIComponent(id)}`, { method: 'DELETE' });
+}
+
+/** "Sign out everywhere else": every dashboard session of the user but this browser's ends. */
+export function endOtherDashboardSessions(): Promise<EndOtherSessionsResponse> {
+  return request('/v1/auth/sessions/end-others', EndOtherSessionsResponseSchema, { method: 'POST' });
 }
 
 /** Ends the server-side session; the caller deletes the dashboard's cookie either way. */

@@ -41,12 +41,29 @@ export class ApiProblemError extends Error {
   }
 }
 
-/** The API could not be reached at all (down, wrong STATEHOUSE_API_URL, or too slow). */
+/**
+ * The API could not be reached at all (down, wrong STATEHOUSE_API_URL, or too slow). Its message is
+ * shown to the browser, so it never names the API's address (an internal host and port): that goes
+ * to the dashboard's log only.
+ */
 export class ApiUnreachableError extends Error {
   constructor(detail: string) {
-    super(`The Statehouse API at ${apiBaseUrl()} is unreachable: ${detail}`);
+    const cause = publicCause(detail);
+    super(
+      `The Statehouse API is unreachable (${cause}). Try again in a moment; if it persists, check the dashboard's log.`,
+    );
     this.name = 'ApiUnreachableError';
+    console.error(`[statehouse-web] the API at ${apiBaseUrl()} is unreachable: ${detail}`);
   }
+}
+
+/**
+ * A failure's cause as the browser may see it: a bare error code (ECONNREFUSED) or our own words;
+ * anything else — a resolver's message naming a host, a URL — becomes a generic phrase.
+ */
+function publicCause(detail: string): string {
+  if (/^[A-Z][A-Z0-9_]{2,40}$/.test(detail) || detail === 'no answer within 15 s') return detail;
+  return 'connection failed';
 }
 
 export interface Parser<T> {

@@ -44,6 +44,13 @@ export class AuthSessionRepository {
       .executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
   }
+  /** Ends every session of a user except the one whose secret hashes to `keepHash` (none kept: null). */
+  async deleteOthersForUser(db: Executor, userId: string, keepHash: string | null): Promise<number> {
+    let query = db.deleteFrom('auth_sessions').where('user_id', '=', userId);
+    if (keepHash !== null) query = query.where('id_hash', '!=', keepHash);
+    const result = await query.executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
   async deleteAllForUser(db: Executor, userId: string): Promise<number> {
     const result = await db.deleteFrom('auth_sessions').where('user_id', '=', userId).executeTakeFirst();
     return Number(result.numDeletedRows);

@@ -233,6 +233,24 @@ export class AuthService {
   }
 
   /**
+   * "Sign out everywhere else": ends every dashboard session of the caller except the one making
+   * this request (`currentSecret`, its cookie). Without a current session every one ends.
+   */
+  async endOtherDashboardSessions(
+    ctx: OperationContext,
+    currentSecret: string | undefined,
+  ): Promise<{ ended: number }> {
+    const userId = dashboardUserOf(ctx);
+    return this.uow.run(ctx, async (tx) => ({
+      ended: await this.authSessions.deleteOthersForUser(
+        tx.db,
+        userId,
+        currentSecret === undefined ? null : sha256(currentSecret),
+      ),
+    }));
+  }
+
+  /**
    * First start: with no users, create `admin` with the given password or a generated one, which
    * the caller prints once. Returns null when users already exist.
    */
@@ -264,14 +282,17 @@ export class AuthService {
   /**
    * A dashboard user changes their own password (the current one proves it is them). The check
    * of the current password is throttled like a login: a stolen session must not become an
-   * unlimited password oracle.
+   * unlimited password oracle. Every other dashboard session of the user ends with the old
+   * password (whoever knew it may be signed in elsewhere); the one making the request
+   * (`currentSecret`) stays signed in.
    */
   async changePassword(
     ctx: OperationContext,
     currentPassword: string,
     newPassword: string,
     clientAddress = 'unknown',
-  ): Promise<void> {
+    currentSecret?: string,
+  ): Promise<{ endedSessions: number }> {
     if (ctx.principal.kind !== 'user') throw new ForbiddenError('only dashboard users have passwords');
     const user = await this.guard(() => this.users.findById(this.db, ctx.principal.id));
     if (!user) throw new UnauthenticatedError('the current password is wrong');
@@ -281,9 +302,11 @@ export class AuthService {
       throw new UnauthenticatedError('the current password is wrong');
     }
     const passwordHash = await hashPassword(newPassword, this.passwordParameters);
-    await this.uow.run(ctx, async (tx) => {
+    return this.uow.run(ctx, async (tx) => {
       await this.throttle.succeeded(tx.db, reservation, this.clock.now());
       await this.users.setPasswordHash(tx.db, user.id, passwordHash);
+      const keep = currentSecret === undefined ? null : sha256(currentSecret);
+      return { endedSessions: await this.authSessions.deleteOthersForUser(tx.db, user.id, keep) };
     });
   }
 

@@ -89,7 +89,12 @@ export class BackupService {
         counts = copy.counts;
       } else {
         counts = await this.records.liveCounts(this.db);
-        await promisify(execFile)('pg_dump', ['--format=custom', '--file', partial, this.postgresUrl!]);
+        // The password goes in the environment, never on the command line (where `ps`, the error
+        // text of a failed run and so the logs and the status API would show it).
+        const dump = pgDumpInvocation(this.postgresUrl!);
+        await promisify(execFile)('pg_dump', ['--format=custom', '--file', partial, '--dbname', dump.url], {
+          env: { ...process.env, ...dump.env },
+        });
       }
       chmodSync(partial, 0o600);
       renameSync(partial, target);
@@ -98,10 +103,14 @@ export class BackupService {
       this.logger.info('backup written', { path: target, bytes, ...counts });
     } catch (error) {
       rmSync(partial, { force: true });
-      const message = String((error as Error)?.message ?? error);
+      const message = redactConnection(String((error as Error)?.message ?? error), this.postgresUrl);
       await this.records.fail(this.db, id, this.clock.now(), message).catch(() => undefined);
       this.logger.error('backup failed', { path: target, error: message });
-      throw toDomainError(error);
+      const domain = toDomainError(error);
+      // A failure of the tool itself: its words, without any credential, and not the raw error
+      // (whose message names the command line).
+      if (domain === error && this.dialect === 'postgres') throw new Error(`pg_dump failed: ${message}`);
+      throw domain;
     }
     return (await this.records.find(this.db, id))!;
   }
@@ -150,4 +159,35 @@ export class BackupService {
     for (const name of removed) rmSync(join(schedule.directory, name), { force: true });
     return removed;
   }
+}
+
+/**
+ * pg_dump's connection for a store URL: the URL without its password (also a `password=` query
+ * parameter), and the password as PGPASSWORD for libpq to read from the environment.
+ */
+export function pgDumpInvocation(databaseUrl: string): { url: string; env: Record<string, string> } {
+  const url = new URL(databaseUrl);
+  let password = url.password ? decodeURIComponent(url.password) : undefined;
+  url.password = '';
+  const fromQuery = url.searchParams.get('password');
+  if (fromQuery !== null) {
+    password ??= fromQuery;
+    url.searchParams.delete('password');
+  }
+  return { url: url.toString(), env: password === undefined ? {} : { PGPASSWORD: password } };
+}
+
+/** Text about a failed connection without its password: the URL's, raw and decoded, becomes `***`. */
+export function redactConnection(text: string, databaseUrl: string | null): string {
+  let redacted = text.replace(/(\/\/[^:/@\s]*):[^@\s]*@/g, '$1:***@');
+  if (databaseUrl) {
+    try {
+      const url = new URL(databaseUrl);
+      const secrets = [url.password, decodeURIComponent(url.password), url.searchParams.get('password') ?? ''];
+      for (const secret of secrets) if (secret.length > 0) redacted = redacted.split(secret).join('***');
+    } catch {
+      // Not a URL: the pattern above is all there is to do.
+    }
+  }
+  return redacted;
 }

@@ -1,11 +1,22 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../shared/clock.js';
 import { ConflictError, ValidationError } from '../shared/errors.js';
+import { UlidGenerator } from '../shared/ids.js';
+import type { Logger } from '../shared/logger.js';
 import { silentLogger } from '../shared/logger.js';
 import { openStore, type StateStore } from '../store.js';
 import {
@@ -16,7 +27,7 @@ import {
   TEST_PG_URL,
   type TestStore,
 } from '../testing/index.js';
-import { BACKUP_JOB } from './backup.service.js';
+import { BACKUP_JOB, BackupService, pgDumpInvocation } from './backup.service.js';
 import { restoreSqliteStore } from './restore.js';
 
 const admin = contextOf(adminPrincipal);
@@ -201,5 +212,92 @@ describe.skipIf(!TEST_PG_URL)('PostgreSQL backup', () => {
     } finally {
       await target.drop();
     }
+  });
+});
+
+describe('pg_dump never sees the password on its command line, and no error text carries it', () => {
+  const SECRET = 'pw-S3cret%2Fx';
+  const DECODED = 'pw-S3cret/x';
+  const url = `postgres://statehouse:${SECRET}@127.0.0.1:5432/statehouse?sslmode=disable`;
+  const dir = mkdtempSync(join(tmpdir(), 'statehouse-pgdump-fake-'));
+  const bin = join(dir, 'bin');
+  const seen = join(dir, 'seen.txt');
+  let t: TestStore;
+  const logged: string[] = [];
+  const logger: Logger = {
+    info: (message, context) => logged.push(`${message} ${JSON.stringify(context ?? {})}`),
+    warn: (message, context) => logged.push(`${message} ${JSON.stringify(context ?? {})}`),
+    error: (message, context) => logged.push(`${message} ${JSON.stringify(context ?? {})}`),
+  };
+  let path: string | undefined;
+
+  /** A stand-in pg_dump on PATH: records its arguments and PGPASSWORD, then fails (or writes the file). */
+  function fakePgDump(fail: boolean) {
+    execFileSync('mkdir', ['-p', bin]);
+    writeFileSync(
+      join(bin, 'pg_dump'),
+      [
+        '#!/bin/sh',
+        `printf 'args=%s\\n' "$*" > '${seen}'`,
+        `printf 'PGPASSWORD=%s\\n' "$PGPASSWORD" >> '${seen}'`,
+        fail
+          ? `echo "pg_dump: error: connection to server failed" >&2; exit 1`
+          : 'while [ "$1" != "--file" ]; do shift; done; echo dump > "$2"; exit 0',
+      ].join('\n'),
+    );
+    chmodSync(join(bin, 'pg_dump'), 0o755);
+  }
+
+  beforeAll(async () => {
+    // Any store serves for the records; the service is the PostgreSQL one, pointed at `url`.
+    t = await openTestStore('sqlite');
+    path = process.env.PATH;
+    process.env.PATH = `${bin}:${path}`;
+  });
+  afterAll(async () => {
+    process.env.PATH = path;
+    await t?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const service = () =>
+    new BackupService(t.store.db, 'postgres', t.store.clock, new UlidGenerator(t.store.clock), logger, null, url);
+
+  it('passes the password as PGPASSWORD and the URL without it', async () => {
+    fakePgDump(false);
+    const record = await service().backupTo(join(dir, 'ok.dump'), { trigger: 'cli', holder: 'test', pgDump: true });
+    expect(record.status).toBe('succeeded');
+    const text = readFileSync(seen, 'utf8');
+    expect(text).toContain(`PGPASSWORD=${DECODED}`);
+    const args = text.split('\n')[0];
+    expect(args).toContain('--dbname postgres://statehouse@127.0.0.1:5432/statehouse?sslmode=disable');
+    expect(args).not.toContain('S3cret');
+  });
+
+  it('a failed dump: the thrown error, the log and the recorded status carry no password', async () => {
+    fakePgDump(true);
+    logged.length = 0;
+    const failure = await service()
+      .backupTo(join(dir, 'failed.dump'), { trigger: 'cli', holder: 'test', pgDump: true })
+      .then(
+        () => null,
+        (error: Error) => error,
+      );
+    expect(failure).toBeInstanceOf(Error);
+    expect(String(failure)).toContain('pg_dump');
+    const status = await service().status(admin, null);
+    expect(status.last).toMatchObject({ status: 'failed' });
+    for (const text of [String(failure), failure!.message, JSON.stringify(status), ...logged]) {
+      expect(text).not.toContain('S3cret');
+    }
+    expect(readFileSync(seen, 'utf8').split('\n')[0]).not.toContain('S3cret');
+  });
+
+  it('also takes a password given as a query parameter off the command line', () => {
+    expect(pgDumpInvocation('postgres://u@h:5432/db?password=abc%20d&sslmode=require')).toEqual({
+      url: 'postgres://u@h:5432/db?sslmode=require',
+      env: { PGPASSWORD: 'abc d' },
+    });
+    expect(pgDumpInvocation('postgres://u@h/db')).toEqual({ url: 'postgres://u@h/db', env: {} });
   });
 });

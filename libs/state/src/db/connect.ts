@@ -4,9 +4,11 @@ import Database from 'better-sqlite3';
 import { Kysely, type KyselyConfig, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { StoreUnavailableError } from '../shared/errors.js';
+import type { Logger } from '../shared/logger.js';
 import type { DB, Dialect } from './database.js';
-import { SqliteCheckpointer } from './sqlite-checkpointer.js';
+import { CHECKPOINT_INTERVAL_MS, type CheckpointerStatus, SqliteCheckpointer } from './sqlite-checkpointer.js';
 import { type GroupCommitLimits, StatehouseSqliteDialect } from './sqlite-dialect.js';
+import { SqliteFtsMerger } from './sqlite-fts-merger.js';
 import { SqliteReadPool, SqliteReadPoolDialect } from './sqlite-read-pool.js';
 
 export const DEFAULT_DATABASE_URL = 'file:./data/statehouse.db';
@@ -47,8 +49,12 @@ export interface ConnectOptions {
   onWriteLock?: (heldMs: number, requests: number) => void;
   /** SQLite: group commit limits (docs/architecture.md); `{ maxRequests: 1 }` commits every request alone. */
   groupCommit?: Partial<GroupCommitLimits>;
+  /** SQLite: merge search-index segments on a worker between writes (default true; see SqliteFtsMerger). */
+  ftsMerger?: boolean;
   /** Observes every query's duration (metrics); must be cheap and must not throw. */
   onQuery?: (operation: string, durationMs: number, failed: boolean) => void;
+  /** Where connection-level trouble is reported (SQLite: failed WAL checkpoints). */
+  logger?: Logger;
 }
 
 export interface SqliteHandles {
@@ -56,6 +62,8 @@ export interface SqliteHandles {
   /** The process's read connection (query_only): data_version probes and quick reads. */
   reader: Database.Database | null;
   readPool: SqliteReadPool | null;
+  /** The WAL checkpointer's record of failures (null for an in-memory store). */
+  checkpoints(): CheckpointerStatus | null;
 }
 
 export const DEFAULT_READ_DEADLINE_MS = 10_000;
@@ -63,8 +71,15 @@ export const DEFAULT_READ_DEADLINE_MS = 10_000;
 function queryLogger(options: ConnectOptions): KyselyConfig['log'] {
   const onQuery = options.onQuery;
   if (!onQuery) return undefined;
+  // A handful of node kinds: their label is made once, not by a regex on every query.
+  const labels = new Map<string, string>();
   return (event) => {
-    const kind = event.query.query.kind.replace(/QueryNode$|Node$/, '').toLowerCase();
+    const node = event.query.query.kind;
+    let kind = labels.get(node);
+    if (kind === undefined) {
+      kind = node.replace(/QueryNode$|Node$/, '').toLowerCase();
+      labels.set(node, kind);
+    }
     onQuery(kind, event.queryDurationMillis, event.level === 'error');
   };
 }
@@ -148,15 +163,19 @@ async function connectSqlite(url: string, options: ConnectOptions): Promise<Conn
           deadlineMs: options.readDeadlineMs ?? DEFAULT_READ_DEADLINE_MS,
         });
   const reads = readPool ? new Kysely<DB>({ dialect: new SqliteReadPoolDialect(readPool), log }) : db;
-  const checkpointer = path === ':memory:' ? null : new SqliteCheckpointer(path);
+  const checkpointer =
+    path === ':memory:' ? null : new SqliteCheckpointer(path, CHECKPOINT_INTERVAL_MS, options.logger);
+  const merger =
+    path === ':memory:' || options.ftsMerger === false ? null : new SqliteFtsMerger(path, {}, options.logger);
   return {
     db,
     reads,
     dialect: 'sqlite',
     location: path,
     created,
-    sqlite: { path, reader, readPool },
+    sqlite: { path, reader, readPool, checkpoints: () => checkpointer?.status() ?? null },
     async close() {
+      await merger?.close();
       await checkpointer?.close();
       await readPool?.close();
       // The last connection to close checkpoints what is left and removes the WAL.

@@ -14,6 +14,7 @@ import { usageRollupsMigration } from './migrations/2026-11-30T04.00-usage-rollu
 import { sessionListIndexesMigration } from './migrations/2026-11-30T04.10-session-list-indexes.js';
 import { accountAdminMigration } from './migrations/2026-11-30T04.20-account-admin.js';
 import { jobsAndBackupsMigration } from './migrations/2026-11-30T05.00-jobs-and-backups.js';
+import { ftsMergeOffRequestPathMigration } from './migrations/2026-11-30T06.30-fts-merge-off-request-path.js';
 
 /** Every migration, in order. Names are timestamps; files are frozen once shipped. */
 function migrations(dialect: Dialect): Record<string, Migration> {
@@ -31,6 +32,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '2026-11-30T04.10-session-list-indexes': sessionListIndexesMigration(dialect),
     '2026-11-30T04.20-account-admin': accountAdminMigration(dialect),
     '2026-11-30T05.00-jobs-and-backups': jobsAndBackupsMigration(dialect),
+    '2026-11-30T06.30-fts-merge-off-request-path': ftsMergeOffRequestPathMigration(dialect),
   };
 }
 

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import type { Logger } from '../shared/logger.js';
 
 /**
  * WAL checkpoints on a worker thread. By default SQLite checkpoints inside the COMMIT that pushes
@@ -10,35 +11,113 @@ import { Worker } from 'node:worker_threads';
  * it never waits for or blocks a reader or a writer, and when it has copied everything the next
  * writer starts the WAL over, so the file stays small. Every process sharing the file runs one;
  * two at once simply take turns.
+ *
+ * Failures are not silent: with checkpoints off in the writers, a checkpointer that keeps failing
+ * lets the WAL grow without bound. The worker reports each failure (SQLITE_BUSY — another process
+ * checkpointing — only counted); this side logs them (the first, a change of error, then at most
+ * once a minute, and the recovery) and counts them for /metrics.
  */
 const WORKER_SOURCE = `
-const { workerData } = require('node:worker_threads');
+const { workerData, parentPort } = require('node:worker_threads');
 const Database = require(workerData.driverPath);
 const db = new Database(workerData.path, { fileMustExist: true });
 db.pragma('busy_timeout = 0');
+let failing = false;
 setInterval(() => {
   try {
     db.pragma('wal_checkpoint(PASSIVE)');
-  } catch {
-    // Another process is checkpointing, or a moment of recovery: the next round catches up.
+    if (failing) parentPort.postMessage({ type: 'ok' });
+    failing = false;
+  } catch (error) {
+    const code = String((error && error.code) || '');
+    if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
+      // Another process is checkpointing, or a moment of recovery: the next round catches up.
+      parentPort.postMessage({ type: 'busy' });
+      return;
+    }
+    failing = true;
+    parentPort.postMessage({ type: 'failed', code, message: String((error && error.message) || error) });
   }
 }, workerData.intervalMs);
 `;
 
 export const CHECKPOINT_INTERVAL_MS = 200;
+/** A failure that keeps repeating is logged again at most this often. */
+const REPEAT_LOG_MS = 60_000;
+
+export interface CheckpointerStatus {
+  /** Checkpoint rounds that failed (not counting SQLITE_BUSY), since this process opened the store. */
+  failures: number;
+  /** Rounds skipped because another connection held the lock (expected; counted only). */
+  busy: number;
+  /** True while the latest round failed (or the worker could not start or died). */
+  failing: boolean;
+  lastError: string | null;
+  lastErrorAt: number | null;
+}
 
 export class SqliteCheckpointer {
   private readonly worker: Worker;
+  private readonly state: CheckpointerStatus = {
+    failures: 0,
+    busy: 0,
+    failing: false,
+    lastError: null,
+    lastErrorAt: null,
+  };
+  private lastLoggedAt = 0;
+  private closing = false;
 
-  constructor(path: string, intervalMs = CHECKPOINT_INTERVAL_MS) {
+  constructor(
+    private readonly path: string,
+    intervalMs = CHECKPOINT_INTERVAL_MS,
+    private readonly logger?: Logger,
+  ) {
     const driverPath = createRequire(import.meta.url).resolve('better-sqlite3');
     this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { driverPath, path, intervalMs } });
     this.worker.unref();
-    // A worker that cannot open the file leaves checkpoints to the last connection's close.
-    this.worker.on('error', () => undefined);
+    this.worker.on('message', (message: { type: string; code?: string; message?: string }) => {
+      if (message.type === 'busy') this.state.busy++;
+      else if (message.type === 'ok') this.recovered();
+      else if (message.type === 'failed') this.failed(`${message.code ? `${message.code}: ` : ''}${message.message}`);
+    });
+    // A worker that cannot open the file leaves checkpoints to the last connection's close — said aloud.
+    this.worker.on('error', (error) => this.failed(`checkpoint worker stopped: ${error.message}`, true));
+    this.worker.on('exit', (code) => {
+      if (!this.closing && code !== 0) this.failed(`checkpoint worker exited with code ${code}`, true);
+    });
+  }
+
+  status(): CheckpointerStatus {
+    return { ...this.state };
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     await this.worker.terminate().catch(() => undefined);
+  }
+
+  private failed(error: string, fatal = false): void {
+    const now = Date.now();
+    const changed = error !== this.state.lastError || !this.state.failing;
+    this.state.failures++;
+    this.state.failing = true;
+    this.state.lastError = error;
+    this.state.lastErrorAt = now;
+    if (fatal || changed || now - this.lastLoggedAt >= REPEAT_LOG_MS) {
+      this.lastLoggedAt = now;
+      this.logger?.error(
+        fatal
+          ? 'SQLite WAL checkpoints stopped in this process; the WAL grows until the store is closed'
+          : 'SQLite WAL checkpoint failed',
+        { path: this.path, error, failures: this.state.failures },
+      );
+    }
+  }
+
+  private recovered(): void {
+    if (!this.state.failing) return;
+    this.state.failing = false;
+    this.logger?.info('SQLite WAL checkpoints succeed again', { path: this.path, failures: this.state.failures });
   }
 }

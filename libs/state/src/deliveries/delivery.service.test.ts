@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../shared/clock.js';
 import {
@@ -146,6 +147,64 @@ for (const { dialect, available } of TEST_DIALECTS) {
         abandonedReason: 'attempts_exhausted',
       });
     });
+
+    it('claiming an obligation whose last attempt lapsed answers settled (409) and leaves it abandoned, no attempt taken', async () => {
+      await session('dv-spent');
+      await owe('spent-1', 'dv-spent', { maxAttempts: 1 });
+      await t.store.deliveries.claim(admin, 'spent-1', { holder: 'w', leaseSeconds: 5 });
+      clock.advance(6 * SECOND);
+      await expect(
+        t.store.deliveries.claim(admin, 'spent-1', { holder: 'w2', leaseSeconds: 5 }),
+      ).rejects.toBeInstanceOf(DeliverySettledError);
+      // The refusal said "abandoned": the store says so too (the abandonment was rolled back with
+      // the refusal, so the obligation read `pending` while every claim of it was refused).
+      const after = await t.store.deliveries.get(admin, 'spent-1');
+      expect(after).toMatchObject({
+        state: 'abandoned',
+        abandonedReason: 'attempts_exhausted',
+        attempts: 1,
+        claim: null,
+      });
+      expect(
+        (await t.store.deliveries.list(admin, { sessionId: 'dv-spent', state: 'pending', limit: 50 })).items,
+      ).toEqual([]);
+      // Settled for good: another claim changes nothing.
+      await expect(
+        t.store.deliveries.claim(admin, 'spent-1', { holder: 'w3', leaseSeconds: 5 }),
+      ).rejects.toBeInstanceOf(DeliverySettledError);
+      expect(await t.store.deliveries.get(admin, 'spent-1')).toEqual(after);
+    });
+
+    if (dialect === 'postgres') {
+      it('a delivery created while its session is being deleted waits for the delete and answers 404, leaving no orphan', async () => {
+        await t.store.sessions.create(admin, { id: 'dv-dying', profile: 'dv', source: 'telegram' });
+        let created: Promise<unknown> | undefined;
+        let settled = false;
+        await t.store.db.transaction().execute(async (trx) => {
+          // The deleting transaction (as DeletionService runs it): the session row locked and gone.
+          await sql`select id from sessions where id = 'dv-dying' for update`.execute(trx);
+          await sql`delete from sessions where id = 'dv-dying'`.execute(trx);
+          created = owe('dying-1', 'dv-dying').finally(() => {
+            settled = true;
+          });
+          created.catch(() => undefined);
+          // Until the create waits on the delete's lock (or, unlocked, finishes beside it).
+          for (let i = 0; i < 200 && !settled; i++) {
+            const waiting = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
+              where datname = current_database() and wait_event_type = 'Lock'`.execute(t.store.db);
+            if (Number(waiting.rows[0].n) > 0) break;
+            await new Promise((resolve) => setTimeout(resolve, 25));
+          }
+        });
+        await expect(created).rejects.toBeInstanceOf(NotFoundError);
+        const orphans = await t.store.db
+          .selectFrom('deliveries')
+          .select('id')
+          .where('session_id', '=', 'dv-dying')
+          .execute();
+        expect(orphans).toEqual([]);
+      });
+    }
 
     it('deleting the session marks its pending obligations abandoned, counts them in the receipt and erases payloads', async () => {
       await session('dv-del');

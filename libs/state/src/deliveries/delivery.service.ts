@@ -80,7 +80,10 @@ export class DeliveryService implements DeletionParticipant {
         const now = this.clock.now();
         const existing = await this.deliveries.find(tx.db, request.id);
         if (existing) return { delivery: this.sameOrConflict(ctx, existing, fingerprint, now), created: false };
-        const session = await this.sessions.findById(tx.db, request.sessionId);
+        // Locked against a concurrent delete (PostgreSQL): the delete's transaction abandons the
+        // session's obligations, so one created beside it would be an orphan that keeps the deleted
+        // conversation's payload. After the delete commits this read finds nothing: 404.
+        const session = await this.sessions.findByIdForKeyShare(tx.db, request.sessionId);
         if (!session || !canAccessProfile(ctx.principal, session.profile)) throw new NotFoundError('session');
         await this.deliveries.insert(tx.db, {
           id: request.id,
@@ -142,9 +145,13 @@ export class DeliveryService implements DeletionParticipant {
     }
   }
 
-  /** Claims one obligation: one live claim at a time, each claim counted as an attempt. */
+  /**
+   * Claims one obligation: one live claim at a time, each claim counted as an attempt. An
+   * obligation whose last attempt lapsed is abandoned as exhausted (docs/domain.md §11.4) — that
+   * commits — and the caller is told it is settled (409), with no claim and no attempt taken.
+   */
   async claim(ctx: OperationContext, id: string, request: ClaimDeliveryRequest): Promise<Delivery> {
-    return this.uow.run(ctx, async (tx) => {
+    const outcome = await this.uow.run(ctx, async (tx): Promise<Delivery | 'exhausted'> => {
       const now = this.clock.now();
       const row = await this.visible(tx.db, ctx, id, true);
       if (row.state === 'delivered' || row.state === 'abandoned') throw new DeliverySettledError(row.state);
@@ -159,7 +166,9 @@ export class DeliveryService implements DeletionParticipant {
       }
       if (!(await this.takeClaim(tx, row, request.holder, expiresAt, now))) {
         const current = (await this.deliveries.find(tx.db, id))!;
-        if (current.state === 'abandoned') throw new DeliverySettledError('abandoned');
+        // Answered after the abandonment commits: throwing here would roll it back, leaving an
+        // obligation that reads `pending` while every claim of it is refused as settled.
+        if (current.state === 'abandoned') return 'exhausted';
         throw new DeliveryClaimedError(
           current.claim_holder ?? 'another worker',
           toIso(Number(current.claim_expires_at)),
@@ -167,6 +176,8 @@ export class DeliveryService implements DeletionParticipant {
       }
       return toDelivery((await this.deliveries.find(tx.db, id))!, now);
     });
+    if (outcome === 'exhausted') throw new DeliverySettledError('abandoned');
+    return outcome;
   }
 
   /** Claims up to `limit` of the oldest claimable obligations in the caller's profiles. */

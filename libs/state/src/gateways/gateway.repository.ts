@@ -1,7 +1,48 @@
-import type { Selectable } from 'kysely';
-import type { Executor, GatewaysTable } from '../db/database.js';
+import type { ExpressionBuilder, Selectable } from 'kysely';
+import type { DB, Executor, GatewaysTable } from '../db/database.js';
 
 export type GatewayRow = Selectable<GatewaysTable>;
+
+/** What makes an open row an orphan (docs/domain.md §10.3), as the sweep's two statements read it. */
+export interface OrphanWindows {
+  now: number;
+  staleBefore: number;
+  /** Whether the caller has been up for a whole liveness window (else a silent gateway is not judged). */
+  listenedLongEnough: boolean;
+  unownedIdleBefore: number | null;
+}
+
+/**
+ * The orphan predicate on the row being ended itself: the ending statement re-checks it, so a row
+ * that an append, a resolve or a turn took between the sweep's read and its write is left alone
+ * (on PostgreSQL a concurrent writer's committed change is what the update re-evaluates).
+ */
+function stillOrphaned(eb: ExpressionBuilder<DB, 'sessions'>, windows: OrphanWindows) {
+  const gateway = () => eb.selectFrom('gateways as g').select('g.id').whereRef('g.id', '=', 'sessions.gateway_id');
+  const owned = eb.and([
+    eb('sessions.gateway_id', 'is not', null),
+    eb('sessions.last_activity_at', '<', windows.staleBefore),
+    eb.or([
+      eb.not(eb.exists(gateway())),
+      eb.exists(
+        gateway().where((inner) =>
+          inner.or([
+            ...(windows.listenedLongEnough ? [inner('g.last_seen_at', '<', windows.staleBefore)] : []),
+            inner.and([
+              inner('sessions.gateway_started_at', 'is not', null),
+              inner('sessions.gateway_started_at', '<', inner.ref('g.started_at')),
+            ]),
+          ]),
+        ),
+      ),
+    ]),
+  ]);
+  if (windows.unownedIdleBefore === null) return owned;
+  return eb.or([
+    owned,
+    eb.and([eb('sessions.gateway_id', 'is', null), eb('sessions.last_activity_at', '<', windows.unownedIdleBefore)]),
+  ]);
+}
 
 /** Gateway process identities and their heartbeats. */
 export class GatewayRepository {
@@ -93,10 +134,7 @@ export class GatewayRepository {
    * rows owned by no gateway idle since `unownedIdleBefore` (null: never). A row under a live turn
    * lease is never a candidate.
    */
-  async orphanCandidates(
-    db: Executor,
-    options: { now: number; staleBefore: number; unownedIdleBefore: number | null; limit: number },
-  ): Promise<{ id: string }[]> {
+  async orphanCandidates(db: Executor, options: OrphanWindows & { limit: number }): Promise<{ id: string }[]> {
     return db
       .selectFrom('sessions as s')
       .leftJoin('gateways as g', 'g.id', 's.gateway_id')
@@ -109,7 +147,7 @@ export class GatewayRepository {
           eb('s.last_activity_at', '<', options.staleBefore),
           eb.or([
             eb('g.id', 'is', null),
-            eb('g.last_seen_at', '<', options.staleBefore),
+            ...(options.listenedLongEnough ? [eb('g.last_seen_at', '<', options.staleBefore)] : []),
             eb.and([
               eb('s.gateway_started_at', 'is not', null),
               eb('s.gateway_started_at', '<', eb.ref('g.started_at')),
@@ -125,5 +163,25 @@ export class GatewayRepository {
       .orderBy('s.last_activity_at')
       .limit(options.limit)
       .execute();
+  }
+
+  /**
+   * Ends the given candidates that are still orphans, open and not under a live turn lease, in
+   * one statement; returns the ids it ended.
+   */
+  async endOrphans(db: Executor, ids: readonly string[], windows: OrphanWindows, reason: string): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const rows = await db
+      .updateTable('sessions')
+      .set((eb) => ({ ended_at: windows.now, end_reason: reason, revision: eb('revision', '+', 1) }))
+      .where('sessions.id', 'in', ids)
+      .where('sessions.ended_at', 'is', null)
+      .where((eb) =>
+        eb.or([eb('sessions.lease_expires_at', 'is', null), eb('sessions.lease_expires_at', '<=', windows.now)]),
+      )
+      .where((eb) => stillOrphaned(eb, windows))
+      .returning('sessions.id')
+      .execute();
+    return rows.map((row) => row.id);
   }
 }

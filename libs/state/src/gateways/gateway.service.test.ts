@@ -1,13 +1,18 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JobLeaseRepository } from '../retention/job-lease.repository.js';
 import { routingKey } from '../routes/route.service.js';
 import { ManualClock } from '../shared/clock.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../shared/errors.js';
+import { silentLogger } from '../shared/logger.js';
+import { openStore } from '../store.js';
 import {
   adminPrincipal,
   contextOf,
   memberPrincipal,
   openTestStore,
   TEST_DIALECTS,
+  TEST_PASSWORD_HASHING,
   type TestStore,
 } from '../testing/index.js';
 
@@ -146,6 +151,26 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect((await t.store.gateways.sweep('proc-1')).reapedIds).toContain('lonely');
     });
 
+    it('is single-flight within one process too: a pass of this process in flight refuses a second one', async () => {
+      // Two admin requests to one API process present the same process holder. The lease was
+      // re-entrant by holder: the second pass ran beside the first, and the first to finish
+      // released the lease under the other. A pass of `host:9:api` holds it now:
+      const repository = new JobLeaseRepository();
+      expect(await repository.acquire(t.store.db, 'liveness-sweep', 'host:9:api', clock.now(), 60_000)).toBe(true);
+      expect(await t.store.gateways.sweepNow(admin, 'host:9:api')).toEqual({
+        ran: false,
+        reapedIds: [],
+        expiredHandoffIds: [],
+      });
+      expect((await repository.find(t.store.db, 'liveness-sweep'))?.holder).toBe('host:9:api');
+      await repository.release(t.store.db, 'liveness-sweep', 'host:9:api');
+      expect((await t.store.gateways.sweepNow(admin, 'host:9:api')).ran).toBe(true);
+      // The lease names the process and the pass, and was released by the pass that held it.
+      const lease = await repository.find(t.store.db, 'liveness-sweep');
+      expect(lease?.holder).toMatch(/^host:9:api#sweep-/);
+      expect(Number(lease?.expires_at)).toBe(0);
+    });
+
     it('is single-flight across processes: a second sweeper returns at once while the lease is held', async () => {
       const leases = await import('../retention/job-lease.repository.js');
       const repository = new leases.JobLeaseRepository();
@@ -154,6 +179,87 @@ for (const { dialect, available } of TEST_DIALECTS) {
       await repository.release(t.store.db, 'liveness-sweep', 'other-process');
       expect((await t.store.gateways.sweep('proc-1')).ran).toBe(true);
     });
+
+    it('is single-flight within one process too: a pass does not take, nor release, a lease its own process holds', async () => {
+      const leases = new JobLeaseRepository();
+      // A pass of this process is in flight (an administrator's sweep, or the scheduled one).
+      expect(await leases.acquire(t.store.db, 'liveness-sweep', 'proc-1', clock.now(), 60_000)).toBe(true);
+      const held = await leases.find(t.store.db, 'liveness-sweep');
+      // A second pass of the same process must wait its turn…
+      expect(await t.store.gateways.sweep('proc-1')).toEqual({ ran: false, reapedIds: [], expiredHandoffIds: [] });
+      // …and must not have ended the first one's lease on its way out.
+      expect(await leases.find(t.store.db, 'liveness-sweep')).toEqual(held);
+      await leases.release(t.store.db, 'liveness-sweep', 'proc-1');
+      expect((await t.store.gateways.sweep('proc-1')).ran).toBe(true);
+    });
+
+    it('a process up for less than the liveness window does not judge a silent gateway dead (the API was down, not it)', async () => {
+      clock.advance(60 * SECOND);
+      await beat('patient');
+      await chatSession('pat-1', 'pat-1', 'patient');
+      // The API is down for ten minutes: the gateway cannot beat. Then a process starts on the store.
+      clock.advance(10 * 60 * SECOND);
+      const restarted = await openStore({
+        url: t.url,
+        clock,
+        logger: silentLogger,
+        passwordHashing: TEST_PASSWORD_HASHING,
+        runtime: { gatewayTimeoutMs: 30 * SECOND, orphanIdleMs: 3600 * SECOND, handoffTimeoutMs: 60 * SECOND },
+      });
+      try {
+        expect((await restarted.gateways.sweep('restarted')).reapedIds).not.toContain('pat-1');
+        expect((await t.store.sessions.get(admin, 'pat-1')).endedAt).toBeNull();
+        // Once it has listened for a whole window without a heartbeat, the gateway is dead.
+        clock.advance(31 * SECOND);
+        expect((await restarted.gateways.sweep('restarted')).reapedIds).toContain('pat-1');
+      } finally {
+        await restarted.close();
+      }
+    });
+
+    // Only PostgreSQL lets a writer commit between the sweep's read and its write (SQLite has one writer).
+    it.skipIf(dialect !== 'postgres')(
+      'a row an append takes while the sweep waits to end it stays open (the ending statement re-checks)',
+      async () => {
+        clock.advance(10 * 60 * SECOND);
+        await beat('racer');
+        await chatSession('race-1', 'race-1', 'racer');
+        // The gateway went silent and the row idle for the window: the sweep will read it as an orphan.
+        clock.advance(31 * SECOND);
+        let appended!: () => void;
+        const holding = new Promise<void>((resolve) => {
+          appended = resolve;
+        });
+        let commit!: () => void;
+        const gate = new Promise<void>((resolve) => {
+          commit = resolve;
+        });
+        // An append in flight on the row (its last activity moves now), not yet committed.
+        const writer = t.store.db.transaction().execute(async (trx) => {
+          await trx.updateTable('sessions').set({ last_activity_at: clock.now() }).where('id', '=', 'race-1').execute();
+          appended();
+          await gate;
+        });
+        await holding;
+        const sweeping = t.store.gateways.sweep('proc-1');
+        // The sweep read the row as it was committed, and now waits for the append's row lock.
+        await expect
+          .poll(
+            async () =>
+              (
+                await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
+                  where datname = current_database() and wait_event_type = 'Lock'`.execute(t.store.db)
+              ).rows[0].n,
+            { timeout: 10_000 },
+          )
+          .toBeGreaterThan(0);
+        commit();
+        await writer;
+        const sweep = await sweeping;
+        expect(sweep.reapedIds).not.toContain('race-1');
+        expect((await t.store.sessions.get(admin, 'race-1')).endedAt).toBeNull();
+      },
+    );
 
     it('a handoff stuck in running expires (failed, expired) so a new handoff can start', async () => {
       await chatSession('hand', 'hand');

@@ -1,10 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import type { Gateway, GatewayHeartbeat, GatewayPage, ListGatewaysQuery, LivenessSweep } from '@statehouse/contracts';
 import type { Db } from '../db/database.js';
 import type { HandoffService } from '../handoff/handoff.service.js';
 import type { JobDefinition } from '../jobs/job.service.js';
 import { ProfileRepository } from '../profiles/profile.repository.js';
 import { JobLeaseRepository } from '../retention/job-lease.repository.js';
-import { SessionRepository } from '../sessions/session.repository.js';
 import { assertAdmin, canAccessProfile, profileScope } from '../shared/access.js';
 import { type Clock, toIso } from '../shared/clock.js';
 import type { OperationContext } from '../shared/context.js';
@@ -12,7 +12,6 @@ import { CursorPart, cursorShape, decodeCursor, encodeCursor } from '../shared/c
 import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import type { RuntimeWindows } from '../shared/runtime.js';
-import type { SqlDialect } from '../shared/sql-dialect.js';
 import { toDomainError } from '../shared/store-errors.js';
 import type { UnitOfWork } from '../shared/unit-of-work.js';
 import { GatewayRepository, type GatewayRow } from './gateway.repository.js';
@@ -36,20 +35,24 @@ export const ORPHAN_REAP_REASON = 'startup_orphan_reap';
  */
 export class GatewayService {
   private readonly gateways = new GatewayRepository();
-  private readonly sessions: SessionRepository;
   private readonly leases = new JobLeaseRepository();
   private readonly profiles = new ProfileRepository();
+  /**
+   * When this process opened the store. A gateway that has not beaten since is not judged silent
+   * until the process has listened for a whole liveness window: after an outage of the API itself
+   * every gateway looks silent, though each one was only unable to reach it (docs/domain.md §10.3).
+   */
+  private readonly listeningSince: number;
 
   constructor(
     private readonly db: Db,
     private readonly uow: UnitOfWork,
     private readonly clock: Clock,
-    dialect: SqlDialect,
     private readonly windows: RuntimeWindows,
     private readonly handoff: HandoffService,
     private readonly logger: Logger,
   ) {
-    this.sessions = new SessionRepository(dialect);
+    this.listeningSince = clock.now();
   }
 
   /** Registers the gateway on its first heartbeat; afterwards records that it is alive. */
@@ -161,37 +164,42 @@ export class GatewayService {
   /**
    * One liveness sweep, run by whichever process holds the sweep lease (the others return at
    * once): ends orphaned open rows with `startup_orphan_reap` in bounded batches (`between` runs
-   * between them), then expires stuck handoffs.
+   * between them), then expires stuck handoffs. Each pass holds the lease under a name of its own
+   * (`holder` plus a pass id): two passes of one process are as exclusive as two processes', and a
+   * pass releases only its own lease.
    */
   async sweep(
-    holder: string,
+    processHolder: string,
     between: (lastChunkMs: number) => Promise<void> = async () => undefined,
   ): Promise<LivenessSweep> {
+    const passHolder = `${processHolder}#sweep-${randomUUID().slice(0, 8)}`;
     const acquired = await this.uow.run(null, (tx) =>
-      this.leases.acquire(tx.db, LIVENESS_SWEEP_JOB, holder, this.clock.now(), SWEEP_LEASE_MS),
+      this.leases.acquire(tx.db, LIVENESS_SWEEP_JOB, passHolder, this.clock.now(), SWEEP_LEASE_MS),
     );
     if (!acquired) return { ran: false, reapedIds: [], expiredHandoffIds: [] };
     try {
       const reapedIds: string[] = [];
       for (let pass = 0; pass < MAX_REAP_PASSES; pass++) {
         const started = performance.now();
-        const reaped = await this.uow.run(null, async (tx) => {
+        const { candidates, reaped } = await this.uow.run(null, async (tx) => {
           const now = this.clock.now();
-          const candidates = await this.gateways.orphanCandidates(tx.db, {
+          const staleBefore = now - this.windows.gatewayTimeoutMs;
+          const windows = {
             now,
-            staleBefore: now - this.windows.gatewayTimeoutMs,
+            staleBefore,
+            listenedLongEnough: this.listeningSince <= staleBefore,
             unownedIdleBefore: this.windows.orphanIdleMs > 0 ? now - this.windows.orphanIdleMs : null,
-            limit: REAP_BATCH,
-          });
-          return this.sessions.endOpenUnleased(
-            tx.db,
-            candidates.map((row) => row.id),
-            now,
-            ORPHAN_REAP_REASON,
-          );
+          };
+          const found = await this.gateways.orphanCandidates(tx.db, { ...windows, limit: REAP_BATCH });
+          // The ending statement re-checks every condition: a row taken since the read stays open.
+          const ids = found.map((row) => row.id);
+          return {
+            candidates: ids.length,
+            reaped: await this.gateways.endOrphans(tx.db, ids, windows, ORPHAN_REAP_REASON),
+          };
         });
         reapedIds.push(...reaped);
-        if (reaped.length < REAP_BATCH) break;
+        if (candidates < REAP_BATCH) break;
         await between(performance.now() - started);
       }
       const expiredHandoffIds = await this.handoff.expireStale(this.windows.handoffTimeoutMs);
@@ -200,7 +208,9 @@ export class GatewayService {
       }
       return { ran: true, reapedIds, expiredHandoffIds };
     } finally {
-      await this.uow.run(null, (tx) => this.leases.release(tx.db, LIVENESS_SWEEP_JOB, holder)).catch(() => undefined);
+      await this.uow
+        .run(null, (tx) => this.leases.release(tx.db, LIVENESS_SWEEP_JOB, passHolder))
+        .catch(() => undefined);
     }
   }
 

@@ -36,6 +36,12 @@ export class IdempotencyService {
     return { kind: 'replay', status: record.status, body: record.body === null ? undefined : JSON.parse(record.body) };
   }
 
+  /** True when a live record exists under this key (whatever request it was for). */
+  async recorded(principal: Principal, key: string): Promise<boolean> {
+    const record = await this.repository.find(this.db, principalKey(principal), key);
+    return record !== undefined && record.created_at >= this.clock.now() - IDEMPOTENCY_RETENTION_MS;
+  }
+
   /**
    * For operations that wrote nothing transactional (or answered without a unit of work): record
    * the response after the fact. A concurrent twin that recorded first wins.

@@ -20,7 +20,7 @@ import type { Logger } from '../shared/logger.js';
 import { toDomainError } from '../shared/store-errors.js';
 import type { UnitOfWork } from '../shared/unit-of-work.js';
 import { type HermesImporter, type HermesImportResult, ImportAbortedError } from './hermes/hermes-importer.js';
-import { IMPORT_JOB } from './import-errors.js';
+import { IMPORT_JOB, ImportLeaseLostError } from './import-errors.js';
 import { ImportJobRepository, type ImportJobRow } from './import-job.repository.js';
 
 /** (created at, id) of the last import of a page. */
@@ -132,9 +132,13 @@ export class ImportService {
     return { ...outcome!, jobId: job.id };
   }
 
-  /** Refuses early (before a long upload) when another import is running anywhere. */
-  async assertIdle(ctx: OperationContext): Promise<void> {
+  /**
+   * Refuses early (before a long upload) when another import is running anywhere. With
+   * `leaseChecked: false` only the caller is checked (a retry whose answer may be a replay).
+   */
+  async assertIdle(ctx: OperationContext, options: { leaseChecked?: boolean } = {}): Promise<void> {
     assertAdmin(ctx.principal);
+    if (options.leaseChecked === false) return;
     try {
       const lease = await this.leases.find(this.db, IMPORT_JOB);
       if (lease && Number(lease.expires_at) > this.clock.now() && !holderIsGone(lease.holder)) {
@@ -304,11 +308,16 @@ export class ImportService {
     let progress = START_PROGRESS;
     let report = EMPTY_REPORT;
     let conversations: { id: string; title: string | null }[] = [];
+    // Set once the lease is found in another run's hands: the run stops before its next chunk.
+    let leaseLost = false;
     const heartbeat = setInterval(() => {
       void this.uow
         .run(null, async (tx) => {
           const now = this.clock.now();
-          await this.leases.acquire(tx.db, IMPORT_JOB, holder, now, IMPORT_LEASE_MS);
+          if (leaseLost || !(await this.leases.acquire(tx.db, IMPORT_JOB, holder, now, IMPORT_LEASE_MS))) {
+            leaseLost = true;
+            return;
+          }
           await this.jobs.saveProgress(tx.db, jobId, {
             progress: JSON.stringify(progress),
             report: JSON.stringify(report),
@@ -339,8 +348,13 @@ export class ImportService {
           this.wake();
         },
         persist: async (tx, p, r, c) => {
+          // Checked inside each chunk's transaction, before it commits: a run whose lease another
+          // run took over (after it expired) writes nothing more — this chunk rolls back.
+          if (leaseLost || !(await this.leases.acquire(tx.db, IMPORT_JOB, holder, this.clock.now(), IMPORT_LEASE_MS))) {
+            leaseLost = true;
+            throw new ImportLeaseLostError();
+          }
           conversations = c;
-          await this.leases.acquire(tx.db, IMPORT_JOB, holder, this.clock.now(), IMPORT_LEASE_MS);
           await this.jobs.saveProgress(tx.db, jobId, {
             progress: JSON.stringify(p),
             report: JSON.stringify(r),
@@ -354,7 +368,8 @@ export class ImportService {
       conversations = result.conversations;
       options.done?.(result);
     } catch (error) {
-      state = error instanceof ImportAbortedError ? 'interrupted' : 'failed';
+      state = error instanceof ImportAbortedError || error instanceof ImportLeaseLostError ? 'interrupted' : 'failed';
+      if (error instanceof ImportLeaseLostError) this.logger.warn('import lost its lease and stopped', { jobId });
       const domain = toDomainError(error);
       failure = domain instanceof DomainError ? domain.message : 'internal error (see the server log)';
       if (!(domain instanceof DomainError)) this.logger.error('import failed', { jobId, error: String(error) });

@@ -23,6 +23,7 @@ export interface ChainUsage {
   rootId: string;
   rootStartedAt: number;
   segments: number;
+  messageCount: number;
   inputTokens: number;
   outputTokens: number;
   cacheReadTokens: number;
@@ -36,6 +37,7 @@ interface ChainUsageRow {
   id: string;
   started_at: number;
   depth: number;
+  message_count: number;
   input_tokens: number;
   output_tokens: number;
   cache_read_tokens: number;
@@ -88,7 +90,7 @@ export class LineageRepository {
   }
 
   /**
-   * For each id, its compression-chain root and the token and cost counters of every segment from
+   * For each id, its compression-chain root and the message, token and cost counters of every segment from
    * the root to it (a listed tip: the whole conversation). Same bounded walk as `chainRootsOf`.
    */
   async chainUsageOf(db: Executor, ids: readonly string[]): Promise<Map<string, ChainUsage>> {
@@ -97,19 +99,20 @@ export class LineageRepository {
     for (const part of chunk([...new Set(ids)])) {
       // The counters ride along the walk (no second lookup per segment).
       const { rows } = await sql<ChainUsageRow>`
-        with recursive up(start_id, id, parent_id, kind, started_at, depth, input_tokens, output_tokens,
+        with recursive up(start_id, id, parent_id, kind, started_at, depth, message_count, input_tokens, output_tokens,
           cache_read_tokens, cache_write_tokens, reasoning_tokens, estimated_cost_usd) as (
-          select id, id, parent_session_id, lineage_kind, started_at, 0, input_tokens, output_tokens,
+          select id, id, parent_session_id, lineage_kind, started_at, 0, message_count, input_tokens, output_tokens,
             cache_read_tokens, cache_write_tokens, reasoning_tokens, estimated_cost_usd
           from sessions where id in (${sql.join(part)})
           union all
-          select up.start_id, s.id, s.parent_session_id, s.lineage_kind, s.started_at, up.depth + 1, s.input_tokens,
-            s.output_tokens, s.cache_read_tokens, s.cache_write_tokens, s.reasoning_tokens, s.estimated_cost_usd
+          select up.start_id, s.id, s.parent_session_id, s.lineage_kind, s.started_at, up.depth + 1, s.message_count,
+            s.input_tokens, s.output_tokens, s.cache_read_tokens, s.cache_write_tokens, s.reasoning_tokens,
+            s.estimated_cost_usd
           from up join sessions s on s.id = up.parent_id
           where up.kind = 'compression' and up.depth < ${MAX_WALK}
         )
-        select start_id, id, started_at, depth, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens,
-          reasoning_tokens, estimated_cost_usd
+        select start_id, id, started_at, depth, message_count, input_tokens, output_tokens, cache_read_tokens,
+          cache_write_tokens, reasoning_tokens, estimated_cost_usd
         from up`.execute(db);
       for (const row of rows) {
         // A cycle (never written, but walks are guarded anyway) must not count a segment twice.
@@ -121,6 +124,7 @@ export class LineageRepository {
           rootStartedAt: Number(row.started_at),
           depth: -1,
           segments: 0,
+          messageCount: 0,
           inputTokens: 0,
           outputTokens: 0,
           cacheReadTokens: 0,
@@ -134,6 +138,7 @@ export class LineageRepository {
           current.depth = depth;
         }
         current.segments++;
+        current.messageCount += Number(row.message_count);
         current.inputTokens += Number(row.input_tokens);
         current.outputTokens += Number(row.output_tokens);
         current.cacheReadTokens += Number(row.cache_read_tokens);

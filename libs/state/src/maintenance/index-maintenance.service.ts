@@ -12,8 +12,10 @@ const MAX_STEPS = 2000;
 
 /**
  * Scheduled upkeep of indexes and the file, each step a bounded chunk:
- * - SQLite: resume a search rebuild a crashed process left half-done; merge FTS5 index segments
- *   a few hundred pages at a time (instead of a big merge landing inside some append);
+ * - SQLite: resume a search rebuild a crashed process left half-done; optimize the FTS5 indexes
+ *   (every segment merged into one, for the fastest queries) a few hundred pages at a time, each
+ *   step its own short transaction — the merges between writes are the FTS merger's (a worker,
+ *   see db/sqlite-fts-merger.ts), this pass only tidies up what the day left behind;
  *   return free pages to the file system with `incremental_vacuum` (new files are created with
  *   `auto_vacuum = INCREMENTAL`; a full VACUUM is never run online); `PRAGMA optimize`.
  * - PostgreSQL: flush the GIN indexes' pending lists (entries written since the last vacuum that
@@ -48,7 +50,11 @@ export class IndexMaintenanceService {
     return { resumedRebuild, mergeSteps, ...vacuum };
   }
 
-  /** FTS5 'merge' with a page budget per step, until a step reports nothing left to merge. */
+  /**
+   * FTS5's `optimize` in bounded steps: `merge` with a negative page budget treats every segment
+   * as one level and merges them, as few as two at a time, so repeated steps end with one segment
+   * per index (a plain `optimize` would do it in one transaction, seconds at 10⁶ messages).
+   */
   async mergeFts(between: (lastChunkMs: number) => Promise<void>): Promise<number> {
     let steps = 0;
     for (const table of FTS_TABLES) {
@@ -58,7 +64,7 @@ export class IndexMaintenanceService {
         const box = await this.db.transaction().execute((trx) =>
           timeBoxed(sizer, async (pages) => {
             const before = await sql<{ n: number }>`select total_changes() as n`.execute(trx);
-            await sql.raw(`insert into ${table}(${table}, rank) values ('merge', ${pages})`).execute(trx);
+            await sql.raw(`insert into ${table}(${table}, rank) values ('merge', ${-pages})`).execute(trx);
             const after = await sql<{ n: number }>`select total_changes() as n`.execute(trx);
             // Fewer than two changes: there was nothing left to merge (FTS5's documented signal).
             return Number(after.rows[0].n) - Number(before.rows[0].n) < 2 ? 0 : pages;

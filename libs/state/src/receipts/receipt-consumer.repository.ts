@@ -9,15 +9,24 @@ export class ReceiptConsumerRepository {
     return db.selectFrom('receipt_consumers').selectAll().where('name', '=', name).executeTakeFirst();
   }
 
-  /** Registers or acknowledges; who registered it and when never change afterwards. */
-  async upsert(db: Executor, row: ReceiptConsumerRow): Promise<void> {
-    await db
+  /**
+   * Registers or acknowledges, in one statement that never moves a cursor back: the update applies
+   * only while the stored cursor is at most the new one (so of two concurrent acknowledgements the
+   * lower cannot overwrite the higher). False when the stored cursor is already past `row.cursor`.
+   * Who registered it and when never change afterwards.
+   */
+  async upsertForward(db: Executor, row: ReceiptConsumerRow): Promise<boolean> {
+    const result = await db
       .insertInto('receipt_consumers')
       .values(row)
       .onConflict((oc) =>
-        oc.column('name').doUpdateSet({ cursor: row.cursor, principal: row.principal, updated_at: row.updated_at }),
+        oc
+          .column('name')
+          .doUpdateSet({ cursor: row.cursor, principal: row.principal, updated_at: row.updated_at })
+          .where('receipt_consumers.cursor', '<=', row.cursor),
       )
-      .execute();
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
   }
 
   async delete(db: Executor, name: string): Promise<boolean> {

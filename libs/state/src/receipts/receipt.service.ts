@@ -254,8 +254,15 @@ export class ReceiptService {
         created_by: existing ? existing.created_by : principal,
         created_at: existing ? existing.created_at : now,
       };
-      await this.consumers.upsert(tx.db, row);
-      return toConsumer(row);
+      // The check above read before any lock: a concurrent acknowledgement may have moved the
+      // cursor past this one since. The write itself only moves forward.
+      if (!(await this.consumers.upsertForward(tx.db, row))) {
+        const current = await this.consumers.find(tx.db, name);
+        throw new ConflictError(
+          `consumer ${name} already acknowledged ${current?.cursor ?? 'further'}; acknowledgements never move back`,
+        );
+      }
+      return toConsumer((await this.consumers.find(tx.db, name))!);
     });
   }
 

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JobLeaseRepository } from '../retention/job-lease.repository.js';
 import { ConflictError, ForbiddenError } from '../shared/errors.js';
 import {
   adminPrincipal,
@@ -9,6 +10,7 @@ import {
   TEST_DIALECTS,
   type TestStore,
 } from '../testing/index.js';
+import { SEARCH_REBUILD_JOB } from './search-index.service.js';
 
 const admin = contextOf(adminPrincipal);
 
@@ -104,6 +106,26 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(
         (await t.store.search.search(admin, { q: 'porcupine', mode: 'word', limit: 5 })).items.length,
       ).toBeGreaterThan(0);
+    });
+
+    it('is single-flight for two requests of one process (the same process holder), and the lease names the run', async () => {
+      // Two admin requests handled by one API process present the same process holder. The lease
+      // was re-entrant by holder: a second rebuild started beside the first, and the first to
+      // finish released the lease under the other. A run of `host:1:same` holds it now:
+      const leases = new JobLeaseRepository();
+      expect(await leases.acquire(t.store.db, SEARCH_REBUILD_JOB, 'host:1:same', Date.now(), 60_000)).toBe(true);
+      await expect(t.store.searchIndex.rebuild(admin, 'host:1:same')).rejects.toBeInstanceOf(ConflictError);
+      expect(await t.store.searchIndex.resumeAbandoned('host:1:same')).toBe(false);
+      expect((await leases.find(t.store.db, SEARCH_REBUILD_JOB))?.holder).toBe('host:1:same');
+      await leases.release(t.store.db, SEARCH_REBUILD_JOB, 'host:1:same');
+
+      await t.store.searchIndex.rebuild(admin, 'host:1:same');
+      const running = await leases.find(t.store.db, SEARCH_REBUILD_JOB);
+      expect(running?.holder).toMatch(/^host:1:same#rebuild-/);
+      await t.store.searchIndex.idle();
+      // Released by the run that held it.
+      expect(Number((await leases.find(t.store.db, SEARCH_REBUILD_JOB))?.expires_at)).toBe(0);
+      expect((await t.store.searchIndex.status(admin, true)).integrity).toMatchObject({ ok: true });
     });
   });
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { IndexIntegrity, SearchIndexStatus } from '@statehouse/contracts';
 import type { Db, Dialect } from '../db/database.js';
 import { yieldBetweenChunks } from '../jobs/chunks.js';
@@ -65,18 +66,29 @@ export class SearchIndexService {
     }
   }
 
-  /** Starts a rebuild unless one is running anywhere; answers at once with the new state. */
+  /**
+   * Starts a rebuild unless one is running anywhere; answers at once with the new state.
+   * Single-flight: each run holds the lease under a name of its own (`holder` plus a run id), so a
+   * second request — from this process or another, with the same process holder or not — is
+   * refused while the lease is live, and only the run that took the lease renews or releases it.
+   */
   async rebuild(ctx: OperationContext, holder: string): Promise<SearchIndexStatus> {
     assertAdmin(ctx.principal);
-    if (!(await this.admit(holder))) throw new ConflictError('a search index rebuild is already running');
+    const run = runHolder(holder);
+    if (this.running || !(await this.admit(run))) {
+      throw new ConflictError('a search index rebuild is already running');
+    }
     const startedAt = toIso(this.clock.now());
     await this.save({
       ...(await this.load()),
       status: 'rebuilding',
       lastRebuild: { startedAt, finishedAt: null, error: null },
     });
-    this.start(holder, startedAt);
-    return this.status(ctx, false);
+    // The answer describes the admitted run as it starts: read after start(), a small index could
+    // already be rebuilt and the caller would be told 'ready' for the rebuild it just asked for.
+    const accepted = await this.status(ctx, false);
+    this.start(run, startedAt);
+    return accepted;
   }
 
   /**
@@ -86,10 +98,16 @@ export class SearchIndexService {
   async resumeAbandoned(holder: string): Promise<boolean> {
     try {
       if (this.running || !(await this.port.inProgress(this.db))) return false;
-      if (!(await this.admit(holder))) return false;
+      const run = runHolder(holder);
+      if (!(await this.admit(run))) return false;
+      // Another request of this process may have started a run while the lease was taken.
+      if (this.running) {
+        await this.release(run);
+        return false;
+      }
       const state = await this.load();
       this.logger.warn('resuming an interrupted search index rebuild', { startedAt: state.lastRebuild?.startedAt });
-      this.start(holder, state.lastRebuild?.startedAt ?? toIso(this.clock.now()));
+      this.start(run, state.lastRebuild?.startedAt ?? toIso(this.clock.now()));
       return true;
     } catch (error) {
       throw toDomainError(error);
@@ -112,16 +130,26 @@ export class SearchIndexService {
     return this.uow.run(null, (tx) => this.leases.acquire(tx.db, SEARCH_REBUILD_JOB, holder, now, REBUILD_LEASE_MS));
   }
 
+  private async release(holder: string): Promise<void> {
+    await this.uow.run(null, (tx) => this.leases.release(tx.db, SEARCH_REBUILD_JOB, holder)).catch(() => undefined);
+  }
+
   private start(holder: string, startedAt: string): void {
     let lastRenew = this.clock.now();
+    let lost = false;
     const chunks: RebuildChunks = {
       between: async (lastChunkMs) => {
         if (this.stopping) throw new Error('stopped by shutdown; the rebuild resumes on the next start');
         if (this.clock.now() - lastRenew > REBUILD_LEASE_MS / 4) {
           lastRenew = this.clock.now();
-          await this.uow.run(null, (tx) =>
+          const kept = await this.uow.run(null, (tx) =>
             this.leases.acquire(tx.db, SEARCH_REBUILD_JOB, holder, lastRenew, REBUILD_LEASE_MS),
           );
+          // This process stalled past its lease and another one took the rebuild over: stop here.
+          if (!kept) {
+            lost = true;
+            throw new Error('the rebuild lease was taken over by another process');
+          }
         }
         await yieldBetweenChunks(this.dialect, lastChunkMs);
       },
@@ -136,7 +164,8 @@ export class SearchIndexService {
       this.logger.info('search index rebuilt', { startedAt });
     })()
       .catch(async (error) => {
-        if (this.stopping) return;
+        // Stopping: resumed later. Lost: the process that took the lease over reports the outcome.
+        if (this.stopping || lost) return;
         this.logger.error('search index rebuild failed', { error: String(error) });
         await this.save({
           ...(await this.load()),
@@ -150,7 +179,7 @@ export class SearchIndexService {
       })
       .finally(async () => {
         this.running = undefined;
-        await this.uow.run(null, (tx) => this.leases.release(tx.db, SEARCH_REBUILD_JOB, holder)).catch(() => undefined);
+        await this.release(holder);
       });
   }
 
@@ -167,4 +196,9 @@ export class SearchIndexService {
   private async save(state: IndexState): Promise<void> {
     await this.uow.run(null, (tx) => this.meta.set(tx.db, META_KEY, JSON.stringify(state)));
   }
+}
+
+/** The lease name of one rebuild run: the process holder plus a run id (never shared by two runs). */
+function runHolder(holder: string): string {
+  return `${holder}#rebuild-${randomUUID().slice(0, 8)}`;
 }

@@ -17,9 +17,18 @@ interface RebuildState {
   settings?: Record<string, [string, string][]>;
 }
 
-/** FTS5's defaults, restored at the end of a rebuild unless the table had its own settings. */
+/**
+ * The store's merge settings (migration 2026-11-30T06.30, docs/search.md): restored at the end of
+ * a rebuild unless the table had settings of its own, so a rebuild of a missing or corrupt table
+ * does not bring FTS5's defaults (merges inside appends) back.
+ */
+const STORE_MERGE_SETTINGS: [string, string][] = [
+  ['automerge', '0'],
+  ['usermerge', '4'],
+  ['crisismerge', '64'],
+];
+/** FTS5's default automerge: while a rebuild fills the tables (see below). */
 const DEFAULT_AUTOMERGE = '4';
-const DEFAULT_CRISISMERGE = '16';
 /** Segments allowed on one level while a rebuild fills the tables (the merge steps follow). */
 const REBUILD_CRISISMERGE = 2000;
 
@@ -212,8 +221,7 @@ export class SqliteSearchIndex implements SearchIndexPort {
       for (const original of state.triggers) await sql.raw(original).execute(trx);
       for (const index of INDEXES) {
         const restore = configureStatements(index.table, [
-          ['automerge', DEFAULT_AUTOMERGE],
-          ['crisismerge', DEFAULT_CRISISMERGE],
+          ...STORE_MERGE_SETTINGS,
           ...(state.settings?.[index.table] ?? []),
         ]);
         for (const statement of restore) await sql.raw(statement).execute(trx);

@@ -1,5 +1,8 @@
 import type { Message, Session } from '@statehouse/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../shared/clock.js';
+import { silentLogger } from '../shared/logger.js';
+import { openStore } from '../store.js';
 import { adminPrincipal, contextOf, openTestStore, TEST_DIALECTS, type TestStore } from '../testing/index.js';
 import { seedDemoData } from './demo-seed.js';
 
@@ -14,7 +17,9 @@ for (const { dialect, available } of TEST_DIALECTS) {
     const transcripts = new Map<string, Message[]>();
 
     beforeAll(async () => {
-      t = await openTestStore(dialect);
+      // The store reads "now" a minute after the seed's: the live figures (active now) do not depend
+      // on when the suite runs (with the system clock they passed only shortly after 15:07 UTC on 2026-11-30).
+      t = await openTestStore(dialect, { clock: new ManualClock(now + 60_000) });
       const report = await seedDemoData(t.url, { now });
       expect(report).toEqual({ sessions: 22, messages: expect.any(Number), deletions: 4 });
       const listed = await t.store.sessions.list(admin, {
@@ -144,6 +149,32 @@ for (const { dialect, available } of TEST_DIALECTS) {
         ['claude-sonnet-4.5', 'gemini-2.5-pro', 'gpt-5', 'llama-3.3-70b'].sort(),
       );
       expect(usage.buckets.filter((b) => b.total.messages > 0).length).toBeGreaterThanOrEqual(10);
+    });
+
+    it('is coherent with the gateway rules: the liveness sweep right after start ends nothing', async () => {
+      const open = sessions.filter((session) => session.endedAt === null).map((session) => session.id);
+      // The live conversations (minutes old) are open; everything that went quiet ended properly.
+      expect(open.length).toBeGreaterThanOrEqual(2);
+      for (const session of sessions) {
+        if (session.endedAt === null) expect(Date.parse(session.lastActivityAt), session.id).toBeGreaterThan(now - DAY);
+        else expect(session.endReason, session.id).not.toBe('startup_orphan_reap');
+      }
+      // A new store starts its sweep soon after seeding, with the default windows (orphans: rows
+      // of no gateway idle for a day, or of a silent gateway).
+      const started = await openStore({
+        url: t.url,
+        clock: new ManualClock(now + 60_000),
+        logger: silentLogger,
+        migrate: false,
+      });
+      try {
+        const sweep = await started.gateways.sweep('demo-check');
+        expect(sweep).toMatchObject({ ran: true, reapedIds: [] });
+        const after = await Promise.all(open.map((id) => started.sessions.get(admin, id)));
+        expect(after.filter((session) => session.endedAt !== null).map((session) => session.id)).toEqual([]);
+      } finally {
+        await started.close();
+      }
     });
   });
 }

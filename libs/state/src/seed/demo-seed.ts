@@ -541,8 +541,50 @@ async function replay(store: StateStore, clock: ManualClock, now: number): Promi
   await store.handoff.claim(api, 'demo-support-03', {});
   await store.handoff.complete(api, 'demo-support-03', {});
 
+  await endFinishedConversations(store, clock, now);
   const deletions = await deleteScratch(store, clock, now);
   return { sessions, messages: messageCount, deletions };
+}
+
+/** How a conversation of each surface ends once it is over (docs/domain.md §4). */
+const FINISHED_BY_SOURCE: Record<string, EndReason> = {
+  telegram: 'idle_timeout',
+  discord: 'idle_timeout',
+  slack: 'idle_timeout',
+  cli: 'cli_exit',
+  api_server: 'webhook_complete',
+};
+/** Conversations quiet for longer than this are over; the newer ones are still going on. */
+const STILL_GOING_MS = 6 * HOUR;
+
+/**
+ * Every conversation that went quiet hours or days ago ends the way it would have, a while after
+ * its last activity. Left open they would be orphans to the liveness sweep (docs/domain.md §10:
+ * rows owned by no gateway and idle past the orphan window), which a new store starts soon after
+ * seeding — the demo would show them reaped with a crash-like `startup_orphan_reap`. Only the live
+ * conversations (minutes old) stay open.
+ */
+async function endFinishedConversations(store: StateStore, clock: ManualClock, now: number): Promise<void> {
+  const open = await store.sessions.list(api, {
+    status: 'open',
+    archived: 'include',
+    includeChildren: true,
+    includeHidden: true,
+    limit: 200,
+    order: 'recent',
+  });
+  for (const item of open.items) {
+    const session = await store.sessions.get(api, item.id);
+    const quietSince = Date.parse(session.lastActivityAt);
+    if (session.endedAt !== null || quietSince > now - STILL_GOING_MS) continue;
+    clock.set(Math.min(quietSince + 45 * MINUTE, now - STILL_GOING_MS));
+    await store.sessions.end(
+      api,
+      session.id,
+      { reason: FINISHED_BY_SOURCE[session.source] ?? 'agent_close' },
+      { ifMatch: session.revision, expectedGeneration: session.generation },
+    );
+  }
 }
 
 /**

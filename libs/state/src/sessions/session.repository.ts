@@ -242,6 +242,16 @@ export class SessionRepository {
     return (this.dialect.name === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
   }
 
+  /**
+   * Reads the row and, on PostgreSQL, holds a key-share lock on it for the rest of the transaction:
+   * a concurrent delete waits for this transaction (and a row inserted here that refers to the
+   * session can never outlive it), while ordinary updates of the session are not blocked.
+   */
+  async findByIdForKeyShare(db: Executor, id: string): Promise<SessionRow | undefined> {
+    const query = db.selectFrom('sessions').selectAll().where('id', '=', id);
+    return (this.dialect.name === 'postgres' ? query.forKeyShare() : query).executeTakeFirst();
+  }
+
   async exists(db: Executor, id: string): Promise<boolean> {
     const row = await db.selectFrom('sessions').select('id').where('id', '=', id).executeTakeFirst();
     return row !== undefined;
@@ -594,22 +604,6 @@ export class SessionRepository {
    * Ends these rows with `reason` where they are still open and not under a live turn lease (the
    * check is in the statement itself); returns the ids it ended.
    */
-  async endOpenUnleased(db: Executor, ids: readonly string[], now: number, reason: string): Promise<string[]> {
-    const ended: string[] = [];
-    for (const part of chunk(ids)) {
-      const rows = await db
-        .updateTable('sessions')
-        .set((eb) => ({ ended_at: now, end_reason: reason, revision: eb('revision', '+', 1) }))
-        .where('id', 'in', part)
-        .where('ended_at', 'is', null)
-        .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', now)]))
-        .returning('id')
-        .execute();
-      ended.push(...rows.map((row) => row.id));
-    }
-    return ended;
-  }
-
   async countInProfile(db: Executor, profile: string): Promise<number> {
     const row = await db
       .selectFrom('sessions')

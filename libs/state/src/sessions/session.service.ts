@@ -262,6 +262,7 @@ export class SessionService {
           durationMs: Math.max(0, end - chain.rootStartedAt),
           conversationUsage: {
             segments: chain.segments,
+            messageCount: chain.messageCount,
             inputTokens: chain.inputTokens,
             outputTokens: chain.outputTokens,
             cacheReadTokens: chain.cacheReadTokens,
@@ -482,8 +483,9 @@ export class SessionService {
   }
 
   /**
-   * Demo data only: end stamps without the lifecycle rules.
-   * TODO(lineage issue #3): replace with the end operation once it exists.
+   * Test fixtures only: an end stamp without the lifecycle rules — e.g. `compression` on a row with
+   * no continuation, which the end operation (`end`, docs/domain.md §4) rightly refuses. The demo
+   * seed ends its sessions through `end` and the lineage operations, never through this.
    */
   async stampEndForSeed(id: string, endedAt: number, reason: string): Promise<void> {
     await this.uow.run(null, async (tx) => {
@@ -522,6 +524,7 @@ function ownUsage(row: SessionRow): ChainUsage {
     rootId: row.id,
     rootStartedAt: Number(row.started_at),
     segments: 1,
+    messageCount: Number(row.message_count),
     inputTokens: Number(row.input_tokens),
     outputTokens: Number(row.output_tokens),
     cacheReadTokens: Number(row.cache_read_tokens),

@@ -22,9 +22,13 @@ const NODE_NET = ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE
  */
 export function toDomainError(error: unknown): unknown {
   if (error instanceof DomainError) return error;
-  const e = error as { code?: string; message?: string } | undefined;
-  const code = e?.code ?? '';
-  const message = e?.message ?? '';
+  const e = error as { code?: unknown; message?: unknown } | null | undefined;
+  // Drivers and Node put strings here, but not every thrower does (a numeric errno, a status): read
+  // whatever is there as text rather than fail on it and replace the real error with a TypeError.
+  const rawCode = e?.code;
+  const rawMessage = e?.message;
+  const code = typeof rawCode === 'string' ? rawCode : rawCode == null ? '' : String(rawCode);
+  const message = typeof rawMessage === 'string' ? rawMessage : '';
   // PostgreSQL stopped a statement at statement_timeout: the read's deadline, not an outage.
   if (code === '57014' && /statement timeout/i.test(message)) {
     return new DeadlineExceededError(null, 'statement_timeout', { cause: error });

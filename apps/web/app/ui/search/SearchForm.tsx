@@ -48,6 +48,7 @@ export function SearchForm({ raw, choices }: { raw: SearchRaw; choices: Choices 
         names={['from', 'to']}
         labels={['From', 'Until']}
         values={[raw.from, raw.to]}
+        zone={raw.tz}
       />
       <Field label="Match" htmlFor="search-mode">
         <Select id="search-mode" name="mode" defaultValue={raw.mode ?? 'auto'}>

@@ -1,7 +1,6 @@
 import type { SearchQuery, SearchResponse } from '@statehouse/contracts';
 import { Alert, Badge, ButtonLink, EmptyState, Pagination, ResultsCard } from '@/app/ui/common';
-import { formatBounded, plural } from '@/lib/format';
-import { groupHits, type SearchRaw, searchHref } from '@/lib/search-state';
+import { groupHits, type SearchRaw, searchHref, searchSummary } from '@/lib/search-state';
 import { HitGroupItem } from './HitGroupItem';
 import './search.css';
 
@@ -21,9 +20,7 @@ export function SearchResults({
       toolbar={
         <>
           <span data-testid="search-summary">
-            {formatBounded(response.total)} {response.total.count === 1 && response.total.exact ? 'result' : 'results'}{' '}
-            for “{query.q}”
-            {raw.cursor || response.nextCursor ? ` (${plural(response.items.length, 'result')} on this page)` : ''}
+            {searchSummary(response, query.q, Boolean(raw.cursor || response.nextCursor))}
           </span>
           <Badge title="The index that answered">{response.mode === 'word' ? 'word index' : 'substring index'}</Badge>
         </>

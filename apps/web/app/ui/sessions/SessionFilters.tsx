@@ -46,6 +46,7 @@ export function SessionFilters({ raw, choices }: { raw: SessionListRaw; choices:
         names={['startedFrom', 'startedTo']}
         labels={['Started from', 'Started until']}
         values={[raw.startedFrom, raw.startedTo]}
+        zone={raw.tz}
       />
       <Field label="Status" htmlFor="filter-status">
         <Select id="filter-status" name="status" defaultValue={raw.status ?? 'all'}>

@@ -3,7 +3,7 @@ import Link from 'next/link';
 import { Badge, cx, ListItem, Timestamp } from '@/app/ui/common';
 import { formatCost, formatDuration, plural } from '@/lib/format';
 import { sessionHref } from '@/lib/paths';
-import { lineageHint, sessionHeading, sessionStatus } from '@/lib/session-display';
+import { conversationMessages, lineageHint, sessionHeading, sessionStatus } from '@/lib/session-display';
 import { BusyBadge } from './BusyNotice';
 import './sessions.css';
 
@@ -69,7 +69,9 @@ export function SessionRow({ item, showProfile, selectionForm }: SessionRowProps
       </div>
       <div className="session-row__stats">
         <Timestamp iso={item.lastActiveAt} />
-        <span>{plural(item.messageCount, 'message')}</span>
+        <span title="Messages of the whole conversation (every compression segment)" data-testid="row-messages">
+          {plural(conversationMessages(item), 'message')}
+        </span>
         <span title="Input + output tokens of the whole conversation, and its estimated cost">
           {plural(item.conversationUsage.totalTokens, 'token')} · {formatCost(item.conversationUsage.estimatedCostUsd)}
         </span>

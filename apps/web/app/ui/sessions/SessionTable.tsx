@@ -3,10 +3,10 @@ import Link from 'next/link';
 import { Badge, Table, Timestamp } from '@/app/ui/common';
 import { formatCost, formatDuration, formatNumber } from '@/lib/format';
 import { sessionHref } from '@/lib/paths';
-import { sessionHeading, sessionStatus } from '@/lib/session-display';
+import { conversationMessages, sessionHeading, sessionStatus } from '@/lib/session-display';
 import './sessions.css';
 
-/** The compact list: one line per conversation, the figures in columns (`view=compact`). */
+/** The compact list: one line per conversation, the figures in columns (`view=compact`), each the whole conversation's. */
 export function SessionTable({ items, showProfile }: { items: SessionListItem[]; showProfile: boolean }) {
   return (
     <Table
@@ -38,7 +38,7 @@ export function SessionTable({ items, showProfile }: { items: SessionListItem[];
           <Badge key="status" tone={status.tone} dot>
             {status.label}
           </Badge>,
-          formatNumber(item.messageCount),
+          formatNumber(conversationMessages(item)),
           formatNumber(item.conversationUsage.totalTokens),
           formatCost(item.conversationUsage.estimatedCostUsd),
           formatDuration(item.durationMs),

@@ -11,7 +11,10 @@ const NO_SELECTION = '__none__';
 
 /**
  * Sets `profile` in the URL. On a profile-scoped page (sessions, search) the page's filters are
- * kept and its cursor dropped; anywhere else it opens the chosen profile's sessions.
+ * kept and its cursor dropped; anywhere else it opens the chosen profile's sessions. It navigates
+ * only when the form is submitted (the Show button, or Enter): arrow keys on a closed <select>
+ * change its value without opening it, so navigating on `change` would leave a keyboard user on
+ * another page after the first key press (WCAG 3.2.2, On Input).
  */
 export function ProfileSwitcher({ profiles }: { profiles: ProfileSummary[] }) {
   const id = useId();
@@ -51,7 +54,6 @@ export function ProfileSwitcher({ profiles }: { profiles: ProfileSummary[] }) {
         defaultValue={current}
         key={`${pathname}:${current}`}
         aria-busy={pending || undefined}
-        onChange={(event) => event.currentTarget.form?.requestSubmit()}
       >
         {scoped ? null : (
           <option value={NO_SELECTION} disabled>
@@ -65,11 +67,9 @@ export function ProfileSwitcher({ profiles }: { profiles: ProfileSummary[] }) {
           </option>
         ))}
       </Select>
-      <noscript>
-        <button type="submit" className="btn btn--secondary btn--sm">
-          Switch
-        </button>
-      </noscript>
+      <button type="submit" className="btn btn--secondary btn--sm" disabled={pending}>
+        Show
+      </button>
     </form>
   );
 }

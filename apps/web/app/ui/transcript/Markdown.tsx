@@ -1,3 +1,4 @@
+import type { CSSProperties } from 'react';
 import Markdown, { type Components } from 'react-markdown';
 import rehypeHighlight from 'rehype-highlight';
 import rehypeSanitize from 'rehype-sanitize';
@@ -38,6 +39,14 @@ const COMPONENTS: Components = {
       </span>
     );
   },
+  // GFM column alignment arrives as an inline `style` (text-align), which the dashboard's nonce CSP
+  // blocks (style-src has no 'unsafe-inline'): the alignment is carried by a class instead.
+  th({ style, children }) {
+    return <th className={alignClass(style)}>{children}</th>;
+  },
+  td({ style, children }) {
+    return <td className={alignClass(style)}>{children}</td>;
+  },
   table({ children }) {
     return (
       <div className="table-wrap markdown__table">
@@ -46,6 +55,14 @@ const COMPONENTS: Components = {
     );
   },
 };
+
+const ALIGNMENTS = new Set(['left', 'center', 'right']);
+
+/** `markdown__align--center` for `{textAlign: 'center'}`; nothing for a column without alignment. */
+export function alignClass(style: CSSProperties | undefined): string | undefined {
+  const align = style?.textAlign;
+  return typeof align === 'string' && ALIGNMENTS.has(align) ? `markdown__align--${align}` : undefined;
+}
 
 export function MarkdownText({ text }: { text: string }) {
   return (

@@ -6,20 +6,23 @@ import { getReceipt } from '@/lib/api';
 import { attempt } from '@/lib/attempt';
 import { backFrom, idsFrom, parseSkipped } from '@/lib/deletion';
 import { plural } from '@/lib/format';
-import { firstParam, type RawSearchParams } from '@/lib/paths';
+import type { RawSearchParams } from '@/lib/paths';
 
 export const metadata: Metadata = { title: 'Deleted' };
 
 /**
  * After a confirmed deletion: the receipt(s) it wrote (sequence, operation id, counts) and what was
- * skipped and why. Everything comes from the URL and the receipts themselves, so a reload is safe.
+ * skipped and why. The receipts' operation ids come from the URL; how many sessions were deleted
+ * is what the receipts the API returns say (a number in the URL would be anyone's claim), so a
+ * reload is safe and an edited link proves nothing.
  */
 export default async function DeletionDonePage({ searchParams }: { searchParams: Promise<RawSearchParams> }) {
   const params = await searchParams;
   const operationIds = idsFrom(params, 'receipt').slice(0, 20);
-  const deleted = Number(firstParam(params.deleted) ?? 0) || 0;
   const back = backFrom(params);
   const receipts = await Promise.all(operationIds.map((id) => attempt(() => getReceipt(id))));
+  const deleted = receipts.reduce((sum, result) => sum + (result.ok ? result.value.counts.sessions : 0), 0);
+  const unconfirmed = receipts.filter((result) => !result.ok).length;
   // Where the list was: a deleted session's own page would now be a 404.
   const backToList = back.startsWith('/sessions/') ? '/sessions' : back;
 
@@ -27,7 +30,13 @@ export default async function DeletionDonePage({ searchParams }: { searchParams:
     <>
       <PageHeader
         breadcrumbs={[{ href: '/sessions', label: 'Sessions' }, { label: 'Deleted' }]}
-        title={deleted > 0 ? `Deleted ${plural(deleted, 'session')}` : 'Nothing was deleted'}
+        title={
+          deleted > 0
+            ? `Deleted ${plural(deleted, 'session')}`
+            : unconfirmed > 0
+              ? 'Deletion not confirmed'
+              : 'Nothing was deleted'
+        }
         description={
           operationIds.length > 0
             ? 'Each deletion is recorded in a content-free, hash-chained receipt.'

@@ -1,6 +1,7 @@
 import type { Metadata } from 'next';
 import { PasswordForm } from '@/app/ui/account/PasswordForm';
 import { SignedInSessions } from '@/app/ui/account/SignedInSessions';
+import { SignOutOthersForm } from '@/app/ui/account/SignOutOthersForm';
 import { ApiErrorAlert, Card, PageHeader } from '@/app/ui/common';
 import { getMe, listDashboardSessions } from '@/lib/api';
 import { attempt } from '@/lib/attempt';
@@ -24,10 +25,18 @@ export default async function AccountPage() {
           </>
         }
       />
-      <Card title="Password" description="Changing it keeps this browser signed in.">
+      <Card title="Password" description="Changing it keeps this browser signed in and signs out every other one.">
         <PasswordForm username={principal.name} />
       </Card>
-      <Card title="Signed-in sessions" description="Browsers signed in as you. Sign out any you do not recognise.">
+      <Card
+        title="Signed-in sessions"
+        description="Browsers signed in as you. Sign out any you do not recognise."
+        actions={
+          sessions.ok ? (
+            <SignOutOthersForm others={sessions.value.filter((session) => !session.current).length} />
+          ) : null
+        }
+      >
         {sessions.ok ? (
           <SignedInSessions sessions={sessions.value} />
         ) : (

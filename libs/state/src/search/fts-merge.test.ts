@@ -1,0 +1,99 @@
+import { sql } from 'kysely';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { Executor } from '../db/database.js';
+import { adminPrincipal, contextOf, openTestStore, type TestStore } from '../testing/index.js';
+
+const admin = contextOf(adminPrincipal);
+const TABLES = ['messages_fts', 'messages_trgm'] as const;
+
+/** An FTS5 table's persistent settings (its `_config` rows). */
+async function settings(db: Executor, table: string): Promise<Record<string, number>> {
+  const { rows } = await sql<{ k: string; v: number }>`select k, v from ${sql.table(`${table}_config`)}`.execute(db);
+  return Object.fromEntries(rows.map((row) => [row.k, Number(row.v)]));
+}
+
+/** Segments of an FTS5 index: the distinct segment ids of its `_idx` table. */
+async function segments(db: Executor, table: string): Promise<number> {
+  const { rows } = await sql<{
+    n: number;
+  }>`select count(distinct segid) as n from ${sql.table(`${table}_idx`)}`.execute(db);
+  return Number(rows[0].n);
+}
+
+/** One single-message append per call: one new segment per index, as a chat gateway writes. */
+async function appendSingles(t: TestStore, sessionId: string, count: number, word: string): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    await t.store.messages.append(admin, sessionId, {
+      messages: [{ role: i % 2 ? 'assistant' : 'user', content: `${word} message ${i} about segment merging` }],
+    });
+  }
+}
+
+describe('FTS5 segment merging off the request path (SQLite)', () => {
+  let t: TestStore | undefined;
+  afterEach(async () => {
+    await t?.close();
+    t = undefined;
+  });
+
+  it('the migration leaves merging to the merger: automerge off, usermerge 4, crisismerge 64 on both indexes', async () => {
+    t = await openTestStore('sqlite', { ftsMerger: false });
+    for (const table of TABLES) {
+      expect(await settings(t.store.db, table)).toMatchObject({ automerge: 0, usermerge: 4, crisismerge: 64 });
+    }
+  });
+
+  it('appends add segments without merging them; the optimize steps merge them and the index stays consistent', async () => {
+    t = await openTestStore('sqlite', { ftsMerger: false });
+    await t.store.sessions.create(admin, { id: 'merge-a', profile: 'p', source: 'cli' });
+    await appendSingles(t, 'merge-a', 40, 'zephyrine');
+    // No merge inside the appends (40 < crisismerge): a segment per append and index.
+    for (const table of TABLES) expect(await segments(t.store.db, table)).toBeGreaterThanOrEqual(40);
+    const steps = await t.store.maintenance.mergeFts(async () => undefined);
+    expect(steps).toBeGreaterThan(0);
+    for (const table of TABLES) expect(await segments(t.store.db, table)).toBe(1);
+    expect((await t.store.searchIndex.status(admin, true)).integrity?.ok).toBe(true);
+    const found = await t.store.search.search(admin, { q: 'zephyrine', mode: 'word', limit: 50 });
+    expect(found.items).toHaveLength(40);
+    const substring = await t.store.search.search(admin, { q: 'ephyri', mode: 'substring', limit: 50 });
+    expect(substring.items).toHaveLength(40);
+  });
+
+  it('a write that finds crisismerge segments on a level merges them itself (the merger is only a helper)', async () => {
+    t = await openTestStore('sqlite', { ftsMerger: false });
+    await t.store.sessions.create(admin, { id: 'merge-c', profile: 'p', source: 'cli' });
+    await appendSingles(t, 'merge-c', 70, 'crisis');
+    for (const table of TABLES) expect(await segments(t.store.db, table)).toBeLessThan(64);
+    expect((await t.store.searchIndex.status(admin, true)).integrity?.ok).toBe(true);
+  });
+
+  it('the merger worker merges the segments between writes, and search stays correct', async () => {
+    t = await openTestStore('sqlite');
+    await t.store.sessions.create(admin, { id: 'merge-w', profile: 'p', source: 'cli' });
+    await appendSingles(t, 'merge-w', 30, 'quillwort');
+    const store = t.store;
+    // usermerge = 4: once idle, no level keeps 4 segments or more.
+    await vi.waitFor(
+      async () => {
+        for (const table of TABLES) expect(await segments(store.db, table)).toBeLessThan(8);
+      },
+      { timeout: 20_000, interval: 100 },
+    );
+    expect((await store.searchIndex.status(admin, true)).integrity?.ok).toBe(true);
+    expect((await store.search.search(admin, { q: 'quillwort', mode: 'word', limit: 50 })).items).toHaveLength(30);
+  });
+
+  it('a search-index rebuild puts the merge settings back, also on a table that was lost', async () => {
+    t = await openTestStore('sqlite', { ftsMerger: false });
+    await t.store.sessions.create(admin, { id: 'merge-r', profile: 'p', source: 'cli' });
+    await appendSingles(t, 'merge-r', 5, 'rebuilt');
+    // A missing table has no settings to keep: the rebuild must not fall back to FTS5's defaults.
+    await sql`drop table messages_trgm`.execute(t.store.db);
+    await t.store.searchIndex.rebuild(admin, 'test-holder');
+    await t.store.searchIndex.idle();
+    for (const table of TABLES) {
+      expect(await settings(t.store.db, table)).toMatchObject({ automerge: 0, usermerge: 4, crisismerge: 64 });
+    }
+    expect((await t.store.searchIndex.status(admin, true)).integrity?.ok).toBe(true);
+  });
+});

@@ -1,0 +1,204 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { DeletionReceipt } from '@statehouse/contracts';
+import { ManualClock, openStore, type StateStore, SYSTEM_PRINCIPAL, silentLogger } from '@statehouse/state';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../browser/support/stack.js';
+import { adminToken, client, type Reply, seeded, startApi, stop } from './support/cluster.js';
+
+const TRIALS = 2;
+/** Per pool: sessions × messages well over one chunk's budget (2 000 messages), so deletes go in chunks. */
+const SESSIONS_PER_POOL = 14;
+const MESSAGES_PER_SESSION = 150;
+const DAY = 86_400_000;
+
+const system = { principal: SYSTEM_PRINCIPAL, channel: 'system' as const };
+
+/**
+ * An API process on a SQLite file killed with SIGKILL at a random moment while two chunked deletes
+ * run — a large bulk delete and a retention prune, each removed in several transactions with a
+ * receipt per chunk — in two trials (seeded, so a failure replays; two, as each starts an API
+ * process, to stay within a minute on a loaded machine). Afterwards: every session is
+ * gone exactly when a receipt names it, every acknowledged chunk's receipt is there, the chain
+ * verifies, no message or search posting outlives its session, and SQLite's integrity_check passes.
+ * (The kill -9 suite of appends and single deletes is kill9.test.ts.)
+ */
+describe('kill -9 during chunked deletes (bulk and retention) on SQLite', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'statehouse-kill9-chunks-'));
+  const path = join(dir, 'statehouse.db');
+  const databaseUrl = `file:${path}`;
+  const random = seeded(4242);
+  let call: ReturnType<typeof client>;
+  const pools = new Map<number, { bulk: string[]; retention: string[] }>();
+  const acknowledged = new Map<string, string[]>();
+  const serverErrors: Reply[] = [];
+
+  beforeAll(async () => {
+    if (!existsSync(join(REPO_ROOT, 'apps/api/dist/main.js'))) throw new Error('build the API first (npx tsc -b)');
+    call = client(adminToken(databaseUrl));
+    // Everything was written and ended a month ago: old enough for retention, and no open row for
+    // the liveness sweep to touch while the trials run.
+    const clock = new ManualClock(Date.now() - 30 * DAY);
+    const store = await openStore({ url: databaseUrl, logger: silentLogger, clock });
+    try {
+      for (let t = 0; t < TRIALS; t++) {
+        const pool = { bulk: [] as string[], retention: [] as string[] };
+        for (const [kind, profile] of [
+          ['bulk', 'k9bulk'],
+          ['retention', `k9ret${t}`],
+        ] as const) {
+          for (let s = 0; s < SESSIONS_PER_POOL; s++) {
+            const id = `${kind}-${t}-${s}`;
+            const created = await store.sessions.create(system, {
+              id,
+              profile,
+              source: 'cli',
+              messages: Array.from({ length: MESSAGES_PER_SESSION }, (_, i) => ({
+                role: i % 2 === 0 ? ('user' as const) : ('assistant' as const),
+                content: `${id} chunked doomed walrus ${i}`,
+              })),
+            });
+            clock.advance(1000);
+            await store.sessions.end(system, id, { reason: 'cli_close' }, { ifMatch: created.revision });
+            pool[kind].push(id);
+          }
+        }
+        pools.set(t, pool);
+      }
+    } finally {
+      await store.close();
+    }
+  }, 60_000);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  async function withStore<T>(work: (store: StateStore) => Promise<T>): Promise<T> {
+    const store = await openStore({ url: databaseUrl, logger: silentLogger });
+    try {
+      return await work(store);
+    } finally {
+      await store.close();
+    }
+  }
+
+  function record(reply: Reply | null) {
+    if (reply?.status === 200) {
+      for (const receipt of reply.body.receipts) acknowledged.set(receipt.operationId, reply.body.deletedIds);
+    } else if (reply && reply.status >= 500) serverErrors.push(reply);
+  }
+
+  it(`${TRIALS} trials killed at random during a chunked bulk delete and a retention prune`, async () => {
+    for (let t = 0; t < TRIALS; t++) {
+      const pool = pools.get(t)!;
+      const api = await startApi('api', databaseUrl, { STATEHOUSE_RETENTION_INTERVAL_SECONDS: '0' });
+      // The bulk delete presents each session's revision and generation, as a client would.
+      const items = [];
+      for (const id of pool.bulk) {
+        const session = await call(api.url, 'GET', `/v1/sessions/${id}`);
+        expect(session.status).toBe(200);
+        items.push({ id, revision: session.body.revision, generation: session.body.generation });
+      }
+      const bulk = call(api.url, 'POST', '/v1/sessions/bulk-delete', { items }).catch(() => null);
+      const retention = call(api.url, 'POST', '/v1/retention/prune', {
+        olderThanDays: 7,
+        profile: `k9ret${t}`,
+        dryRun: false,
+      }).catch(() => null);
+      // Killed once a first chunk of one of them has committed (the retention prune's in one trial,
+      // the bulk delete's in the other), plus a random moment: mid-way through the chunked
+      // operations on any machine, however loaded (a fixed delay hit nothing on a busy one,
+      // everything on an idle one).
+      const receipts = new Database(path, { readonly: true });
+      try {
+        const origin = t % 2 === 0 ? 'retention' : 'user_api';
+        const count = () =>
+          Number(receipts.prepare('select count(*) from deletion_receipts where origin = ?').pluck().get(origin));
+        const before = count();
+        const wanted = before + 1;
+        const deadline = Date.now() + 20_000;
+        let settled = false;
+        void Promise.all([bulk, retention]).then(() => {
+          settled = true;
+        });
+        while (!settled && count() < wanted && Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+      } finally {
+        receipts.close();
+      }
+      await new Promise((resolve) => setTimeout(resolve, random() * 150));
+      await stop(api, 'SIGKILL');
+      const [bulkReply, retentionReply] = [await bulk, await retention];
+      record(bulkReply);
+      record(retentionReply);
+      console.info(
+        `trial ${t}: bulk ${bulkReply?.status ?? 'killed'}, retention ${retentionReply?.status ?? 'killed'}`,
+      );
+    }
+    expect(serverErrors).toEqual([]);
+  }, 60_000);
+
+  it('after the kills: receipts ⇔ deletions, chain intact, no orphan rows or postings, integrity_check ok', async () => {
+    const raw = new Database(path, { readonly: true });
+    try {
+      expect(raw.pragma('integrity_check', { simple: true })).toBe('ok');
+      expect(raw.pragma('foreign_key_check')).toEqual([]);
+      // No message outlives its session (a chunk half-applied would leave some).
+      expect(
+        raw
+          .prepare(
+            `select count(*) from messages m where not exists (select 1 from sessions s where s.id = m.session_id)`,
+          )
+          .pluck()
+          .get(),
+      ).toBe(0);
+    } finally {
+      raw.close();
+    }
+    await withStore(async (store) => {
+      const receipts: DeletionReceipt[] = [];
+      for (let after = 0; ; ) {
+        const page = await store.receipts.list(system, { after, limit: 500 });
+        receipts.push(...page.items);
+        if (!page.nextCursor) break;
+        after = Number(page.nextCursor);
+      }
+      const named = new Map<string, string>();
+      for (const receipt of receipts) {
+        for (const identity of receipt.identities) {
+          // A session is named by one receipt only.
+          expect(named.has(identity.id)).toBe(false);
+          named.set(identity.id, receipt.operationId);
+        }
+      }
+      const operations = new Set(receipts.map((receipt) => receipt.operationId));
+      for (const [operationId, deletedIds] of acknowledged) {
+        expect(operations.has(operationId)).toBe(true);
+        for (const id of deletedIds) expect(named.has(id), id).toBe(true);
+      }
+      const remaining = new Set((await store.db.selectFrom('sessions').select('id').execute()).map((row) => row.id));
+      let deleted = 0;
+      for (const pool of pools.values()) {
+        for (const id of [...pool.bulk, ...pool.retention]) {
+          // Receipts ⇔ deletions: gone exactly when a receipt names it.
+          expect(remaining.has(id), id).toBe(!named.has(id));
+          if (named.has(id)) deleted++;
+        }
+      }
+      // Not vacuous: chunks committed before the kills.
+      console.info(`${deleted} of ${SESSIONS_PER_POOL * 2 * TRIALS} sessions deleted, ${receipts.length} receipts`);
+      expect(deleted).toBeGreaterThan(0);
+      expect(await store.receipts.verify(system)).toMatchObject({ ok: true });
+      // Term by term: postings of deleted messages would be mismatches.
+      const index = await store.searchIndex.status(system, true);
+      expect(index.integrity?.indexes.map((entry) => [entry.name, entry.ok, entry.mismatchedTerms])).toEqual([
+        ['word', true, 0],
+        ['substring', true, 0],
+      ]);
+      expect((await store.search.search(system, { q: 'walrus', mode: 'word', limit: 100 })).items.length).toBe(
+        Math.min(100, (SESSIONS_PER_POOL * 2 * TRIALS - deleted) * MESSAGES_PER_SESSION),
+      );
+    });
+  }, 60_000);
+});
