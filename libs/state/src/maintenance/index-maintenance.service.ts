@@ -56,10 +56,12 @@ export class IndexMaintenanceService {
    * per index (a plain `optimize` would do it in one transaction, seconds at 10⁶ messages).
    */
   async mergeFts(between: (lastChunkMs: number) => Promise<void>): Promise<number> {
+    // Chunks (transactions) that merged something; a chunk that finishes an index counts too.
     let steps = 0;
+    let chunks = 0;
     for (const table of FTS_TABLES) {
       const sizer = new ChunkSizer(8, 2, 4000, STEP_BUDGET_MS);
-      for (; steps < MAX_STEPS; steps++) {
+      for (; chunks < MAX_STEPS; chunks++) {
         const started = performance.now();
         const box = await this.db.transaction().execute((trx) =>
           timeBoxed(sizer, async (pages) => {
@@ -71,7 +73,10 @@ export class IndexMaintenanceService {
           }),
         );
         const elapsed = performance.now() - started;
-        if (box.rows > 0) reportChunk({ operation: 'fts-merge', heldMs: elapsed, ...box });
+        if (box.rows > 0) {
+          steps++;
+          reportChunk({ operation: 'fts-merge', heldMs: elapsed, ...box });
+        }
         if (box.done) break;
         await between(elapsed);
       }
