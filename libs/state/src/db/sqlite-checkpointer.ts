@@ -67,6 +67,7 @@ export class SqliteCheckpointer {
   };
   private lastLoggedAt = 0;
   private closing = false;
+  private workerStopped = false;
 
   constructor(
     private readonly path: string,
@@ -82,9 +83,10 @@ export class SqliteCheckpointer {
       else if (message.type === 'failed') this.failed(`${message.code ? `${message.code}: ` : ''}${message.message}`);
     });
     // A worker that cannot open the file leaves checkpoints to the last connection's close — said aloud.
-    this.worker.on('error', (error) => this.failed(`checkpoint worker stopped: ${error.message}`, true));
+    // A worker that throws emits 'error' and then 'exit' (code 1): one stop, said once, with its reason.
+    this.worker.on('error', (error) => this.stopped(`checkpoint worker stopped: ${error.message}`));
     this.worker.on('exit', (code) => {
-      if (!this.closing && code !== 0) this.failed(`checkpoint worker exited with code ${code}`, true);
+      if (!this.closing && code !== 0) this.stopped(`checkpoint worker exited with code ${code}`);
     });
   }
 
@@ -95,6 +97,12 @@ export class SqliteCheckpointer {
   async close(): Promise<void> {
     this.closing = true;
     await this.worker.terminate().catch(() => undefined);
+  }
+
+  private stopped(error: string): void {
+    if (this.workerStopped) return;
+    this.workerStopped = true;
+    this.failed(error, true);
   }
 
   private failed(error: string, fatal = false): void {
