@@ -144,11 +144,16 @@ export class SqliteFtsMerger {
     this.worker.unref();
     // A worker that cannot open the file leaves merges to the maintenance job and crisis merges:
     // search keeps working, only slower as segments pile up — so say so once, never silently.
-    const stopped = (reason: string) =>
+    // 'error' is followed by 'exit' (code 1): one stop, said once.
+    let said = false;
+    const stopped = (reason: string) => {
+      if (said) return;
+      said = true;
       logger?.warn('search-index merger stopped: segments are merged by writes and the maintenance job only', {
         path,
         reason,
       });
+    };
     this.worker.on('error', (error) => stopped(error.message));
     this.worker.on('exit', (code) => {
       if (!this.closing && code !== 0) stopped(`worker exited with code ${code}`);
