@@ -217,8 +217,11 @@ for (const { dialect, available } of TEST_DIALECTS) {
       }
     });
 
-    // Only PostgreSQL lets a writer commit between the sweep's read and its write (SQLite has one writer).
-    it.skipIf(dialect !== 'postgres')(
+    // Only PostgreSQL lets a writer commit between the sweep's read and its write: SQLite has one
+    // writer, so the race does not exist there and the case is registered on PostgreSQL only (not
+    // reported as a skipped test on SQLite).
+    const itOnPostgres: typeof it = dialect === 'postgres' ? it : ((() => undefined) as unknown as typeof it);
+    itOnPostgres(
       'a row an append takes while the sweep waits to end it stays open (the ending statement re-checks)',
       async () => {
         clock.advance(10 * 60 * SECOND);
