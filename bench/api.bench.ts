@@ -285,23 +285,47 @@ export async function apiBench(report: Report, config: BenchConfig, root: string
         { label: `in-process: \`store.receipts.list\` on the same database, limit ${pageSize}`, run: direct },
       ];
       const rates = variants.map(() => [] as number[]);
+      // CPU per receipt on each side, so a wall-clock rate on a shared machine can be attributed:
+      // the server's (query, row mapping, serialization, socket writes) and this process's (fetch,
+      // JSON parse; for the in-process variant, the whole replay).
+      const serverCpu = variants.map(() => [] as number[]);
+      const clientCpu = variants.map(() => [] as number[]);
       let count = 0;
       let pages = 0;
       for (let round = 0; round < c.replayRounds; round++) {
         for (let k = 0; k < variants.length; k++) {
           const index = (k + round) % variants.length;
+          const serverBefore = running.cpuSeconds();
+          const clientBefore = process.cpuUsage();
           const result = await variants[index].run();
+          const serverAfter = running.cpuSeconds();
+          const client = process.cpuUsage(clientBefore);
           rates[index].push(result.receipts / (result.ms / 1000));
+          if (serverBefore !== null && serverAfter !== null) {
+            serverCpu[index].push(((serverAfter - serverBefore) * 1e6) / result.receipts);
+          }
+          clientCpu[index].push((client.user + client.system) / result.receipts);
           count = result.receipts;
           pages = result.pages;
         }
       }
+      const cpuPerReceipt = (values: number[]) => (values.length === 0 ? '—' : `${median(values).toFixed(1)} µs`);
       const addReplay = report.table(
         `Receipt replay over HTTP, ${fmtCount(count)} receipts (${target.dialect})`,
-        ['replay', 'receipts/s (median round)', 'slowest round', 'per page of 1000'],
+        [
+          'replay',
+          'receipts/s (median round)',
+          'slowest round',
+          'per page of 1000',
+          'server CPU per receipt',
+          'this process’s CPU per receipt',
+        ],
         `${fmtCount(seeded.count)} receipts seeded in bulk as in the deletion part (${(seeded.bytes / 1024).toFixed(1)} KB ` +
           `of JSON each on average); ${c.replayRounds} rounds, HTTP and in-process in turn; one client, pages read ` +
-          'one after the other, as a consumer catching up would.',
+          'one after the other, as a consumer catching up would. CPU per receipt (median round): the API ' +
+          'process’s (query, row mapping, JSON serialization, socket writes; idle for the in-process variant) ' +
+          'and this process’s (the HTTP client and its JSON parse; the whole replay in-process) — the receipts/s ' +
+          'of a round is bounded by their sum and by what else runs on the two cores.',
       );
       for (const [i, variant] of variants.entries()) {
         const rate = median(rates[i]);
@@ -310,6 +334,8 @@ export async function apiBench(report: Report, config: BenchConfig, root: string
           fmtPerSecond(rate, 'receipts'),
           fmtPerSecond(Math.min(...rates[i]), 'receipts'),
           fmtMs((count / rate / pages) * 1000),
+          cpuPerReceipt(serverCpu[i]),
+          cpuPerReceipt(clientCpu[i]),
         ]);
       }
       const httpRate = median(rates[0]);
@@ -325,7 +351,8 @@ export async function apiBench(report: Report, config: BenchConfig, root: string
         ` Receipt replay over HTTP: ${fmtPerSecond(httpRate, 'receipts')} (pages of ${pageSize}, ` +
         `${(seeded.bytes / 1024).toFixed(1)} KB per receipt; ${fmtPct(httpRate / median(rates[1]))} of ` +
         'the same replay in-process): the page is serialized by the server and parsed by the client, a megabyte ' +
-        'at a time.';
+        `at a time — ${cpuPerReceipt(serverCpu[0])} of server CPU and ${cpuPerReceipt(clientCpu[0])} of client ` +
+        'CPU per receipt.';
     }
     await concurrentAppends(report, config, target.dialect, running, headers, store);
 
