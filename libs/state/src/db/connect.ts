@@ -5,6 +5,7 @@ import { Kysely, type KyselyConfig, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { StoreUnavailableError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
+import { registerDirectReads } from '../shared/prepared.js';
 import type { DB, Dialect } from './database.js';
 import { CHECKPOINT_INTERVAL_MS, type CheckpointerStatus, SqliteCheckpointer } from './sqlite-checkpointer.js';
 import { type GroupCommitLimits, StatehouseSqliteDialect } from './sqlite-dialect.js';
@@ -144,16 +145,16 @@ async function connectSqlite(url: string, options: ConnectOptions): Promise<Conn
     );
   }
   const log = queryLogger(options);
-  const db = new Kysely<DB>({
-    dialect: new StatehouseSqliteDialect({
-      writer,
-      reader,
-      lockTimeoutMs: options.lockTimeoutMs ?? 5000,
-      onWriteLock: options.onWriteLock,
-      groupCommit: options.groupCommit,
-    }),
-    log,
+  const dialect = new StatehouseSqliteDialect({
+    writer,
+    reader,
+    lockTimeoutMs: options.lockTimeoutMs ?? 5000,
+    onWriteLock: options.onWriteLock,
+    groupCommit: options.groupCommit,
   });
+  const db = new Kysely<DB>({ dialect, log });
+  // Prepared reads outside a transaction answer on the reader in one call (shared/prepared.ts).
+  registerDirectReads(db, { read: (sql, parameters) => dialect.readNow(sql, parameters), onQuery: options.onQuery });
   const readPool =
     path === ':memory:'
       ? null

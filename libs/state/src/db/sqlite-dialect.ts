@@ -55,9 +55,22 @@ export interface GroupCommitLimits {
  *   other, each under its own savepoint, and commit together (docs/architecture.md, "Group commit").
  */
 export class StatehouseSqliteDialect implements Dialect {
+  #driver: SqliteDriver | null = null;
   constructor(private readonly connections: SqliteConnections) {}
   createDriver(): Driver {
-    return new SqliteDriver(this.connections);
+    this.#driver = new SqliteDriver(this.connections);
+    return this.#driver;
+  }
+
+  /**
+   * A read-only statement outside any transaction, answered on the reader connection in this call
+   * — the same connection and statement cache Kysely's path would use, without its connection
+   * provider's promise hops. Undefined when that path would not run it on the reader (no reader,
+   * the store is closed, a PRAGMA, a statement the reader cannot prepare, a write): the caller
+   * then goes through Kysely, which decides as always.
+   */
+  readNow<R>(sql: string, parameters: readonly unknown[]): R[] | undefined {
+    return this.#driver?.readNow<R>(sql, parameters);
   }
   createQueryCompiler(): QueryCompiler {
     return new SqliteQueryCompiler();
@@ -324,6 +337,17 @@ class SqliteDriver implements Driver {
 
   executeInTransaction<R>(compiledQuery: CompiledQuery): QueryResult<R> {
     return run<R>(this.#writer.prepare(compiledQuery.sql), compiledQuery.parameters as unknown[]);
+  }
+
+  readNow<R>(sql: string, parameters: readonly unknown[]): R[] | undefined {
+    if (!this.#reader || !this.connections.reader?.open || /^\s*pragma\b/i.test(sql)) return undefined;
+    let statement: BetterSqlite3.Statement;
+    try {
+      statement = this.#reader.prepare(sql);
+    } catch {
+      return undefined;
+    }
+    return statement.readonly && statement.reader ? (statement.all(parameters as unknown[]) as R[]) : undefined;
   }
 
   async executeOutsideTransaction<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {

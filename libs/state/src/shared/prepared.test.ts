@@ -1,0 +1,66 @@
+import type { Kysely } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type Connection, connect } from '../db/connect.js';
+import type { DB } from '../db/database.js';
+import { migrateToLatest } from '../db/migrator.js';
+import { createTestDatabase, type TestDatabase } from '../testing/index.js';
+import { PreparedQuery, registerDirectReads } from './prepared.js';
+
+const byName = new PreparedQuery<'name', { name: string; created_at: number }>((db, param) =>
+  db.selectFrom('profiles').select(['name', 'created_at']).where('name', '=', param('name')),
+);
+const rename = new PreparedQuery<'name' | 'at', unknown>((db, param) =>
+  db
+    .updateTable('profiles')
+    .set({ created_at: param('at') })
+    .where('name', '=', param('name')),
+);
+
+describe('prepared queries: the direct read path of the SQLite store', () => {
+  let database: TestDatabase;
+  let connection: Connection;
+  const queries: { operation: string; failed: boolean }[] = [];
+
+  beforeAll(async () => {
+    database = await createTestDatabase('sqlite');
+    connection = await connect(database.url, {
+      onQuery: (operation, _ms, failed) => queries.push({ operation, failed }),
+    });
+    await migrateToLatest(connection.db, 'sqlite');
+    await connection.db.insertInto('profiles').values({ name: 'p', created_at: 1 }).execute();
+  });
+  afterAll(async () => {
+    await connection?.close();
+    await database?.drop();
+  });
+
+  it('a prepared SELECT outside a transaction is answered without Kysely, and still reported to the metrics', async () => {
+    const kysely = vi.spyOn(connection.db, 'executeQuery');
+    queries.length = 0;
+    const result = await byName.execute(connection.db, { name: 'p' });
+    expect(result.rows).toEqual([{ name: 'p', created_at: 1 }]);
+    expect(kysely).not.toHaveBeenCalled();
+    expect(queries).toEqual([{ operation: 'select', failed: false }]);
+    kysely.mockRestore();
+  });
+
+  it('inside a transaction and for writes it goes through Kysely, and reads see the transaction’s own writes', async () => {
+    await connection.db.transaction().execute(async (trx) => {
+      const spy = vi.spyOn(trx, 'executeQuery');
+      await rename.execute(trx, { name: 'p', at: 2 });
+      expect((await byName.execute(trx, { name: 'p' })).rows[0]?.created_at).toBe(2);
+      expect(spy).toHaveBeenCalledTimes(2);
+    });
+    expect((await byName.execute(connection.db, { name: 'p' })).rows[0]?.created_at).toBe(2);
+  });
+
+  it('a statement the direct path declines goes through Kysely', async () => {
+    const db = connection.db as Kysely<DB>;
+    const other = db.withoutPlugins(); // a distinct root instance on the same driver
+    const read = vi.fn(() => undefined);
+    registerDirectReads(other, { read });
+    const result = await byName.execute(other, { name: 'p' });
+    expect(read).toHaveBeenCalledOnce();
+    expect(result.rows).toHaveLength(1);
+  });
+});
