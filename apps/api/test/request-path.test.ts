@@ -87,6 +87,21 @@ describe('the guard with its route metadata cached (SQLite)', () => {
     expect(unknownCookie.status).toBe(401);
     expect(unknownCookie.headers['content-type']).toMatch(/problem\+json/);
   });
+  it('answers a remembered bearer token without passport only where passport would read it the same way', async () => {
+    const token = await api.memberToken(['rp'], 'remembered');
+    const both = () => api.http().get(`/v1/sessions/rp-1?access_token=${token}`).set(bearer(token));
+    const threeParts = () => api.http().get('/v1/sessions/rp-1').set('Authorization', `Bearer ${token} x`);
+    const cold = [(await both()).status, (await threeParts()).status];
+    expect(cold.every((status) => status !== 200)).toBe(true);
+    // Remembered now (the store's principal cache): the same requests keep passport's answers.
+    expect((await api.http().get('/v1/sessions/rp-1').set(bearer(token))).status).toBe(200);
+    expect(api.store.auth.rememberedToken(token)).toBeDefined();
+    expect([(await both()).status, (await threeParts()).status]).toEqual(cold);
+    expect((await api.http().get('/v1/sessions/rp-1').set('Authorization', `bEaReR ${token}`)).status).toBe(200);
+    // A member of another profile set: the remembered principal still carries its profiles.
+    const other = bearer(await api.memberToken(['other'], 'other'));
+    for (let i = 0; i < 2; i++) expect((await api.http().get('/v1/sessions/rp-1').set(other)).status).toBe(404);
+  });
   it('keeps the security headers, the request id and no-store on every answer', async () => {
     const answer = await api.http().get('/v1/sessions/rp-1').set(bearer(api.adminToken)).set('X-Request-Id', 'rp-req');
     expect(answer.headers['x-request-id']).toBe('rp-req');

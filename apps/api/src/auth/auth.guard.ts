@@ -1,8 +1,10 @@
-import { type ExecutionContext, Injectable } from '@nestjs/common';
+import { type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
-import { ForbiddenError, UnauthenticatedError } from '@statehouse/state';
+import type { Principal } from '@statehouse/contracts';
+import { ForbiddenError, type StateStore, UnauthenticatedError } from '@statehouse/state';
 import type { StatehouseRequest } from '../common/request.js';
+import { STATE_STORE } from '../common/tokens.js';
 import { AUTH_MODE, type AuthMode, READ_ONLY, type ReadOnlyWhen } from './auth-mode.decorator.js';
 import { isCrossSiteBrowserRequest, isSameOriginRequest } from './same-origin.js';
 
@@ -25,7 +27,10 @@ interface RouteAuth {
 export class StatehouseAuthGuard extends AuthGuard(['bearer', 'cookie']) {
   private readonly routes = new WeakMap<object, RouteAuth>();
 
-  constructor(private readonly reflector: Reflector) {
+  constructor(
+    private readonly reflector: Reflector,
+    @Inject(STATE_STORE) private readonly store: StateStore,
+  ) {
     super();
   }
 
@@ -39,6 +44,16 @@ export class StatehouseAuthGuard extends AuthGuard(['bearer', 'cookie']) {
       if (mutation && isCrossSiteBrowserRequest(request)) {
         throw new ForbiddenError('requests from another site cannot sign in');
       }
+      return true;
+    }
+    // The common case answered in this call: a bearer token verified moments ago (the store's
+    // principal cache). Only a request passport would read exactly the same way — one
+    // `Authorization: Bearer <token>` header, no `access_token` in the body or the query — and
+    // with the same outcome: the principal set as passport's guard sets it.
+    const principal = this.rememberedBearer(request);
+    if (principal) {
+      request.authMethod = 'bearer';
+      request.user = principal;
       return true;
     }
     if (mode === 'optional') {
@@ -60,6 +75,16 @@ export class StatehouseAuthGuard extends AuthGuard(['bearer', 'cookie']) {
     if (error) throw error;
     if (!user) throw new UnauthenticatedError();
     return user;
+  }
+
+  private rememberedBearer(request: StatehouseRequest): Principal | undefined {
+    const header = request.headers.authorization;
+    if (!header || (request.body as { access_token?: unknown } | undefined)?.access_token) return undefined;
+    if ((request.query as { access_token?: unknown } | undefined)?.access_token) return undefined;
+    const space = header.indexOf(' ');
+    if (space < 0 || header.indexOf(' ', space + 1) >= 0 || !/^Bearer$/i.test(header.slice(0, space))) return undefined;
+    const token = header.slice(space + 1);
+    return token ? this.store.auth.rememberedToken(token) : undefined;
   }
 
   private routeAuth(context: ExecutionContext): RouteAuth {

@@ -79,6 +79,16 @@ export class AuthService {
    * (`PRINCIPAL_CACHE_MS`). This process forgets at once on revocation and on profile changes;
    * other processes within that window.
    */
+  /**
+   * The remembered principal of a token verified within `PRINCIPAL_CACHE_MS`, answered in this
+   * call; undefined otherwise (then `authenticateToken` decides). Lets the API's guard skip its
+   * asynchronous path on the common case.
+   */
+  rememberedToken(secret: string): Principal | undefined {
+    const cached = this.principalCache.get(sha256(secret));
+    return cached && cached.until > this.clock.now() ? cached.principal : undefined;
+  }
+
   async authenticateToken(secret: string): Promise<Principal> {
     const hash = sha256(secret);
     const now = this.clock.now();
