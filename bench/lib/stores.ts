@@ -46,7 +46,14 @@ export async function openSqliteStore(name = 'store'): Promise<BenchStore & { pa
   return { store, path, location: path, close: () => store.close() };
 }
 
-/** Raw better-sqlite3 on a store file, with the store's own pragmas (WAL, synchronous=NORMAL, FKs). */
+/**
+ * Raw better-sqlite3 on a store file, with the store's own pragmas (WAL, synchronous=NORMAL, FKs).
+ * Its busy wait (busy_timeout) is synchronous: it blocks this process's event loop. Never write
+ * through it while a store opened in this process may hold the write lock across event-loop turns
+ * — a group commit ends at the end of a turn, deferred work (the rest of a compression) runs its
+ * chunks on the loop — or it waits out the whole timeout and fails with SQLITE_BUSY: wait for
+ * `store.deferred.idle()` first. The FTS merger's steps are no hazard (its own thread).
+ */
 export function openRawSqlite(path: string): Database.Database {
   const db = new Database(path);
   db.pragma('busy_timeout = 5000');

@@ -3,8 +3,9 @@ import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ImportJob } from '@statehouse/contracts';
 import { openStore, SYSTEM_PRINCIPAL, silentLogger } from '@statehouse/state';
-import { buildHermesScenario, writeSqliteFile } from '@statehouse/state/testing';
+import { buildHermesBulk, buildHermesScenario, writeSqliteFile } from '@statehouse/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiHarness, bearer, bootApi, TEST_DIALECTS } from './harness.js';
 
@@ -15,6 +16,37 @@ function scenarioBytes(version: 21 | 30 = 30): Buffer {
   buildHermesScenario(join(dir, 'state.db'), version).close();
   return readFileSync(join(dir, 'state.db'));
 }
+/** A Hermes store big enough that its import is still running when a watcher connects. */
+function bulkBytes(): { bytes: Buffer; messages: number } {
+  const dir = mkdtempSync(join(tmpdir(), 'api-import-'));
+  dirs.push(dir);
+  const { messages } = buildHermesBulk(join(dir, 'state.db'), { conversations: 64, messagesPerSession: 25 });
+  return { bytes: readFileSync(join(dir, 'state.db')), messages };
+}
+
+/** The events of a server-sent event stream, read to its end. */
+async function readEvents(api: ApiHarness, path: string): Promise<{ event: string; data: ImportJob }[]> {
+  const response = await api
+    .http()
+    .get(path)
+    .set(bearer(api.adminToken))
+    .buffer(true)
+    .parse((res, done) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => {
+        text += chunk.toString('utf8');
+      });
+      res.on('end', () => done(null, text));
+    });
+  return (response.body as string)
+    .split('\n\n')
+    .filter((block) => block.startsWith('event: '))
+    .map((block) => {
+      const [head, data] = block.split('\ndata: ');
+      return { event: head.slice('event: '.length), data: JSON.parse(data) };
+    });
+}
+
 afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
@@ -41,7 +73,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       dirs.push(uploads);
       api = await bootApi(dialect, {
         STATEHOUSE_IMPORT_DIR: uploads,
-        STATEHOUSE_IMPORT_MAX_BYTES: String(2 * 1024 * 1024),
+        STATEHOUSE_IMPORT_MAX_BYTES: String(16 * 1024 * 1024),
       });
     });
     afterAll(async () => api?.close());
@@ -102,6 +134,25 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(done).toBeDefined();
       const job = JSON.parse(done!.split('\ndata: ')[1]);
       expect(job).toMatchObject({ state: 'succeeded', report: { sessions: { created: 0, skipped: 18 } } });
+    });
+
+    it('a run that takes a while streams `progress` as it moves (counts never going back), then one `done`', async () => {
+      const bulk = bulkBytes();
+      const started = await upload(api, bulk.bytes, '?profile=gamma&fileName=bulk.db');
+      expect(started.status).toBe(202);
+      const events = await readEvents(api, `/v1/imports/${started.body.id}/events`);
+      const progress = events.filter((e) => e.event === 'progress');
+      expect(progress.length).toBeGreaterThan(0);
+      expect(progress.every((e) => e.data.state === 'running' && e.data.id === started.body.id)).toBe(true);
+      const done = progress.map((e) => e.data.progress.messagesDone as number);
+      expect(done).toEqual([...done].sort((a, b) => a - b));
+      // Seen mid-run, not only at the end.
+      expect(done[0]).toBeLessThan(bulk.messages);
+      expect(events.at(-1)).toMatchObject({
+        event: 'done',
+        data: { state: 'succeeded', progress: { phase: 'done', messagesDone: bulk.messages } },
+      });
+      expect(events.filter((e) => e.event === 'done')).toHaveLength(1);
     });
 
     it('an Idempotency-Key covers the uploaded file: the same file replays, another file is a 422', async () => {
@@ -188,7 +239,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(notSqlite.body).toMatchObject({ code: 'validation_failed', detail: 'not a SQLite database' });
       const badQuery = await upload(api, scenarioBytes(), '?onConflict=overwrite');
       expect(badQuery.status).toBe(400);
-      const tooLarge = await upload(api, Buffer.alloc(3 * 1024 * 1024, 1));
+      const tooLarge = await upload(api, Buffer.alloc(17 * 1024 * 1024, 1));
       expect(tooLarge.status).toBe(413);
       expect(tooLarge.body.code).toBe('payload_too_large');
       expect(readdirSync(uploads)).toEqual([]);

@@ -1,4 +1,5 @@
-import type { Executor } from '../db/database.js';
+import type { Selectable } from 'kysely';
+import type { Executor, JobRunsTable } from '../db/database.js';
 
 export interface JobRunRow {
   job: string;
@@ -165,19 +166,7 @@ export class JobRunRepository {
   }
 }
 
-function toJobRun(row: {
-  job: string;
-  interval_start: number;
-  interval_end: number;
-  status: string;
-  holder: string;
-  lease_expires_at: number;
-  attempts: number;
-  started_at: number;
-  finished_at: number | null;
-  summary: string | null;
-  error: string | null;
-}): JobRunRow {
+function toJobRun(row: Selectable<JobRunsTable>): JobRunRow {
   return {
     job: row.job,
     intervalStart: Number(row.interval_start),

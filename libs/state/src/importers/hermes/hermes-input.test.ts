@@ -514,3 +514,63 @@ for (const { dialect, available } of TEST_DIALECTS) {
     },
   );
 }
+
+describe('session totals: per-model usage fills what the sessions row does not state', { timeout: 60_000 }, () => {
+  it('a session without a cost or token total takes the sum of its usage rows; a stated total is kept', async () => {
+    const t = await openTestStore('sqlite');
+    try {
+      const dir = tempDir();
+      const f = new HermesFixture(join(dir, 'state.db'), 30);
+      f.transaction(() => {
+        f.session({ id: 'bare', source: 'cli', profile_name: 'alpha', started_at: t0 });
+        f.session({
+          id: 'stated',
+          source: 'cli',
+          profile_name: 'alpha',
+          started_at: t0,
+          input_tokens: 9000,
+          estimated_cost_usd: 1.5,
+        });
+        for (const session of ['bare', 'stated']) {
+          f.message(session, { role: 'user', content: `hello ${session}`, timestamp: t0 + 1 });
+          f.row('session_model_usage', {
+            session_id: session,
+            model: 'claude-x',
+            task: '',
+            input_tokens: 1000,
+            output_tokens: 200,
+            estimated_cost_usd: 0.4,
+            first_seen: t0,
+            last_seen: t0 + 1,
+          });
+          f.row('session_model_usage', {
+            session_id: session,
+            model: 'claude-haiku',
+            task: 'compression',
+            input_tokens: 300,
+            output_tokens: 50,
+            estimated_cost_usd: 0.02,
+            first_seen: t0,
+            last_seen: t0 + 1,
+          });
+        }
+      });
+      f.close();
+      const { error } = await attempt(t, join(dir, 'state.db'));
+      expect(error).toBeNull();
+      const totals = await t.store.db
+        .selectFrom('sessions')
+        .select(['id', 'input_tokens', 'output_tokens', 'estimated_cost_usd'])
+        .orderBy('id')
+        .execute();
+      expect(
+        totals.map((s) => [s.id, Number(s.input_tokens), Number(s.output_tokens), Number(s.estimated_cost_usd)]),
+      ).toEqual([
+        ['bare', 1300, 250, 0.42],
+        ['stated', 9000, 250, 1.5],
+      ]);
+    } finally {
+      await t.close();
+    }
+  });
+});

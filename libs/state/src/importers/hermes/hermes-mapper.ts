@@ -280,6 +280,7 @@ export function mapSession(
   };
 
   const usage = mapUsage(row, usageRows, snapshot, plan.id, startedAt, repairs, now);
+  fillTotalsFromUsage(snapshot, usage);
   warnings.push(...repairs.describe(`session ${sourceId}`));
   const messagesHash = sha(
     messages.map((m) => `${m.sourceId}:${m.fingerprint}:${m.active}${m.compacted}`).join('\n'),
@@ -301,6 +302,24 @@ export function mapSession(
     usage,
     warnings,
   };
+}
+
+/**
+ * A Hermes sessions row without a total (an older schema without the column, NULL, or the
+ * column's default 0) while its per-model usage rows carry one: the session's total is the sum of
+ * those rows. Otherwise the session would show $0 (or 0 tokens) beside a per-model breakdown that
+ * adds up to more. A total the row does state is kept as Hermes wrote it.
+ */
+function fillTotalsFromUsage(snapshot: SessionSnapshot, usage: readonly NewSessionModelUsageRow[]): void {
+  if (usage.length === 0) return;
+  const sum = (pick: (u: NewSessionModelUsageRow) => number) => usage.reduce((total, u) => total + pick(u), 0);
+  snapshot.inputTokens ||= sum((u) => u.input_tokens);
+  snapshot.outputTokens ||= sum((u) => u.output_tokens);
+  snapshot.cacheReadTokens ||= sum((u) => u.cache_read_tokens);
+  snapshot.cacheWriteTokens ||= sum((u) => u.cache_write_tokens);
+  snapshot.reasoningTokens ||= sum((u) => u.reasoning_tokens);
+  // Rounded to a billionth of a dollar: a sum of binary fractions would show 0.42000000000000004.
+  snapshot.estimatedCostUsd ||= Math.round(sum((u) => u.estimated_cost_usd) * 1e9) / 1e9;
 }
 
 const ROLE_ALIASES: Record<string, string> = { developer: 'system', function: 'tool' };
