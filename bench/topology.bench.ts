@@ -56,21 +56,31 @@ async function startReplicas(
 const LOOP_PROBE = fileURLToPath(new URL('./lib/loop-probe.mjs', import.meta.url));
 
 /** The longest event-loop gap a process's probe saw in [from, to] (epoch ms), and its time on a CPU. */
-function loopStalls(file: string, from: number, to: number): { gap: number; onCpu: number; worstOnCpu: number } {
-  if (!existsSync(file)) return { gap: 0, onCpu: 0, worstOnCpu: 0 };
+/**
+ * The longest event-loop gap of a process during the job, with its time on a CPU and waiting for
+ * one (the rest of a gap: the main thread asleep in a system call — I/O, a lock).
+ */
+function loopStalls(
+  file: string,
+  from: number,
+  to: number,
+): { gap: number; onCpu: number; waiting: number; worstOnCpu: number } {
+  if (!existsSync(file)) return { gap: 0, onCpu: 0, waiting: 0, worstOnCpu: 0 };
   let gap = 0;
   let onCpu = 0;
+  let waiting = 0;
   let worstOnCpu = 0;
   for (const line of readFileSync(file, 'utf8').split('\n')) {
-    const [end, ms, cpu] = line.split(' ').map(Number);
+    const [end, ms, cpu, wait] = line.split(' ').map(Number);
     if (!Number.isFinite(end) || !Number.isFinite(cpu) || end - ms < from || end > to) continue;
     if (ms > gap) {
       gap = ms;
       onCpu = cpu;
+      waiting = Number.isFinite(wait) ? wait : 0;
     }
     worstOnCpu = Math.max(worstOnCpu, cpu);
   }
-  return { gap, onCpu, worstOnCpu };
+  return { gap, onCpu, waiting, worstOnCpu };
 }
 
 /** Server-sent events with their arrival time (performance.now() and the wall clock). */
@@ -397,7 +407,7 @@ export async function healthDuringJobs(report: Report, config: BenchConfig, root
     '/readyz max',
     'failed probes',
     'appends (non-2xx)',
-    'longest event-loop gap (of it on a CPU)',
+    'longest event-loop gap (of it on a CPU / waiting for one)',
     'most CPU time inside one gap',
   ]);
   for (const job of jobs) {
@@ -461,7 +471,7 @@ export async function healthDuringJobs(report: Report, config: BenchConfig, root
           fmtMs(max(pair.ready.latencies)),
           String(pair.health.failures() + pair.ready.failures()),
           index === 0 ? '—' : `${fmtCount(writes.length)} (${failedWrites})`,
-          `${fmtMs(stall.gap)} (${fmtMs(stall.onCpu)} on a CPU)`,
+          `${fmtMs(stall.gap)} (${fmtMs(stall.onCpu)} on a CPU / ${fmtMs(stall.waiting)} waiting)`,
           fmtMs(stall.worstOnCpu),
         ]);
       });

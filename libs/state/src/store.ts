@@ -6,6 +6,7 @@ import { type ConnectOptions, connect, DEFAULT_DATABASE_URL } from './db/connect
 import type { Db, Dialect } from './db/database.js';
 import { migrateToLatest } from './db/migrator.js';
 import type { CheckpointerStatus } from './db/sqlite-checkpointer.js';
+import { MainThreadBatchWriter, SqliteWriteWorker } from './db/sqlite-write-worker.js';
 import { DeletionEngine } from './deletion/deletion.engine.js';
 import { DeletionService } from './deletion/deletion.service.js';
 import { DeliveryService } from './deliveries/delivery.service.js';
@@ -184,7 +185,11 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
   const gateways = new GatewayService(db, uow, clock, runtime, handoff, logger);
   const idempotency = new IdempotencyService(db, clock);
   const retention = new RetentionService(db, uow, clock, deletion, logger);
-  const maintenance = new IndexMaintenanceService(db, dialect, searchIndex);
+  // A file's maintenance steps run on a worker's connection (db/sqlite-write-worker.ts).
+  const workerPath = connection.sqlite?.reader ? connection.sqlite.path : null;
+  const maintenance = new IndexMaintenanceService(db, dialect, searchIndex, () =>
+    workerPath ? new SqliteWriteWorker(workerPath, options.lockTimeoutMs ?? 5000) : new MainThreadBatchWriter(db),
+  );
   const backups = new BackupService(
     db,
     dialect,

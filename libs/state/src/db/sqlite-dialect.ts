@@ -85,7 +85,7 @@ export class StatehouseSqliteDialect implements Dialect {
 
 const STATEMENT_CACHE_SIZE = 500;
 /** Longest pause between two attempts at the write lock: short, so a lock released between two chunks of another process's work is taken soon. */
-const MAX_LOCK_RETRY_MS = 4;
+export const MAX_LOCK_RETRY_MS = 4;
 
 export class StatementCache {
   readonly #statements = new Map<string, BetterSqlite3.Statement>();

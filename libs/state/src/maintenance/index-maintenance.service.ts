@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db, Dialect, Executor } from '../db/database.js';
+import { type BatchWriter, MainThreadBatchWriter } from '../db/sqlite-write-worker.js';
 import { ChunkSizer, reportChunk, STEP_BUDGET_MS, timeBoxed } from '../jobs/chunks.js';
 import type { JobContext, JobDefinition, JobSummary } from '../jobs/job.service.js';
 import type { SearchIndexService } from '../search/search-index.service.js';
@@ -26,6 +27,12 @@ export class IndexMaintenanceService {
     private readonly db: Db,
     private readonly dialect: Dialect,
     private readonly searchIndex: SearchIndexService,
+    /**
+     * Where the SQLite steps' transactions run: a worker's connection for a file (one per pass),
+     * so this process's event loop never executes them nor waits on their writes; the store's
+     * own writer for `:memory:`.
+     */
+    private readonly writers: () => BatchWriter = () => new MainThreadBatchWriter(db),
   ) {}
 
   job(intervalMs: number): JobDefinition {
@@ -44,10 +51,16 @@ export class IndexMaintenanceService {
       return { ginPendingListsFlushed: PG_GIN_INDEXES.length, analyzed: true };
     }
     const resumedRebuild = await this.searchIndex.resumeAbandoned(context.holder);
-    const mergeSteps = resumedRebuild || (await this.searchIndex.rebuilding()) ? 0 : await this.mergeFts(between);
-    const vacuum = await this.incrementalVacuum(between);
-    await sql`pragma optimize`.execute(this.db);
-    return { resumedRebuild, mergeSteps, ...vacuum };
+    const writer = this.writers();
+    try {
+      const mergeSteps =
+        resumedRebuild || (await this.searchIndex.rebuilding()) ? 0 : await this.mergeFts(between, writer);
+      const vacuum = await this.incrementalVacuum(between, writer);
+      await sql`pragma optimize`.execute(this.db);
+      return { resumedRebuild, mergeSteps, ...vacuum };
+    } finally {
+      await writer.close();
+    }
   }
 
   /**
@@ -55,7 +68,11 @@ export class IndexMaintenanceService {
    * as one level and merges them, as few as two at a time, so repeated steps end with one segment
    * per index (a plain `optimize` would do it in one transaction, seconds at 10⁶ messages).
    */
-  async mergeFts(between: (lastChunkMs: number) => Promise<void>): Promise<number> {
+  async mergeFts(between: (lastChunkMs: number) => Promise<void>, writer?: BatchWriter): Promise<number> {
+    return this.withWriter(writer, (own) => this.mergeFtsWith(between, own));
+  }
+
+  private async mergeFtsWith(between: (lastChunkMs: number) => Promise<void>, writer: BatchWriter): Promise<number> {
     // Chunks (transactions) that merged something; a chunk that finishes an index counts too.
     let steps = 0;
     let chunks = 0;
@@ -63,11 +80,13 @@ export class IndexMaintenanceService {
       const sizer = new ChunkSizer(8, 2, 4000, STEP_BUDGET_MS);
       for (; chunks < MAX_STEPS; chunks++) {
         const started = performance.now();
-        const box = await this.db.transaction().execute((trx) =>
+        const box = await writer.transaction((batch) =>
           timeBoxed(sizer, async (pages) => {
-            const before = await sql<{ n: number }>`select total_changes() as n`.execute(trx);
-            await sql.raw(`insert into ${table}(${table}, rank) values ('merge', ${-pages})`).execute(trx);
-            const after = await sql<{ n: number }>`select total_changes() as n`.execute(trx);
+            const [before, , after] = await batch([
+              { sql: 'select total_changes() as n', rows: true },
+              { sql: `insert into ${table}(${table}, rank) values ('merge', ?)`, parameters: [-pages] },
+              { sql: 'select total_changes() as n', rows: true },
+            ]);
             // Fewer than two changes: there was nothing left to merge (FTS5's documented signal).
             return Number(after.rows[0].n) - Number(before.rows[0].n) < 2 ? 0 : pages;
           }),
@@ -87,6 +106,25 @@ export class IndexMaintenanceService {
   /** Frees the file's unused pages a chunk at a time (files created with auto_vacuum = INCREMENTAL). */
   async incrementalVacuum(
     between: (lastChunkMs: number) => Promise<void>,
+    writer?: BatchWriter,
+  ): Promise<{ vacuum: 'incremental' | 'unavailable'; pagesFreed: number }> {
+    return this.withWriter(writer, (own) => this.incrementalVacuumWith(between, own));
+  }
+
+  /** `writer`, or one of this service's own for the call. */
+  private async withWriter<T>(writer: BatchWriter | undefined, work: (writer: BatchWriter) => Promise<T>): Promise<T> {
+    if (writer) return work(writer);
+    const own = this.writers();
+    try {
+      return await work(own);
+    } finally {
+      await own.close();
+    }
+  }
+
+  private async incrementalVacuumWith(
+    between: (lastChunkMs: number) => Promise<void>,
+    writer: BatchWriter,
   ): Promise<{ vacuum: 'incremental' | 'unavailable'; pagesFreed: number }> {
     const mode = Number((await sql<{ auto_vacuum: number }>`pragma auto_vacuum`.execute(this.db)).rows[0]?.auto_vacuum);
     if (mode !== 2) return { vacuum: 'unavailable', pagesFreed: 0 };
@@ -95,12 +133,18 @@ export class IndexMaintenanceService {
     for (let step = 0; step < MAX_STEPS; step++) {
       if ((await this.freePages()) === 0) break;
       const started = performance.now();
-      const box = await this.db.transaction().execute((trx) =>
+      const box = await writer.transaction((batch) =>
         timeBoxed(sizer, async (pages) => {
-          const free = await this.freePages(trx);
+          // `pages` ≥ 10: never 0, which would free the whole list at once. Asking for more pages
+          // than are free frees those there are.
+          const [before, , after] = await batch([
+            { sql: 'pragma freelist_count', rows: true },
+            { sql: `pragma incremental_vacuum(${Math.max(1, Math.trunc(pages))})` },
+            { sql: 'pragma freelist_count', rows: true },
+          ]);
+          const free = Number(before.rows[0]?.freelist_count);
           if (free === 0) return 0;
-          await sql.raw(`pragma incremental_vacuum(${Math.min(free, pages)})`).execute(trx);
-          const left = await this.freePages(trx);
+          const left = Number(after.rows[0]?.freelist_count);
           freed += free - left;
           // A step may free fewer pages than asked while more are left: it ends the box only once
           // none are left (or it made no progress).

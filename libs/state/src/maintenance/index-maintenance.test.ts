@@ -60,3 +60,50 @@ for (const { dialect, available } of TEST_DIALECTS) {
     });
   });
 }
+
+/** On a file, the merge and vacuum steps run on a worker's connection, never on the store's writer. */
+describe('index maintenance steps on a worker thread (sqlite file)', () => {
+  let t: TestStore;
+  let writeLocks = 0;
+  beforeAll(async () => {
+    t = await openTestStore('sqlite', { onWriteLock: () => writeLocks++ });
+  });
+  afterAll(async () => t?.close());
+
+  it("frees pages and merges segments without taking the store's writer", async () => {
+    for (let s = 0; s < 3; s++) {
+      const session = await t.store.sessions.create(admin, {
+        id: `mw-${s}`,
+        profile: 'mw',
+        source: 'cli',
+        messages: Array.from({ length: 400 }, (_, i) => ({
+          role: 'user' as const,
+          content: `worker maintenance ${s} line ${i} ${'padding '.repeat(20)}`,
+        })),
+      });
+      if (s < 2) {
+        await t.store.deletion.deleteOne(
+          admin,
+          session.id,
+          { includeCompressionChain: false, ifEmpty: false },
+          { ifMatch: session.revision, expectedGeneration: session.generation },
+        );
+      }
+    }
+    const chunks: ChunkEvent[] = [];
+    const stop = observeChunks((event) => chunks.push(event));
+    writeLocks = 0;
+    try {
+      await t.store.maintenance.mergeFts(async () => undefined);
+      const vacuum = await t.store.maintenance.incrementalVacuum(async () => undefined);
+      expect(vacuum.pagesFreed).toBeGreaterThan(0);
+    } finally {
+      stop();
+    }
+    expect(chunks.filter((event) => event.operation === 'vacuum').length).toBeGreaterThan(0);
+    expect(writeLocks).toBe(0);
+    const free = await sql<{ freelist_count: number }>`pragma freelist_count`.execute(t.store.db);
+    expect(Number(free.rows[0].freelist_count)).toBe(0);
+    expect((await t.store.searchIndex.status(admin, true)).integrity?.ok).toBe(true);
+  });
+});

@@ -1,5 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sqlitePath } from '../db/connect.js';
+import { type ChunkEvent, observeChunks } from '../jobs/chunks.js';
 import { adminPrincipal, contextOf, openTestStore, type TestStore } from '../testing/index.js';
 import { SqliteSearchIndex } from './sqlite-search-index.js';
 
@@ -126,5 +128,98 @@ describe('search index rebuild in chunks on sqlite', () => {
     const found = await t.store.search.search(admin, { q: 'walrus3 again', mode: 'word', limit: 5 });
     expect(found).toMatchObject({ degraded: false });
     expect(found.items).toHaveLength(1);
+  });
+});
+
+/**
+ * On a file, every transaction of the rebuild runs on a worker's connection: the store's own writer
+ * (on this process's event loop) takes the write lock only for this process's own writes. With
+ * the chunks on the event loop it took it once per chunk, and WAL writes slowed by the kernel's
+ * writeback held `/healthz` for up to a second (docs/operations.md).
+ */
+describe('search index rebuild on a worker thread (sqlite file)', () => {
+  let t: TestStore;
+  let writeLocks = 0;
+
+  beforeAll(async () => {
+    t = await openTestStore('sqlite', { onWriteLock: () => writeLocks++ });
+    for (let s = 0; s < 4; s++) {
+      await t.store.sessions.create(admin, { id: `wk-${s}`, profile: 'wk', source: 'cli' });
+      for (let from = 0; from < PER_SESSION; from += 500) {
+        await t.store.messages.append(
+          admin,
+          `wk-${s}`,
+          {
+            messages: Array.from({ length: 500 }, (_, i) => ({
+              role: 'user' as const,
+              content: `message ${from + i} of session ${s} about orca${s} ${'padding words '.repeat(i % 7)}`,
+            })),
+          },
+          {},
+        );
+      }
+    }
+  }, 60_000);
+  afterAll(async () => t?.close());
+
+  it("runs no statement of its chunks on the store's writer, and writes between chunks still land", async () => {
+    const port = new SqliteSearchIndex(sqlitePath(t.url));
+    const events: ChunkEvent[] = [];
+    const stop = observeChunks((event) => events.push(event));
+    let betweens = 0;
+    writeLocks = 0;
+    try {
+      await port.rebuild(t.store.db, {
+        between: async () => {
+          if (++betweens === 1) {
+            await t.store.messages.append(
+              admin,
+              'wk-0',
+              { messages: [{ role: 'assistant', content: 'appended while the worker rebuilds: beluga' }] },
+              {},
+            );
+          }
+        },
+      });
+    } finally {
+      stop();
+    }
+    const chunks = events.filter((event) => event.operation === 'search-rebuild');
+    expect(chunks.reduce((sum, event) => sum + event.rows, 0)).toBeGreaterThanOrEqual(4 * PER_SESSION);
+    expect(chunks.length).toBeGreaterThan(3);
+    // The one append between chunks, and nothing else: no chunk, merge step, drop or finish.
+    expect(writeLocks).toBe(1);
+    expect(await port.inProgress(t.store.db)).toBe(false);
+    expect((await t.store.searchIndex.status(admin, true)).integrity?.ok).toBe(true);
+    expect((await t.store.search.search(admin, { q: 'beluga', mode: 'word', limit: 5 })).items).toHaveLength(1);
+    expect((await t.store.search.search(admin, { q: 'orca2', mode: 'word', limit: 5 })).items).toHaveLength(5);
+  });
+
+  it('a stopped worker rebuild rolls its chunk back, and the next one resumes from the watermark', async () => {
+    const port = new SqliteSearchIndex(sqlitePath(t.url));
+    let betweens = 0;
+    await expect(
+      port.rebuild(t.store.db, {
+        between: async () => {
+          if (++betweens === 3) throw new Error('stopped by shutdown');
+        },
+      }),
+    ).rejects.toThrow('shutdown');
+    expect(await port.inProgress(t.store.db)).toBe(true);
+    const watermark = await sql<{
+      value: string;
+    }>`select value from store_meta where key = 'search_rebuild_watermark'`.execute(t.store.db);
+    expect(Number(watermark.rows[0].value)).toBeGreaterThan(0);
+    const events: ChunkEvent[] = [];
+    const stopObserving = observeChunks((event) => events.push(event));
+    try {
+      await port.rebuild(t.store.db, { between: async () => undefined });
+    } finally {
+      stopObserving();
+    }
+    // Resumed above the watermark: fewer rows than the whole store.
+    const rows = events.filter((event) => event.operation === 'search-rebuild').reduce((sum, e) => sum + e.rows, 0);
+    expect(rows).toBeLessThan(4 * PER_SESSION);
+    expect((await t.store.searchIndex.status(admin, true)).integrity?.ok).toBe(true);
   });
 });

@@ -1,7 +1,12 @@
 import type { IndexIntegrity } from '@statehouse/contracts';
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import type { Db, Executor } from '../db/database.js';
-import { runTransactionOnWorker } from '../db/sqlite-script.js';
+import {
+  type BatchStatement,
+  type BatchWriter,
+  MainThreadBatchWriter,
+  SqliteWriteWorker,
+} from '../db/sqlite-write-worker.js';
 import { ChunkSizer, reportChunk, STEP_BUDGET_MS, timeBoxed } from '../jobs/chunks.js';
 import { StoreMetaRepository } from '../receipts/store-meta.repository.js';
 import type { RebuildChunks, SearchIndexPort } from './search-index.port.js';
@@ -62,6 +67,16 @@ export function gated(triggerSql: string): string {
 const WORD_ROWS = `display_kind <> 'hidden' and (active = 1 or compacted = 1)`;
 const SUBSTRING_ROWS = `substring_indexed = 1 and ${WORD_ROWS}`;
 
+const SEARCH_TRIGGERS = `select name, sql from sqlite_master
+  where type = 'trigger' and tbl_name = 'messages' and (sql like '%messages_fts%' or sql like '%messages_trgm%')
+  order by name`;
+
+/** The watermark now (0 before the first chunk), as the first statement of a batch. */
+const WATERMARK_NOW: BatchStatement = {
+  sql: `select coalesce(${WATERMARK}, 0) as from_id`,
+  rows: true,
+};
+
 const INDEXES = [
   {
     name: 'word' as const,
@@ -74,6 +89,32 @@ const INDEXES = [
 ];
 
 /**
+ * One step of a rebuild chunk as a batch: the next `limit` messages above the watermark are
+ * indexed in both tables and the watermark is raised to the last of them (statement 1 answers
+ * `upto` — null when nothing is left — and `n`).
+ */
+function rebuildStep(limit: number): BatchStatement[] {
+  const from = { ref: [0, 'from_id'] as [number, string] };
+  const upto = { ref: [1, 'upto'] as [number, string] };
+  return [
+    WATERMARK_NOW,
+    {
+      sql: 'select max(id) as upto, count(*) as n from (select id from messages where id > ? order by id limit ?)',
+      parameters: [from, limit],
+      rows: true,
+    },
+    ...INDEXES.map((index) => ({
+      sql: `insert into ${index.table}(rowid, ${index.columns}) select id, ${index.columns} from messages where id > ? and id <= ? and ${index.rows}`,
+      parameters: [from, upto],
+    })),
+    {
+      sql: `insert into store_meta(key, value) select ?, cast(? as text) where ? is not null on conflict(key) do update set value = excluded.value`,
+      parameters: [META_WATERMARK, upto, upto],
+    },
+  ];
+}
+
+/**
  * FTS5 external-content indexes cannot check themselves against a partial selection of their
  * content table, so the check builds the index the messages call for (a contentless temp table
  * with the same tokenizer) and compares the two term by term through fts5vocab.
@@ -81,7 +122,10 @@ const INDEXES = [
 export class SqliteSearchIndex implements SearchIndexPort {
   private readonly meta = new StoreMetaRepository();
 
-  /** `path`: the store's file (null for `:memory:`), for the one transaction run on a worker. */
+  /**
+   * `path`: the store's file, whose rebuild transactions run on a worker's connection (null: on
+   * the store's own writer — `:memory:`, and tests that watch that writer).
+   */
   constructor(
     private readonly path: string | null = null,
     private readonly lockTimeoutMs = 5000,
@@ -141,6 +185,20 @@ export class SqliteSearchIndex implements SearchIndexPort {
    * `store_meta`; the next rebuild continues from the watermark.
    */
   async rebuild(db: Db, chunks: RebuildChunks): Promise<void> {
+    // Every write transaction of the rebuild runs on one worker thread with its own connection
+    // (a `:memory:` store, which a worker cannot open, runs them on its own writer): this
+    // process's event loop only sends each step and keeps answering meanwhile.
+    const writer: BatchWriter = this.path
+      ? new SqliteWriteWorker(this.path, this.lockTimeoutMs)
+      : new MainThreadBatchWriter(db);
+    try {
+      await this.rebuildWith(db, writer, chunks);
+    } finally {
+      await writer.close();
+    }
+  }
+
+  private async rebuildWith(db: Db, writer: BatchWriter, chunks: RebuildChunks): Promise<void> {
     let state = await this.loadState(db);
     if (!state) {
       const triggers = await this.searchTriggers(db);
@@ -166,36 +224,19 @@ export class SqliteSearchIndex implements SearchIndexPort {
         ...state.triggers.map(gated),
       ];
       // Dropping the old tables frees every page of them in one statement (≈ 0.25 s per 10⁶
-      // messages): on a worker's connection, so this process keeps answering meanwhile.
-      if (this.path) await runTransactionOnWorker(this.path, statements, this.lockTimeoutMs);
-      else {
-        await db.transaction().execute(async (trx) => {
-          for (const statement of statements) await sql.raw(statement).execute(trx);
-        });
-      }
+      // messages): one transaction, not split.
+      await writer.transaction((batch) => batch(statements.map((statement) => ({ sql: statement }))));
     }
     // Each chunk is one transaction of time-boxed steps: a step indexes the next messages above
-    // the watermark and raises it; no step starts once the box is spent.
+    // the watermark and raises it (one batch: its statements read what the earlier ones found);
+    // no step starts once the box is spent.
     const sizer = new ChunkSizer(200, 50, 50_000, STEP_BUDGET_MS);
     for (;;) {
       const started = performance.now();
-      const box = await db.transaction().execute((trx) =>
+      const box = await writer.transaction((batch) =>
         timeBoxed(sizer, async (limit) => {
-          const from = Number((await this.meta.get(trx, META_WATERMARK)) ?? 0);
-          const { rows } = await sql<{ upto: number | null; n: number }>`
-            select max(id) as upto, count(*) as n from (
-              select id from messages where id > ${from} order by id limit ${limit})`.execute(trx);
-          const upto = rows[0]?.upto;
-          if (upto === null || upto === undefined) return 0;
-          for (const index of INDEXES) {
-            await sql
-              .raw(
-                `insert into ${index.table}(rowid, ${index.columns}) select id, ${index.columns} from messages where id > ${Number(from)} and id <= ${Number(upto)} and ${index.rows}`,
-              )
-              .execute(trx);
-          }
-          await this.meta.set(trx, META_WATERMARK, String(upto));
-          return Number(rows[0].n);
+          const [, range] = await batch(rebuildStep(limit));
+          return Number(range.rows[0]?.n ?? 0);
         }),
       );
       const elapsed = performance.now() - started;
@@ -203,44 +244,46 @@ export class SqliteSearchIndex implements SearchIndexPort {
       if (box.done) break;
       await chunks.between(elapsed);
     }
-    await this.mergeInSteps(db, chunks);
-    await db.transaction().execute(async (trx) => {
+    await this.mergeInSteps(writer, chunks);
+    const final = state;
+    await writer.transaction(async (batch) => {
       // Rows appended since the last chunk are indexed by the gated triggers only up to the
       // watermark: raise it past everything in the same transaction that ungates the triggers.
-      const from = Number((await this.meta.get(trx, META_WATERMARK)) ?? 0);
-      for (const index of INDEXES) {
-        await sql
-          .raw(
-            `insert into ${index.table}(rowid, ${index.columns}) select id, ${index.columns} from messages where id > ${from} and ${index.rows}`,
-          )
-          .execute(trx);
-      }
-      for (const trigger of await this.searchTriggers(trx)) {
-        await sql.raw(`drop trigger if exists ${trigger.name}`).execute(trx);
-      }
-      for (const original of state.triggers) await sql.raw(original).execute(trx);
-      for (const index of INDEXES) {
-        const restore = configureStatements(index.table, [
-          ...STORE_MERGE_SETTINGS,
-          ...(state.settings?.[index.table] ?? []),
-        ]);
-        for (const statement of restore) await sql.raw(statement).execute(trx);
-      }
-      await trx.deleteFrom('store_meta').where('key', 'in', [META_REBUILD, META_WATERMARK]).execute();
+      const results = await batch([
+        WATERMARK_NOW,
+        ...INDEXES.map((index) => ({
+          sql: `insert into ${index.table}(rowid, ${index.columns}) select id, ${index.columns} from messages where id > ? and ${index.rows}`,
+          parameters: [{ ref: [0, 'from_id'] as [number, string] }],
+        })),
+        { sql: SEARCH_TRIGGERS, rows: true },
+      ]);
+      const triggers = results[results.length - 1].rows;
+      await batch([
+        ...triggers.map((trigger) => ({ sql: `drop trigger if exists ${String(trigger.name)}` })),
+        ...final.triggers.map((original) => ({ sql: original })),
+        ...INDEXES.flatMap((index) =>
+          configureStatements(index.table, [...STORE_MERGE_SETTINGS, ...(final.settings?.[index.table] ?? [])]).map(
+            (statement) => ({ sql: statement }),
+          ),
+        ),
+        { sql: `delete from store_meta where key in (?, ?)`, parameters: [META_REBUILD, META_WATERMARK] },
+      ]);
     });
   }
 
   /** Merges the segments a rebuild left, a bounded number of pages per transaction. */
-  private async mergeInSteps(db: Db, chunks: RebuildChunks): Promise<void> {
+  private async mergeInSteps(writer: BatchWriter, chunks: RebuildChunks): Promise<void> {
     for (const index of INDEXES) {
       const sizer = new ChunkSizer(16, 4, 4096, STEP_BUDGET_MS);
       for (;;) {
         const started = performance.now();
-        const box = await db.transaction().execute((trx) =>
+        const box = await writer.transaction((batch) =>
           timeBoxed(sizer, async (pages) => {
-            const before = await sql<{ n: number }>`select total_changes() as n`.execute(trx);
-            await sql.raw(`insert into ${index.table}(${index.table}, rank) values ('merge', ${pages})`).execute(trx);
-            const after = await sql<{ n: number }>`select total_changes() as n`.execute(trx);
+            const [before, , after] = await batch([
+              { sql: 'select total_changes() as n', rows: true },
+              { sql: `insert into ${index.table}(${index.table}, rank) values ('merge', ?)`, parameters: [pages] },
+              { sql: 'select total_changes() as n', rows: true },
+            ]);
             // Fewer than two changes: nothing was left to merge (FTS5's documented signal).
             return Number(after.rows[0].n) - Number(before.rows[0].n) < 2 ? 0 : pages;
           }),
@@ -278,10 +321,7 @@ export class SqliteSearchIndex implements SearchIndexPort {
 
   /** The triggers on `messages` that write either index (whatever migrations made them). */
   private async searchTriggers(db: Executor): Promise<{ name: string; sql: string }[]> {
-    const { rows } = await sql<{ name: string; sql: string }>`
-      select name, sql from sqlite_master
-      where type = 'trigger' and tbl_name = 'messages' and (sql like '%messages_fts%' or sql like '%messages_trgm%')
-      order by name`.execute(db);
+    const { rows } = await db.executeQuery<{ name: string; sql: string }>(CompiledQuery.raw(SEARCH_TRIGGERS));
     return rows;
   }
 
