@@ -11,4 +11,4 @@ RUN npm ci --no-audit --no-fund
 COPY . .
 RUN npm run build
 EXPOSE 3000 3001
-CMD ["node", "apps/api/dist/main.js"]
+CMD ["node", "--max-semi-space-size=32", "apps/api/dist/main.js"]

@@ -573,7 +573,7 @@ async function concurrentAppends(
 export async function apiSqlite(report: Report, config: BenchConfig, root: string): Promise<void> {
   report.section(
     'API throughput (SQLite)',
-    'The compiled API as deployed — `node apps/api/dist/main.js`, built first with `tsc -b apps/api` — on a temp ' +
+    'The compiled API as deployed — `node --max-semi-space-size=32 apps/api/dist/main.js`, built first with `tsc -b apps/api` — on a temp ' +
       `SQLite file prepared in this process: ${fmtCount(config.api.sessions)} session rows (the list benchmark’s ` +
       `mix, inserted in bulk) and ${fmtCount(config.api.receipts)} seeded receipts; an admin token made with ` +
       '`node apps/api/dist/cli/token.js create`; `STATEHOUSE_SEED_DEMO=false`, ' +

@@ -63,7 +63,7 @@ export async function startApi(
   const port = await freePort();
   // BENCH_API_NODE_ARGS: extra node flags for every API process (diagnosis: `--cpu-prof`, a preload).
   const extra = process.env.BENCH_API_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-  const child = spawn(process.execPath, [...extra, ...nodeArgs, 'apps/api/dist/main.js'], {
+  const child = spawn(process.execPath, ['--max-semi-space-size=32', ...extra, ...nodeArgs, 'apps/api/dist/main.js'], {
     cwd: root,
     env: {
       ...process.env,

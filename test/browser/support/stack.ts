@@ -143,7 +143,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   };
 
   try {
-    const api = launch('api', process.execPath, [API_ENTRY], {
+    const api = launch('api', process.execPath, ['--max-semi-space-size=32', API_ENTRY], {
       cwd: REPO_ROOT,
       env: {
         ...process.env,

@@ -70,7 +70,7 @@ export interface ApiProcess {
 export async function startApi(databaseUrl: string, env: Record<string, string> = {}): Promise<ApiProcess> {
   const port = await freePort();
   let output = '';
-  const child = spawn(process.execPath, [API_MAIN], {
+  const child = spawn(process.execPath, ['--max-semi-space-size=32', API_MAIN], {
     env: {
       ...process.env,
       STATEHOUSE_DATABASE_URL: databaseUrl,
