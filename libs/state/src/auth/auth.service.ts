@@ -75,11 +75,6 @@ export class AuthService {
   // ---- API tokens -------------------------------------------------------------------------
 
   /**
-   * Bearer tokens are checked on every request, so a verified principal is remembered briefly
-   * (`PRINCIPAL_CACHE_MS`). This process forgets at once on revocation and on profile changes;
-   * other processes within that window.
-   */
-  /**
    * The remembered principal of a token verified within `PRINCIPAL_CACHE_MS`, answered in this
    * call; undefined otherwise (then `authenticateToken` decides). Lets the API's guard skip its
    * asynchronous path on the common case.
@@ -89,6 +84,11 @@ export class AuthService {
     return cached && cached.until > this.clock.now() ? cached.principal : undefined;
   }
 
+  /**
+   * Bearer tokens are checked on every request, so a verified principal is remembered briefly
+   * (`PRINCIPAL_CACHE_MS`). This process forgets at once on revocation and on profile changes;
+   * other processes within that window.
+   */
   async authenticateToken(secret: string): Promise<Principal> {
     const hash = sha256(secret);
     const now = this.clock.now();
