@@ -17,7 +17,7 @@ import { IdempotencyService } from './idempotency/idempotency.service.js';
 import { HermesImporter } from './importers/hermes/hermes-importer.js';
 import { ImportService } from './importers/import.service.js';
 import { ImportLedgerParticipant } from './importers/import-ledger.participant.js';
-import { yieldBetweenChunks } from './jobs/chunks.js';
+import { chunkPause } from './jobs/chunks.js';
 import { DeferredWorkService } from './jobs/deferred-work.service.js';
 import { JobService } from './jobs/job.service.js';
 import { LineageService } from './lineage/lineage.service.js';
@@ -142,12 +142,13 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
         : new LocalWakeups();
   const uow = new UnitOfWork(db, dialect, clock, logger);
   const sqlDialectPort = sqlDialect(dialect);
-  const between = (lastChunkMs: number) => yieldBetweenChunks(dialect, lastChunkMs);
+  // Long chunked writes pause between chunks, and on a file merge index segments meanwhile.
+  const between = chunkPause(dialect, connection.sqlite?.mergeIndex);
   const messages = new MessageService(db, uow, clock, sqlDialectPort, reads);
   const hooks = new HookRegistry(logger, options.observerTimeoutMs);
   const receipts = new ReceiptService(db, uow, clock, dialect, wakeups);
   const deletionEngine = new DeletionEngine(dialect, clock, ids, hooks, wakeups);
-  const deletion = new DeletionService(db, uow, clock, deletionEngine, sqlDialectPort, dialect, reads);
+  const deletion = new DeletionService(db, uow, clock, deletionEngine, sqlDialectPort, reads, between);
   // Lineage reads (the bounded walks) go to the read pool; its writes are units of work.
   const lineage = new LineageService(reads, uow, clock, ids, sqlDialectPort);
   const deferred = new DeferredWorkService(db, uow, clock, logger, between);
@@ -200,7 +201,7 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
     connection.postgresUrl ?? null,
   );
   // Every periodic job, registered disabled (interval 0): the host sets the intervals it wants.
-  const jobs = new JobService(db, uow, clock, dialect, logger);
+  const jobs = new JobService(db, uow, clock, logger, between);
   jobs.register(retention.job(0));
   jobs.register(idempotency.job(0));
   jobs.register(maintenance.job(0));

@@ -65,6 +65,8 @@ export interface SqliteHandles {
   readPool: SqliteReadPool | null;
   /** The WAL checkpointer's record of failures (null for an in-memory store). */
   checkpoints(): CheckpointerStatus | null;
+  /** Search-index merge steps now, for up to `budgetMs` (a long write's pause; nothing without a merger). */
+  mergeIndex(budgetMs: number): Promise<void>;
 }
 
 export const DEFAULT_READ_DEADLINE_MS = 10_000;
@@ -174,7 +176,13 @@ async function connectSqlite(url: string, options: ConnectOptions): Promise<Conn
     dialect: 'sqlite',
     location: path,
     created,
-    sqlite: { path, reader, readPool, checkpoints: () => checkpointer?.status() ?? null },
+    sqlite: {
+      path,
+      reader,
+      readPool,
+      checkpoints: () => checkpointer?.status() ?? null,
+      mergeIndex: async (budgetMs) => merger?.mergeNow(budgetMs),
+    },
     async close() {
       await merger?.close();
       await checkpointer?.close();

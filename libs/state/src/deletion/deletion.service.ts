@@ -13,8 +13,8 @@ import type {
   ReceiptRef,
   RetentionPruneRequest,
 } from '@statehouse/contracts';
-import type { Db, Dialect, Executor, SessionRow } from '../db/database.js';
-import { yieldBetweenChunks } from '../jobs/chunks.js';
+import type { Db, Executor, SessionRow } from '../db/database.js';
+import type { BetweenChunks } from '../jobs/chunks.js';
 import { LineageRepository } from '../lineage/lineage.repository.js';
 import { isBusy, SessionRepository } from '../sessions/session.repository.js';
 import {
@@ -59,9 +59,10 @@ export class DeletionService {
     private readonly clock: Clock,
     private readonly engine: DeletionEngine,
     sqlDialectPort: SqlDialect,
-    private readonly dialect: Dialect,
     /** Where selections and previews read (the read pool on SQLite). */
-    private readonly reads: Db = db,
+    private readonly reads: Db,
+    /** The pause between chunks of a chunked deletion (jobs pass their own, which also renews the lease). */
+    private readonly between: BetweenChunks,
   ) {
     this.sessions = new SessionRepository(sqlDialectPort);
   }
@@ -381,7 +382,7 @@ export class DeletionService {
     between: ((lastChunkMs: number) => Promise<void>) | undefined,
     work: (ids: string[]) => Promise<unknown>,
   ): Promise<void> {
-    return runInChunks(groups, between ?? ((ms) => yieldBetweenChunks(this.dialect, ms)), work);
+    return runInChunks(groups, between ?? this.between, work);
   }
 
   private async assertDiscardable(db: Executor, row: SessionRow): Promise<void> {

@@ -1,5 +1,5 @@
 import type { JobRun } from '@statehouse/contracts';
-import type { Db, Dialect } from '../db/database.js';
+import type { Db } from '../db/database.js';
 import { assertAdmin } from '../shared/access.js';
 import { type Clock, toIso, toIsoOrNull } from '../shared/clock.js';
 import type { OperationContext } from '../shared/context.js';
@@ -7,7 +7,7 @@ import { DomainError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { toDomainError } from '../shared/store-errors.js';
 import type { UnitOfWork } from '../shared/unit-of-work.js';
-import { yieldBetweenChunks } from './chunks.js';
+import type { BetweenChunks } from './chunks.js';
 import { JobRunRepository } from './job-run.repository.js';
 
 /** What a job's pass reports (kept as the interval's summary). */
@@ -76,8 +76,9 @@ export class JobService {
     private readonly db: Db,
     private readonly uow: UnitOfWork,
     private readonly clock: Clock,
-    private readonly dialect: Dialect,
     private readonly logger: Logger,
+    /** The pause a pass takes at each checkpoint (between its chunks). */
+    private readonly between: BetweenChunks,
   ) {}
 
   /** Adds (or replaces, by name) a job. Modules register theirs; the host sets the intervals. */
@@ -199,7 +200,7 @@ export class JobService {
         if (this.clock.now() - lastRenew >= leaseMs / 3) await renew();
         if (lost) throw new JobLeaseLostError(job.name);
         if (lease.signal.aborted) throw new JobLeaseLostError(job.name);
-        await yieldBetweenChunks(this.dialect, lastChunkMs);
+        await this.between(lastChunkMs);
       },
     };
     const started = performance.now();

@@ -96,4 +96,36 @@ describe('FTS5 segment merging off the request path (SQLite)', () => {
     }
     expect((await t.store.searchIndex.status(admin, true)).integrity?.ok).toBe(true);
   });
+  it('a long chunked write merges index segments in its pauses: no level piles up to a crisis merge inside one of its chunks', async () => {
+    // A retention pass over 4 000 sessions paid ≈ 100–200 ms chunks (event loop and write lock)
+    // every ~60 chunks: its pauses never left the file quiet for the merger, so the first level of
+    // the trigram index filled to crisismerge (64) and one chunk merged it whole.
+    t = await openTestStore('sqlite');
+    const store = t.store;
+    await store.sessions.create(admin, { id: 'long-write', profile: 'p', source: 'cli' });
+    const most: Record<string, number> = {};
+    const chunks = 90;
+    store.jobs.register({
+      name: 'test-long-write',
+      intervalMs: 0,
+      run: async (context) => {
+        for (let i = 0; i < chunks; i++) {
+          // One chunk: one transaction, one new segment per index.
+          await store.messages.append(admin, 'long-write', {
+            messages: [{ role: 'user', content: `tessellation chunk ${i} rewrites the index` }],
+          });
+          for (const table of TABLES) most[table] = Math.max(most[table] ?? 0, await segments(store.db, table));
+          await context.checkpoint(5);
+        }
+        return {};
+      },
+    });
+    store.jobs.configure('test-long-write', 3_600_000);
+    expect((await store.jobs.runNow('test-long-write', 'test')).outcome).toBe('ran');
+    // Old pauses: 64 segments, then a crisis merge inside a chunk. Merged in the pauses: a handful.
+    for (const table of TABLES) expect(most[table], table).toBeLessThan(16);
+    const found = await store.search.search(admin, { q: 'tessellation', mode: 'word', limit: 100 });
+    expect(found.items).toHaveLength(chunks);
+    expect((await store.searchIndex.status(admin, true)).integrity?.ok).toBe(true);
+  });
 });
