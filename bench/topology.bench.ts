@@ -491,7 +491,7 @@ export async function healthDuringJobs(report: Report, config: BenchConfig, root
         figure: `14. /healthz and /readyz max latency of both processes on one SQLite file during a ${job.label}`,
         // The process's own blocking (CPU time inside one event-loop gap, job process / other) beside
         // the longest gap: the rest of a gap is time spent waiting for one of the shared CPUs.
-        ours: `${fmtMs(worst)} (own blocking ≤ ${stalls[runner < 0 ? 0 : runner].split(' / ')[0]} / ${stalls[runner === 1 ? 0 : 1].split(' / ')[0]})`,
+        ours: `${fmtMs(worst)} (own blocking ≤ ${stalls[Math.max(runner, 0)].split(' / ')[0]} / ${stalls[runner === 1 ? 0 : 1].split(' / ')[0]})`,
         ceiling: '—',
         ratio: '—',
         target: '≤ 100 ms; 0 failed appends',
