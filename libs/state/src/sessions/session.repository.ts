@@ -233,7 +233,7 @@ export class SessionRepository {
 
   async insert(db: Executor, row: NewSessionRow): Promise<SessionRow> {
     await db.insertInto('sessions').values(row).execute();
-    return (await this.findById(db, row.id))!;
+    return (await this.findIncludingHidden(db, row.id))!;
   }
 
   async findById(db: Executor, id: string): Promise<SessionRow | undefined> {

@@ -19,6 +19,9 @@ export function hiddenSessionsMigration(_dialect: Dialect) {
     async down(db: Kysely<any>) {
       // A session still hidden is half-written: it goes (its messages, postings and ledger
       // messages follow by cascade and triggers), as a schema without the column cannot hide it.
+      await sql`delete from messages where session_id in (select id from sessions where hidden_for is not null)`.execute(
+        db,
+      );
       await sql`delete from sessions where hidden_for is not null`.execute(db);
       await db.schema.alterTable('sessions').dropColumn('hidden_for').execute();
     },
