@@ -27,7 +27,11 @@ import {
 } from './hermes/hermes-importer.js';
 
 /** How sessions too big for one unit of work are written (defaults in the importer; tests and benches tune them). */
-export type HermesSplitTuning = Pick<HermesImportOptions, 'splitSessionsAbove' | 'maxSessionChunk' | 'betweenSessionChunks'>;
+export type HermesSplitTuning = Pick<
+  HermesImportOptions,
+  'splitSessionsAbove' | 'maxSessionChunk' | 'betweenSessionChunks'
+>;
+
 import { IMPORT_JOB, ImportLeaseLostError } from './import-errors.js';
 import { ImportJobRepository, type ImportJobRow } from './import-job.repository.js';
 

@@ -75,7 +75,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
     let reference: TestStore;
     let referenceDump: Record<string, unknown[]>;
     let referenceFigures: Awaited<ReturnType<typeof figures>>;
-    let referenceLongest: number;
+    let referenceLongest: { ms: number; messages: number };
     const stores: TestStore[] = [];
     const open = async () => {
       const t = await openTestStore(dialect);
@@ -88,7 +88,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       reference = await open();
       const result = await run(reference, file.path, UNSPLIT);
       expect(result.report.messages.created).toBe(4 * PER_SESSION);
-      referenceLongest = result.longestUnitMs;
+      referenceLongest = { ms: result.longestUnitMs, messages: result.longestUnitMessages };
       referenceDump = await dumpImportedState(reference.store);
       referenceFigures = await figures(reference);
     }, 120_000);
@@ -116,9 +116,14 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(result.report.messages).toEqual({ created: 4 * PER_SESSION, skipped: 0 });
       expect(await dumpImportedState(t.store)).toEqual(referenceDump);
       expect(await figures(t)).toEqual(referenceFigures);
-      // The longest write transaction is the import result's own figure: bounded by a chunk, far
-      // under a whole session's (generous: a factor of 2 where the chunks are 4.5× smaller).
-      expect(result.longestUnitMs).toBeLessThan(Math.max(referenceLongest / 2, 1));
+      // The longest write transaction, by the import result's own figures: in messages, bounded by
+      // the chunk size (a whole session's 450 without splitting); in time, logged only — a wall-time
+      // bound would fail on a loaded machine.
+      expect(referenceLongest.messages).toBeGreaterThanOrEqual(PER_SESSION);
+      expect(result.longestUnitMessages).toBeLessThanOrEqual(100);
+      console.info(
+        `${dialect}: longest write transaction ${result.longestUnitMs.toFixed(1)} ms in chunks, ${referenceLongest.ms.toFixed(1)} ms whole`,
+      );
     });
 
     it('leaves a session out of every read while it is hidden between its chunks; writes to it answer 404', async () => {

@@ -1,7 +1,7 @@
 import type { ImportProgress, ImportReport, OnConflict, Principal } from '@statehouse/contracts';
 import type { Db } from '../../db/database.js';
 import type { DeletionEngine } from '../../deletion/deletion.engine.js';
-import { ChunkSizer, reportChunk } from '../../jobs/chunks.js';
+import { type BetweenChunks, ChunkSizer, reportChunk } from '../../jobs/chunks.js';
 import { SessionRepository } from '../../sessions/session.repository.js';
 import type { Clock } from '../../shared/clock.js';
 import { DomainError } from '../../shared/errors.js';
@@ -88,6 +88,11 @@ export interface HermesImportResult {
   progress: ImportProgress;
   /** Longest write transaction of the run, in ms (the bound the batching aims at). */
   longestUnitMs: number;
+  /**
+   * Most messages one write transaction wrote: a whole session's at most, or a chunk's when the
+   * session was written in chunks (a figure that does not depend on the machine's speed).
+   */
+  longestUnitMessages: number;
   /** Median and 95th percentile of the write transactions' durations, in ms. */
   unitP50Ms: number;
   unitP95Ms: number;
@@ -122,6 +127,11 @@ export class HermesImporter {
     private readonly clock: Clock,
     dialect: SqlDialect,
     deletion: DeletionEngine,
+    /**
+     * The pause between two chunks of one session (the store's: on a file it merges search-index
+     * segments meanwhile, so ~100 chunks in a row never reach a crisis merge inside one of them).
+     */
+    private readonly betweenChunks: BetweenChunks = yieldToEventLoop,
   ) {
     this.writer = new HermesWriter(dialect, deletion);
     this.routesWriter = new HermesRoutesWriter(dialect);
@@ -142,7 +152,7 @@ export class HermesImporter {
       ? ownedFile(options.path, options.ownedDir)
       : snapshotFile(options.path);
     let reader: HermesReader | undefined;
-    const stats = { longestUnitMs: 0, units: 0 };
+    const stats = { longestUnitMs: 0, longestUnitMessages: 0, units: 0 };
     const unitTimes: number[] = [];
     try {
       reader = HermesReader.open(snapshot.path);
@@ -185,6 +195,9 @@ export class HermesImporter {
               });
             }
             stats.longestUnitMs = Math.max(stats.longestUnitMs, elapsed);
+            if (!options.dryRun) {
+              stats.longestUnitMessages = Math.max(stats.longestUnitMessages, delta.messages.created);
+            }
             stats.units++;
             unitTimes.push(elapsed);
             builder.merge(delta);
@@ -311,6 +324,7 @@ export class HermesImporter {
     options: HermesImportOptions,
   ): Promise<void> {
     const total = session.messages.length;
+    this.writer.prepareTotals(session);
     const chunkSize = () => Math.min(sizer.size, options.maxSessionChunk ?? Number.POSITIVE_INFINITY);
     // The first unit decides (from the store, inside its transaction) where the session starts.
     let pending: MappedMessage[] = [];
@@ -344,7 +358,7 @@ export class HermesImporter {
         messagesTotal: total,
       });
       if (options.signal?.aborted) throw new ImportAbortedError();
-      await yieldToEventLoop();
+      await this.betweenChunks(elapsed);
       const part = pending.slice(offset, offset + chunkSize());
       const last = offset + part.length === pending.length;
       elapsed = await unit(async (tx, delta) => {

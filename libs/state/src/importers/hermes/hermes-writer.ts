@@ -12,7 +12,7 @@ import { titleMayReplace } from '../../shared/sanitize.js';
 import type { SqlDialect } from '../../shared/sql-dialect.js';
 import type { Tx } from '../../shared/unit-of-work.js';
 import { appendTriggerContribution, correctionFor, usageContributions } from '../../stats/usage-contributions.js';
-import { HOUR_MS, UsageRollupRepository } from '../../stats/usage-rollup.repository.js';
+import { HOUR_MS, type UsageContribution, UsageRollupRepository } from '../../stats/usage-rollup.repository.js';
 import { SessionModelUsageRepository } from '../../usage/session-model-usage.repository.js';
 import { ImportLedgerRepository, type ImportSessionRow } from '../import-ledger.repository.js';
 import type { ReportDelta } from '../import-report.js';
@@ -87,6 +87,10 @@ export class HermesWriter {
   private readonly ledger = new ImportLedgerRepository();
   private readonly usage = new SessionModelUsageRepository();
   private readonly usageRollups = new UsageRollupRepository();
+  private readonly totals = new WeakMap<
+    MappedSession,
+    { counted: number; toolCalls: number; contributions: UsageContribution[] }
+  >();
 
   constructor(
     dialect: SqlDialect,
@@ -237,8 +241,7 @@ export class HermesWriter {
     preview: string | null,
   ): Promise<void> {
     const s = session.snapshot;
-    const counted = session.messages.filter((m) => m.counted).length;
-    const toolCalls = session.messages.reduce((sum, m) => sum + m.toolCalls, 0);
+    const { counted, toolCalls, contributions } = this.totalsOf(session);
     // The same counter statement every append uses (no revision bump at creation, like create()).
     await this.sessions.applyAppend(
       tx.db,
@@ -264,21 +267,44 @@ export class HermesWriter {
     // last one (docs/stats.md). The session's start is counted by the insert trigger.
     await this.usageRollups.record(
       tx.db,
-      usageContributions(
-        { id: who.id, profile: who.profile, source: s.source, model: s.model },
-        countedTimes(session.messages),
-        {
-          inputTokens: s.inputTokens,
-          outputTokens: s.outputTokens,
-          cacheReadTokens: s.cacheReadTokens,
-          cacheWriteTokens: s.cacheWriteTokens,
-          reasoningTokens: s.reasoningTokens,
-          estimatedCostUsd: s.estimatedCostUsd,
-        },
-        s.lastActivityAt,
-      ),
+      contributions.map((contribution) => ({ ...contribution, profile: who.profile })),
     );
     await this.usage.upsertMany(tx.db, session.usage);
+  }
+
+  /**
+   * A whole session's counters and rollup contributions, computed once per mapped session. A session
+   * written in chunks has them computed before its last chunk's transaction begins (`prepareTotals`):
+   * over 10⁵ messages that is work the write lock need not wait for.
+   */
+  prepareTotals(session: MappedSession): void {
+    this.totalsOf(session);
+  }
+
+  private totalsOf(session: MappedSession) {
+    let totals = this.totals.get(session);
+    if (!totals) {
+      const s = session.snapshot;
+      totals = {
+        counted: session.messages.filter((m) => m.counted).length,
+        toolCalls: session.messages.reduce((sum, m) => sum + m.toolCalls, 0),
+        contributions: usageContributions(
+          { id: session.id, profile: session.profile, source: s.source, model: s.model },
+          countedTimes(session.messages),
+          {
+            inputTokens: s.inputTokens,
+            outputTokens: s.outputTokens,
+            cacheReadTokens: s.cacheReadTokens,
+            cacheWriteTokens: s.cacheWriteTokens,
+            reasoningTokens: s.reasoningTokens,
+            estimatedCostUsd: s.estimatedCostUsd,
+          },
+          s.lastActivityAt,
+        ),
+      };
+      this.totals.set(session, totals);
+    }
+    return totals;
   }
 
   /**
