@@ -606,7 +606,11 @@ export class SessionRepository {
     limit: number,
     onlyId?: string,
   ): Promise<string[]> {
-    let candidates = db.selectFrom('sessions').select('id').where('handoff_state', '=', 'running');
+    let candidates = db
+      .selectFrom('sessions')
+      .select('id')
+      .where('handoff_state', '=', 'running')
+      .where('hidden_for', 'is', null);
     if (onlyId !== undefined) candidates = candidates.where('id', '=', onlyId);
     const stale = await candidates
       .where((eb) => eb.or([eb('handoff_updated_at', 'is', null), eb('handoff_updated_at', '<', before)]))
