@@ -175,7 +175,7 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
     uow,
     clock,
     ids,
-    new HermesImporter(db, uow, clock, sqlDialectPort, deletionEngine),
+    new HermesImporter(db, uow, clock, sqlDialectPort, deletionEngine, between),
     logger,
   );
   // Obligations are marked abandoned (never dropped) when their session is deleted, and follow a move.

@@ -67,6 +67,11 @@ export interface SessionsTable {
   gateway_started_at: ColumnType<number | null, number | null | undefined, number | null>;
   /** When the handoff state last moved: a `running` handoff expires after a timeout. */
   handoff_updated_at: ColumnType<number | null, number | null | undefined, number | null>;
+  /**
+   * Why the session is not there for readers yet (or any more): null = visible; `'import'` while an
+   * import writes it in chunks. Every read path and write by id leaves hidden rows out.
+   */
+  hidden_for: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface RoutesTable {

@@ -10,6 +10,7 @@ export class DeletionCandidatesRepository {
     return db
       .selectFrom('sessions as s')
       .selectAll('s')
+      .where('s.hidden_for', 'is', null)
       .where('s.ended_at', 'is not', null)
       .where('s.archived', '=', 0)
       .where(({ not, exists, selectFrom }) =>
@@ -26,6 +27,7 @@ export class DeletionCandidatesRepository {
     return db
       .selectFrom('sessions as s')
       .selectAll('s')
+      .where('s.hidden_for', 'is', null)
       .where('s.title', 'is', null)
       .where('s.ended_at', 'is not', null)
       .where('s.started_at', '<', before)
@@ -43,6 +45,7 @@ export class DeletionCandidatesRepository {
     return db
       .selectFrom('sessions as s')
       .selectAll('s')
+      .where('s.hidden_for', 'is', null)
       .where('s.session_key', 'is not', null)
       .where('s.started_at', '<', before)
       .whereRef('s.last_activity_at', '<=', 's.started_at')
@@ -63,7 +66,13 @@ export class DeletionCandidatesRepository {
     limit: number,
     ids?: readonly string[],
   ): Promise<SessionRow[]> {
-    let query = db.selectFrom('sessions').selectAll().where('ended_at', '<', cutoff).where('pinned', '=', 0);
+    // Hidden sessions (half-imported) are not candidates of any sweep.
+    let query = db
+      .selectFrom('sessions')
+      .selectAll()
+      .where('ended_at', '<', cutoff)
+      .where('pinned', '=', 0)
+      .where('hidden_for', 'is', null);
     if (ids) query = query.where('id', 'in', ids.length ? [...ids] : ['']);
     if (filter.profile) query = query.where('profile', '=', filter.profile);
     if (filter.source) query = query.where('source', '=', filter.source);

@@ -112,7 +112,10 @@ export class DeletionEngine {
       }
       frontier = next;
     }
-    const orphans = (await this.sessions.childrenOf(db, [...members.keys()])).filter((child) => !members.has(child.id));
+    // Hidden children too (a continuation still being imported): they must not keep a dangling parent.
+    const orphans = (await this.sessions.childrenOf(db, [...members.keys()], undefined, true)).filter(
+      (child) => !members.has(child.id),
+    );
     return { members, orphans, selected, includeCompressionChain };
   }
 

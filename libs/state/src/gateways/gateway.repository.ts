@@ -123,6 +123,7 @@ export class GatewayRepository {
       .select(['gateway_id', (eb) => eb.fn.countAll<number>().as('n')])
       .where('gateway_id', 'in', [...ids])
       .where('ended_at', 'is', null)
+      .where('hidden_for', 'is', null)
       .groupBy('gateway_id')
       .execute();
     return new Map(rows.map((row) => [row.gateway_id!, Number(row.n)]));
@@ -135,34 +136,38 @@ export class GatewayRepository {
    * lease is never a candidate.
    */
   async orphanCandidates(db: Executor, options: OrphanWindows & { limit: number }): Promise<{ id: string }[]> {
-    return db
-      .selectFrom('sessions as s')
-      .leftJoin('gateways as g', 'g.id', 's.gateway_id')
-      .select('s.id')
-      .where('s.ended_at', 'is', null)
-      .where((eb) => eb.or([eb('s.lease_expires_at', 'is', null), eb('s.lease_expires_at', '<=', options.now)]))
-      .where((eb) => {
-        const owned = eb.and([
-          eb('s.gateway_id', 'is not', null),
-          eb('s.last_activity_at', '<', options.staleBefore),
-          eb.or([
-            eb('g.id', 'is', null),
-            ...(options.listenedLongEnough ? [eb('g.last_seen_at', '<', options.staleBefore)] : []),
-            eb.and([
-              eb('s.gateway_started_at', 'is not', null),
-              eb('s.gateway_started_at', '<', eb.ref('g.started_at')),
+    return (
+      db
+        .selectFrom('sessions as s')
+        .leftJoin('gateways as g', 'g.id', 's.gateway_id')
+        .select('s.id')
+        .where('s.ended_at', 'is', null)
+        // A session still being imported in chunks is nobody's to end.
+        .where('s.hidden_for', 'is', null)
+        .where((eb) => eb.or([eb('s.lease_expires_at', 'is', null), eb('s.lease_expires_at', '<=', options.now)]))
+        .where((eb) => {
+          const owned = eb.and([
+            eb('s.gateway_id', 'is not', null),
+            eb('s.last_activity_at', '<', options.staleBefore),
+            eb.or([
+              eb('g.id', 'is', null),
+              ...(options.listenedLongEnough ? [eb('g.last_seen_at', '<', options.staleBefore)] : []),
+              eb.and([
+                eb('s.gateway_started_at', 'is not', null),
+                eb('s.gateway_started_at', '<', eb.ref('g.started_at')),
+              ]),
             ]),
-          ]),
-        ]);
-        if (options.unownedIdleBefore === null) return owned;
-        return eb.or([
-          owned,
-          eb.and([eb('s.gateway_id', 'is', null), eb('s.last_activity_at', '<', options.unownedIdleBefore)]),
-        ]);
-      })
-      .orderBy('s.last_activity_at')
-      .limit(options.limit)
-      .execute();
+          ]);
+          if (options.unownedIdleBefore === null) return owned;
+          return eb.or([
+            owned,
+            eb.and([eb('s.gateway_id', 'is', null), eb('s.last_activity_at', '<', options.unownedIdleBefore)]),
+          ]);
+        })
+        .orderBy('s.last_activity_at')
+        .limit(options.limit)
+        .execute()
+    );
   }
 
   /**

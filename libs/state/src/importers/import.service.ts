@@ -19,7 +19,19 @@ import type { IdGenerator } from '../shared/ids.js';
 import type { Logger } from '../shared/logger.js';
 import { toDomainError } from '../shared/store-errors.js';
 import type { UnitOfWork } from '../shared/unit-of-work.js';
-import { type HermesImporter, type HermesImportResult, ImportAbortedError } from './hermes/hermes-importer.js';
+import {
+  type HermesImporter,
+  type HermesImportOptions,
+  type HermesImportResult,
+  ImportAbortedError,
+} from './hermes/hermes-importer.js';
+
+/** How sessions too big for one unit of work are written (defaults in the importer; tests and benches tune them). */
+export type HermesSplitTuning = Pick<
+  HermesImportOptions,
+  'splitSessionsAbove' | 'maxSessionChunk' | 'betweenSessionChunks'
+>;
+
 import { IMPORT_JOB, ImportLeaseLostError } from './import-errors.js';
 import { ImportJobRepository, type ImportJobRow } from './import-job.repository.js';
 
@@ -53,6 +65,7 @@ export interface HermesRunRequest {
   dryRun: boolean;
   onProgress?(progress: ImportProgress, report: ImportReport): void;
   batchTargetMs?: number;
+  split?: HermesSplitTuning;
 }
 
 export interface HermesUploadRequest {
@@ -105,6 +118,7 @@ export class ImportService {
         actor: ctx.principal,
         onProgress: request.onProgress,
         batchTargetMs: request.batchTargetMs,
+        ...request.split,
       });
       return { ...result, jobId: null };
     }
@@ -123,6 +137,7 @@ export class ImportService {
       dryRun: false,
       onProgress: request.onProgress,
       batchTargetMs: request.batchTargetMs,
+      split: request.split,
       actor: ctx.principal,
       rethrow: true,
       done: (result) => {
@@ -299,6 +314,7 @@ export class ImportService {
       signal?: AbortSignal;
       onProgress?(progress: ImportProgress, report: ImportReport): void;
       batchTargetMs?: number;
+      split?: HermesSplitTuning;
       /** Who asked (the actor of any receipt a replace writes). */
       actor: Principal;
       rethrow: boolean;
@@ -341,6 +357,7 @@ export class ImportService {
         actor: options.actor,
         signal: options.signal,
         batchTargetMs: options.batchTargetMs,
+        ...options.split,
         onProgress: (p, r) => {
           progress = p;
           report = r;

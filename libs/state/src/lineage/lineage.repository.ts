@@ -46,7 +46,11 @@ interface ChainUsageRow {
   estimated_cost_usd: number;
 }
 
-/** Walks are bounded and cycle-guarded by depth (docs/domain.md §3). */
+/**
+ * Walks are bounded and cycle-guarded by depth (docs/domain.md §3). Walks down leave hidden
+ * sessions out (a continuation still being imported in chunks, migration 2026-12-01T03.00); walks
+ * up never meet one (an import writes parents before children, and nothing else can refer to one).
+ */
 export const MAX_WALK = 1000;
 
 /**
@@ -54,7 +58,7 @@ export const MAX_WALK = 1000;
  * compression, then an open child, then the freshest (docs/domain.md §3).
  */
 const PREFERRED_CHILD_OF_DOWN = sql`(select c.id from sessions c
-  where c.parent_session_id = down.id and c.lineage_kind = 'compression'
+  where c.parent_session_id = down.id and c.lineage_kind = 'compression' and c.hidden_for is null
   order by case when c.end_reason = 'compression' then 1 else 0 end desc,
            case when c.ended_at is null then 1 else 0 end desc,
            c.last_activity_at desc, c.id desc
@@ -195,7 +199,7 @@ export class LineageRepository {
         select id, 0 from sessions where id = ${root}
         union all
         select c.id, down.depth + 1 from down
-        join sessions c on c.parent_session_id = down.id and c.lineage_kind = 'compression'
+        join sessions c on c.parent_session_id = down.id and c.lineage_kind = 'compression' and c.hidden_for is null
         where down.depth < ${MAX_WALK}
       )
       select distinct id from down`.execute(db);
@@ -252,7 +256,7 @@ export class LineageRepository {
         select id, 0 from sessions where id = ${rootId}
         union all
         select c.id, down.depth + 1 from down
-        join sessions c on c.parent_session_id = down.id
+        join sessions c on c.parent_session_id = down.id and c.hidden_for is null
         where down.depth < ${MAX_WALK}
       )
       select id from down limit ${limit * 2 + 1}`.execute(db);

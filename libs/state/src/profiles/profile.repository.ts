@@ -37,7 +37,8 @@ export class ProfileRepository {
     if (only !== null && only.length === 0) return [];
     let query = db
       .selectFrom('profiles as p')
-      .leftJoin('sessions as s', 's.profile', 'p.name')
+      // Hidden sessions (half-imported) are not counted yet.
+      .leftJoin('sessions as s', (join) => join.onRef('s.profile', '=', 'p.name').on('s.hidden_for', 'is', null))
       .select((eb) => [
         'p.name',
         eb.fn.count<number>('s.id').as('session_count'),

@@ -24,7 +24,8 @@ export interface SearchSqlRow {
 
 /** The owner fence and the caller's filters, over `m` (messages) and `s` (sessions). */
 export function searchFilters(filter: SearchFilter): RawBuilder<unknown> {
-  const parts: RawBuilder<unknown>[] = [];
+  // A hidden session (half-imported, migration 2026-12-01T03.00) has no hits; every caller joins `s`.
+  const parts: RawBuilder<unknown>[] = [sql`s.hidden_for is null`];
   if (filter.from !== undefined) parts.push(sql`m.timestamp >= ${filter.from}`);
   if (filter.to !== undefined) parts.push(sql`m.timestamp < ${filter.to}`);
   if (filter.profiles !== null) parts.push(sql`s.profile in (${sql.join(filter.profiles)})`);
@@ -194,7 +195,7 @@ export async function titleHits(
       (select min(m.id) from messages m where m.session_id = s.id and ${VISIBLE_MESSAGE}) as first_id
     from (
       select s.id, s.title, s.profile, s.source, s.last_activity_at from sessions s
-      where s.title is not null ${sessionFilters.length ? sql`and ${sql.join(sessionFilters, sql` and `)}` : sql``}
+      where s.title is not null and s.hidden_for is null ${sessionFilters.length ? sql`and ${sql.join(sessionFilters, sql` and `)}` : sql``}
       order by s.last_activity_at desc, s.id desc
       limit ${TITLE_SCAN_WINDOW}
     ) s

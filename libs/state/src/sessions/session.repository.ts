@@ -177,6 +177,7 @@ export class SessionRepository {
         model: eb.fn.coalesce(sql.val(param('model')), 'model'),
       }))
       .where('id', '=', param('id'))
+      .where('hidden_for', 'is', null)
       .returning([
         'profile',
         'source',
@@ -193,9 +194,13 @@ export class SessionRepository {
       ]),
   );
 
-  /** The most frequent read of all (every single-session request): prepared once. */
+  /**
+   * The most frequent read of all (every single-session request): prepared once. A hidden session
+   * (`hidden_for`, migration 2026-12-01T03.00) is not there: every read and write by id answers as
+   * for an unknown one.
+   */
   private readonly byId = new PreparedQuery<'id', SessionRow>((db, param) =>
-    db.selectFrom('sessions').selectAll().where('id', '=', param('id')),
+    db.selectFrom('sessions').selectAll().where('id', '=', param('id')).where('hidden_for', 'is', null),
   );
 
   constructor(private readonly dialect: SqlDialect) {}
@@ -228,16 +233,32 @@ export class SessionRepository {
 
   async insert(db: Executor, row: NewSessionRow): Promise<SessionRow> {
     await db.insertInto('sessions').values(row).execute();
-    return (await this.findById(db, row.id))!;
+    return (await this.findIncludingHidden(db, row.id))!;
   }
 
   async findById(db: Executor, id: string): Promise<SessionRow | undefined> {
     return (await this.byId.execute(db, { id })).rows[0];
   }
 
+  /** The row even while hidden: only for the writer that hid it (an import resuming its chunks). */
+  async findIncludingHidden(db: Executor, id: string): Promise<SessionRow | undefined> {
+    return db.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  /** Makes a hidden session visible (the last chunk of the write that hid it); no revision bump. */
+  async reveal(db: Executor, id: string, hiddenFor: string): Promise<boolean> {
+    const result = await db
+      .updateTable('sessions')
+      .set({ hidden_for: null })
+      .where('id', '=', id)
+      .where('hidden_for', '=', hiddenFor)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
   /** Reads the row and, on PostgreSQL, locks it for the rest of the transaction. */
   async findByIdForUpdate(db: Executor, id: string): Promise<SessionRow | undefined> {
-    const query = db.selectFrom('sessions').selectAll().where('id', '=', id);
+    const query = db.selectFrom('sessions').selectAll().where('id', '=', id).where('hidden_for', 'is', null);
     // SQLite transactions are already exclusive (BEGIN IMMEDIATE) and reject FOR UPDATE.
     return (this.dialect.name === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
   }
@@ -248,15 +269,17 @@ export class SessionRepository {
    * session can never outlive it), while ordinary updates of the session are not blocked.
    */
   async findByIdForKeyShare(db: Executor, id: string): Promise<SessionRow | undefined> {
-    const query = db.selectFrom('sessions').selectAll().where('id', '=', id);
+    const query = db.selectFrom('sessions').selectAll().where('id', '=', id).where('hidden_for', 'is', null);
     return (this.dialect.name === 'postgres' ? query.forKeyShare() : query).executeTakeFirst();
   }
 
+  /** Whether the id is taken — by a hidden session too (an id cannot be given twice). */
   async exists(db: Executor, id: string): Promise<boolean> {
     const row = await db.selectFrom('sessions').select('id').where('id', '=', id).executeTakeFirst();
     return row !== undefined;
   }
 
+  /** Titles are unique per profile whether the holder is visible or hidden: no filter here. */
   async findByTitle(db: Executor, profile: string, title: string): Promise<{ id: string } | undefined> {
     return db
       .selectFrom('sessions')
@@ -276,7 +299,8 @@ export class SessionRepository {
       .updateTable('sessions')
       .set(patch)
       .set((eb) => ({ revision: eb('revision', '+', 1) }))
-      .where('id', '=', id);
+      .where('id', '=', id)
+      .where('hidden_for', 'is', null);
     if (expectedRevision !== undefined) query = query.where('revision', '=', expectedRevision);
     const result = await query.executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
@@ -321,7 +345,8 @@ export class SessionRepository {
         ...(preview !== null ? { preview: eb.fn.coalesce('preview', sql.val(preview)) } : {}),
         ...(model !== undefined ? { model } : {}),
       }))
-      .where('id', '=', id);
+      .where('id', '=', id)
+      .where('hidden_for', 'is', null);
     if (expected.revision !== undefined) query = query.where('revision', '=', expected.revision);
     if (expected.generation !== undefined) query = query.where('generation', '=', expected.generation);
     const result = await query.executeTakeFirst();
@@ -369,13 +394,16 @@ export class SessionRepository {
   private filteredTips(db: Executor, filter: SessionListFilter) {
     let query = db
       .selectFrom('sessions as s')
+      .where('s.hidden_for', 'is', null)
       .where(({ not, exists, selectFrom }) =>
         not(
           exists(
             selectFrom('sessions as c')
               .select('c.id')
               .whereRef('c.parent_session_id', '=', 's.id')
-              .where('c.lineage_kind', '=', 'compression'),
+              .where('c.lineage_kind', '=', 'compression')
+              // A continuation still being imported does not make its parent stop being the tip.
+              .where('c.hidden_for', 'is', null),
           ),
         ),
       );
@@ -414,6 +442,7 @@ export class SessionRepository {
       .updateTable('sessions')
       .set((eb) => ({ ended_at: endedAt, end_reason: reason, revision: eb('revision', '+', 1) }))
       .where('id', '=', id)
+      .where('hidden_for', 'is', null)
       .where('ended_at', 'is', null)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
@@ -471,6 +500,7 @@ export class SessionRepository {
         ...(clearEnd ? { ended_at: null, end_reason: null } : {}),
       }))
       .where('id', '=', id)
+      .where('hidden_for', 'is', null)
       .where((eb) =>
         eb.or([
           eb('lease_expires_at', 'is', null),
@@ -550,7 +580,8 @@ export class SessionRepository {
       .selectFrom('sessions')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('last_activity_at', '>=', since)
-      .where('ended_at', 'is', null);
+      .where('ended_at', 'is', null)
+      .where('hidden_for', 'is', null);
     if (profiles !== null) query = query.where('profile', 'in', profiles);
     return Number((await query.executeTakeFirstOrThrow()).n);
   }
@@ -561,7 +592,8 @@ export class SessionRepository {
     let query = db
       .selectFrom('sessions')
       .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('lease_expires_at', '>', now);
+      .where('lease_expires_at', '>', now)
+      .where('hidden_for', 'is', null);
     if (profiles !== null) query = query.where('profile', 'in', profiles);
     return Number((await query.executeTakeFirstOrThrow()).n);
   }
@@ -574,7 +606,11 @@ export class SessionRepository {
     limit: number,
     onlyId?: string,
   ): Promise<string[]> {
-    let candidates = db.selectFrom('sessions').select('id').where('handoff_state', '=', 'running');
+    let candidates = db
+      .selectFrom('sessions')
+      .select('id')
+      .where('handoff_state', '=', 'running')
+      .where('hidden_for', 'is', null);
     if (onlyId !== undefined) candidates = candidates.where('id', '=', onlyId);
     const stale = await candidates
       .where((eb) => eb.or([eb('handoff_updated_at', 'is', null), eb('handoff_updated_at', '<', before)]))
@@ -654,6 +690,7 @@ export class SessionRepository {
       .selectAll()
       .where('profile', '=', profile)
       .where('session_key', '=', sessionKey)
+      .where('hidden_for', 'is', null)
       .orderBy('last_activity_at', 'desc')
       .orderBy('id', 'desc')
       .limit(limit)
@@ -677,6 +714,7 @@ export class SessionRepository {
       .where('profile', '=', peer.profile)
       .where('chat_id', '=', peer.chatId)
       .where('chat_type', '=', peer.chatType)
+      .where('hidden_for', 'is', null)
       .where((eb) => eb.or([eb('source', '=', peer.source), eb('created_source', '=', peer.source)]))
       // An empty thread id is a value (compared with =), only a missing one is null.
       .where('thread_id', peer.threadId !== undefined ? '=' : 'is', peer.threadId ?? null);
@@ -692,22 +730,49 @@ export class SessionRepository {
       .select('id')
       .where('parent_session_id', '=', id)
       .where('lineage_kind', '=', 'compression')
+      .where('hidden_for', 'is', null)
       .executeTakeFirst();
     return row !== undefined;
   }
 
+  /** Visible rows of these ids (hidden ones are not there). */
   async listByIds(db: Executor, ids: readonly string[]): Promise<SessionRow[]> {
+    const rows: SessionRow[] = [];
+    for (const part of chunk(ids))
+      rows.push(
+        ...(await db
+          .selectFrom('sessions')
+          .selectAll()
+          .where('id', 'in', part)
+          .where('hidden_for', 'is', null)
+          .execute()),
+      );
+    return rows;
+  }
+
+  /** Rows of these ids, hidden ones too: for an import deciding between create, resume and conflict. */
+  async listByIdsIncludingHidden(db: Executor, ids: readonly string[]): Promise<SessionRow[]> {
     const rows: SessionRow[] = [];
     for (const part of chunk(ids))
       rows.push(...(await db.selectFrom('sessions').selectAll().where('id', 'in', part).execute()));
     return rows;
   }
 
-  async childrenOf(db: Executor, parentIds: readonly string[], kind?: string): Promise<SessionRow[]> {
+  /**
+   * Children of these rows; hidden ones only with `includeHidden` (the deletion engine, which must
+   * orphan or take along every row that refers to a deleted one).
+   */
+  async childrenOf(
+    db: Executor,
+    parentIds: readonly string[],
+    kind?: string,
+    includeHidden = false,
+  ): Promise<SessionRow[]> {
     const rows: SessionRow[] = [];
     for (const part of chunk(parentIds)) {
       let query = db.selectFrom('sessions').selectAll().where('parent_session_id', 'in', part);
       if (kind) query = query.where('lineage_kind', '=', kind);
+      if (!includeHidden) query = query.where('hidden_for', 'is', null);
       rows.push(...(await query.execute()));
     }
     return rows;

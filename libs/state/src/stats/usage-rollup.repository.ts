@@ -101,6 +101,14 @@ export class UsageRollupRepository {
       .onConflict((oc) => oc.columns(['session_id', 'hour_start', 'source', 'model']).doUpdateSet(addExcluded)),
   );
 
+  /**
+   * Takes a session's contributions out (usage_daily follows by trigger). For a session written
+   * hidden: the insert trigger counted its start, which must wait until it becomes visible.
+   */
+  async removeSession(db: Executor, sessionId: string): Promise<void> {
+    await db.deleteFrom('session_usage').where('session_id', '=', sessionId).execute();
+  }
+
   async record(db: Executor, contributions: readonly UsageContribution[]): Promise<void> {
     if (contributions.length === 0) return;
     if (contributions.length === 1) {

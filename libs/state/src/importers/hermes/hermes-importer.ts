@@ -1,7 +1,7 @@
 import type { ImportProgress, ImportReport, OnConflict, Principal } from '@statehouse/contracts';
 import type { Db } from '../../db/database.js';
 import type { DeletionEngine } from '../../deletion/deletion.engine.js';
-import { reportChunk } from '../../jobs/chunks.js';
+import { type BetweenChunks, ChunkSizer, reportChunk } from '../../jobs/chunks.js';
 import { SessionRepository } from '../../sessions/session.repository.js';
 import type { Clock } from '../../shared/clock.js';
 import { DomainError } from '../../shared/errors.js';
@@ -10,13 +10,21 @@ import type { Tx, UnitOfWork } from '../../shared/unit-of-work.js';
 import { ImportInputError } from '../import-errors.js';
 import { ImportReportBuilder, ReportDelta } from '../import-report.js';
 import { type LineageNode, type LineagePlan, planLineage } from './hermes-lineage.js';
-import { type MappedSession, mapSession, mapSessionId, mapSource, markersOf, resolveProfile } from './hermes-mapper.js';
+import {
+  type MappedMessage,
+  type MappedSession,
+  mapSession,
+  mapSessionId,
+  mapSource,
+  markersOf,
+  resolveProfile,
+} from './hermes-mapper.js';
 import { type HermesMessageRow, HermesReader, type HermesRow, type HermesSessionRow } from './hermes-reader.js';
 import { HermesRoutesWriter } from './hermes-routes.writer.js';
 import { RunMemory } from './hermes-run-memory.js';
 import { ownedFile, type Snapshot, snapshotFile } from './hermes-snapshot.js';
 import { counter, epochMs, nonEmpty, Repairs, text } from './hermes-values.js';
-import { HermesWriter, type WriteOptions } from './hermes-writer.js';
+import { HermesWriter, remainingOf, type WriteOptions } from './hermes-writer.js';
 
 export const DEFAULT_PROFILE = 'default';
 
@@ -28,6 +36,13 @@ const MIN_BATCH_MESSAGES = 50;
 const MAX_BATCH_SESSIONS = 200;
 const ROUTES_PER_UNIT = 100;
 const GENERATIONS_PER_UNIT = 200;
+/**
+ * A session with more messages than this is written in chunks (a hidden row until its last chunk
+ * commits) instead of in one unit of work. Writing a message costs ≈ 35–70 µs on SQLite (its
+ * postings, its ledger entry), so a unit of this many stays near BATCH_TARGET_MS; the chunks
+ * themselves are sized from measured time like the batches.
+ */
+export const SPLIT_SESSIONS_ABOVE = 1000;
 
 export interface HermesImportOptions {
   /** The Hermes file. It is copied (with its -wal) into a private directory and never opened itself. */
@@ -53,6 +68,18 @@ export interface HermesImportOptions {
   ): Promise<void>;
   /** Target write-lock time per unit of work (default BATCH_TARGET_MS). */
   batchTargetMs?: number;
+  /**
+   * Sessions with more messages than this are written in chunks (default SPLIT_SESSIONS_ABOVE).
+   * Dry runs write every session whole (each unit is rolled back, so a chunk could not build on the last).
+   */
+  splitSessionsAbove?: number;
+  /** Upper bound of a chunk of a session written in chunks, in messages (tests; default: sized by time). */
+  maxSessionChunk?: number;
+  /**
+   * After each committed chunk of a session written in chunks, except its last (tests: stop there,
+   * look, or fail as a crash would). The import waits for it.
+   */
+  betweenSessionChunks?(info: { sessionId: string; messagesWritten: number; messagesTotal: number }): Promise<void>;
 }
 
 export interface HermesImportResult {
@@ -61,6 +88,11 @@ export interface HermesImportResult {
   progress: ImportProgress;
   /** Longest write transaction of the run, in ms (the bound the batching aims at). */
   longestUnitMs: number;
+  /**
+   * Most messages one write transaction wrote: a whole session's at most, or a chunk's when the
+   * session was written in chunks (a figure that does not depend on the machine's speed).
+   */
+  longestUnitMessages: number;
   /** Median and 95th percentile of the write transactions' durations, in ms. */
   unitP50Ms: number;
   unitP95Ms: number;
@@ -95,6 +127,11 @@ export class HermesImporter {
     private readonly clock: Clock,
     dialect: SqlDialect,
     deletion: DeletionEngine,
+    /**
+     * The pause between two chunks of one session (the store's: on a file it merges search-index
+     * segments meanwhile, so ~100 chunks in a row never reach a crisis merge inside one of them).
+     */
+    private readonly betweenChunks: BetweenChunks = yieldToEventLoop,
   ) {
     this.writer = new HermesWriter(dialect, deletion);
     this.routesWriter = new HermesRoutesWriter(dialect);
@@ -115,7 +152,7 @@ export class HermesImporter {
       ? ownedFile(options.path, options.ownedDir)
       : snapshotFile(options.path);
     let reader: HermesReader | undefined;
-    const stats = { longestUnitMs: 0, units: 0 };
+    const stats = { longestUnitMs: 0, longestUnitMessages: 0, units: 0 };
     const unitTimes: number[] = [];
     try {
       reader = HermesReader.open(snapshot.path);
@@ -158,6 +195,9 @@ export class HermesImporter {
               });
             }
             stats.longestUnitMs = Math.max(stats.longestUnitMs, elapsed);
+            if (!options.dryRun) {
+              stats.longestUnitMessages = Math.max(stats.longestUnitMessages, delta.messages.created);
+            }
             stats.units++;
             unitTimes.push(elapsed);
             builder.merge(delta);
@@ -180,16 +220,27 @@ export class HermesImporter {
       progress.phase = 'sessions';
       options.onProgress?.({ ...progress }, builder.report());
       const target = options.batchTargetMs ?? BATCH_TARGET_MS;
+      const splitAbove = options.splitSessionsAbove ?? SPLIT_SESSIONS_ABOVE;
+      const split = (session: PlannedSession) => !options.dryRun && session.messages > splitAbove;
+      const sizer = new ChunkSizer(FIRST_BATCH_MESSAGES, MIN_BATCH_MESSAGES, MAX_BATCH_MESSAGES, target);
       let budget = FIRST_BATCH_MESSAGES;
       let index = 0;
       while (index < planned.order.length) {
         if (options.signal?.aborted) throw new ImportAbortedError();
+        if (split(planned.order[index])) {
+          const [session] = this.read(reader, [planned.order[index]], planned, builder);
+          if (session) await this.writeInChunks(session, unit, writeOptions, memory, progress, sizer, options);
+          else progress.sessionsDone++;
+          index++;
+          await yieldToEventLoop();
+          continue;
+        }
         let end = index;
         let messages = 0;
         while (
           end < planned.order.length &&
           end - index < MAX_BATCH_SESSIONS &&
-          (end === index || messages + planned.order[end].messages <= budget)
+          (end === index || (messages + planned.order[end].messages <= budget && !split(planned.order[end])))
         ) {
           messages += planned.order[end].messages;
           end++;
@@ -254,6 +305,76 @@ export class HermesImporter {
     } finally {
       reader?.close();
       snapshot.release();
+    }
+  }
+
+  /**
+   * One session too big for a unit of work, in several: the first writes its row hidden with the
+   * first messages (and the ledger entry `importing`), the middle ones append messages, the last
+   * appends the rest and makes it visible with its counters and rollups. A run interrupted between
+   * two resumes after the messages the ledger holds. Chunks are sized from measured time.
+   */
+  private async writeInChunks(
+    session: MappedSession,
+    unit: (work: (tx: Tx, delta: ReportDelta) => Promise<ImportProgress>) => Promise<number>,
+    writeOptions: () => WriteOptions,
+    memory: RunMemory,
+    progress: ImportProgress,
+    sizer: ChunkSizer,
+    options: HermesImportOptions,
+  ): Promise<void> {
+    const total = session.messages.length;
+    this.writer.prepareTotals(session);
+    const chunkSize = () => Math.min(sizer.size, options.maxSessionChunk ?? Number.POSITIVE_INFINITY);
+    // The first unit decides (from the store, inside its transaction) where the session starts.
+    let pending: MappedMessage[] = [];
+    let rows = 0;
+    let elapsed = await unit(async (tx, delta) => {
+      const start = await this.writer.splitStart(tx, session);
+      const remaining = start.kind === 'resume' ? remainingOf(session, start.done) : session.messages;
+      const size = chunkSize();
+      pending = [];
+      rows = remaining.length;
+      if (start.kind === 'whole' || (start.kind === 'fresh' && remaining.length <= size)) {
+        // Imported before, a conflict, or small enough after all: the whole-session rules, one unit.
+        await this.writer.writeSessions(tx, [session], writeOptions(), memory, delta);
+      } else if (remaining.length <= size) {
+        await this.writer.finishSplit(tx, session, remaining, writeOptions(), memory, delta);
+      } else {
+        const first = remaining.slice(0, size);
+        if (start.kind === 'fresh') await this.writer.openSplit(tx, session, first, writeOptions(), memory, delta);
+        else await this.writer.appendSplit(tx, session, first, delta);
+        pending = remaining.slice(size);
+        rows = first.length;
+        return { ...progress, messagesDone: progress.messagesDone + total - pending.length };
+      }
+      return { ...progress, sessionsDone: progress.sessionsDone + 1, messagesDone: progress.messagesDone + total };
+    });
+    sizer.record(elapsed, rows);
+    for (let offset = 0; offset < pending.length; ) {
+      await options.betweenSessionChunks?.({
+        sessionId: session.id,
+        messagesWritten: total - pending.length + offset,
+        messagesTotal: total,
+      });
+      if (options.signal?.aborted) throw new ImportAbortedError();
+      await this.betweenChunks(elapsed);
+      const part = pending.slice(offset, offset + chunkSize());
+      const last = offset + part.length === pending.length;
+      elapsed = await unit(async (tx, delta) => {
+        if (!last) {
+          await this.writer.appendSplit(tx, session, part, delta);
+          return { ...progress, messagesDone: progress.messagesDone + part.length };
+        }
+        await this.writer.finishSplit(tx, session, part, writeOptions(), memory, delta);
+        return {
+          ...progress,
+          sessionsDone: progress.sessionsDone + 1,
+          messagesDone: progress.messagesDone + part.length,
+        };
+      });
+      sizer.record(elapsed, part.length);
+      offset += part.length;
     }
   }
 

@@ -1,5 +1,5 @@
 import type { Principal, TitleSource } from '@statehouse/contracts';
-import type { NewMessageRow, SessionPatch, SessionRow } from '../../db/database.js';
+import type { NewMessageRow, NewSessionRow, SessionPatch, SessionRow } from '../../db/database.js';
 import type { DeletionEngine } from '../../deletion/deletion.engine.js';
 import { ORPHAN_REAP_REASON } from '../../gateways/gateway.service.js';
 import { MessageRepository } from '../../messages/message.repository.js';
@@ -12,7 +12,7 @@ import { titleMayReplace } from '../../shared/sanitize.js';
 import type { SqlDialect } from '../../shared/sql-dialect.js';
 import type { Tx } from '../../shared/unit-of-work.js';
 import { appendTriggerContribution, correctionFor, usageContributions } from '../../stats/usage-contributions.js';
-import { UsageRollupRepository } from '../../stats/usage-rollup.repository.js';
+import { HOUR_MS, type UsageContribution, UsageRollupRepository } from '../../stats/usage-rollup.repository.js';
 import { SessionModelUsageRepository } from '../../usage/session-model-usage.repository.js';
 import { ImportLedgerRepository, type ImportSessionRow } from '../import-ledger.repository.js';
 import type { ReportDelta } from '../import-report.js';
@@ -20,6 +20,14 @@ import type { MappedMessage, MappedSession, SessionSnapshot } from './hermes-map
 import type { RunMemory } from './hermes-run-memory.js';
 
 export const HERMES_SOURCE = 'hermes';
+
+/** `sessions.hidden_for` of a session an import writes in chunks, until its last chunk commits. */
+export const HIDDEN_FOR_IMPORT = 'import';
+/** The ledger state of a source session written in part (its row hidden); `imported` once done. */
+export const LEDGER_IMPORTING = 'importing';
+
+/** Where a session too big for one unit of work starts: from scratch, after what is already written, or whole. */
+export type SplitStart = { kind: 'fresh' } | { kind: 'resume'; done: ReadonlySet<number> } | { kind: 'whole' };
 
 /** The ledger's snapshot: the source's fields as last imported, plus the title as stored here. */
 type LedgerSnapshot = SessionSnapshot & { storedTitle: string | null };
@@ -79,6 +87,10 @@ export class HermesWriter {
   private readonly ledger = new ImportLedgerRepository();
   private readonly usage = new SessionModelUsageRepository();
   private readonly usageRollups = new UsageRollupRepository();
+  private readonly totals = new WeakMap<
+    MappedSession,
+    { counted: number; toolCalls: number; contributions: UsageContribution[] }
+  >();
 
   constructor(
     dialect: SqlDialect,
@@ -99,9 +111,10 @@ export class HermesWriter {
       HERMES_SOURCE,
       batch.map((session) => session.sourceId),
     );
+    // Hidden rows too: a session an interrupted import left half-written is resumed, not re-created.
     const existing = new Map(
       (
-        await this.sessions.listByIds(
+        await this.sessions.listByIdsIncludingHidden(
           tx.db,
           batch.map((session) => session.id),
         )
@@ -110,9 +123,18 @@ export class HermesWriter {
     for (const session of batch) {
       for (const warning of session.warnings) delta.warn(warning);
       const entry = ledger.get(session.sourceId);
-      const row = existing.get(session.id);
+      let row = existing.get(session.id);
+      if (row && halfImportedHere(row, entry, session)) {
+        // Left half-written by an interrupted run (split then, small enough for one unit now).
+        const done = await this.resumePoint(tx, session);
+        if (done) {
+          await this.finishSplit(tx, session, remainingOf(session, done), options, memory, delta);
+          continue;
+        }
+        row = undefined;
+      }
       if (!row) {
-        if (entry && options.onConflict !== 'replace') {
+        if (entry && entry.state !== LEDGER_IMPORTING && options.onConflict !== 'replace') {
           delta.sessions.skipped++;
           delta.messages.skipped += session.messages.length;
           delta.warn(
@@ -154,7 +176,19 @@ export class HermesWriter {
     await this.profiles.ensure(tx.db, session.profile, options.now);
     const title = await this.freeTitle(tx, session, s.title, memory, delta);
     const preview = await this.previewFor(tx, session, memory);
-    await this.sessions.insert(tx.db, {
+    await this.sessions.insert(tx.db, this.newRow(session, title));
+    await this.insertMessages(tx, session.id, session.messages, this.eligible(session));
+    await this.countAndRecord(tx, session, session, preview);
+    await this.saveLedger(tx, session, title, options);
+    delta.sessions.created++;
+    delta.messages.created += session.messages.length;
+    if (s.lineageKind) delta.lineage[s.lineageKind]++;
+    this.remember(session, title, preview, memory, delta);
+  }
+
+  private newRow(session: MappedSession, title: string | null): NewSessionRow {
+    const s = session.snapshot;
+    return {
       id: session.id,
       profile: session.profile,
       source: s.source,
@@ -185,15 +219,29 @@ export class HermesWriter {
       handoff_error: s.handoffError,
       delegated: session.delegated ? 1 : 0,
       conversation_generation: session.conversationGeneration,
-    });
-    const eligible = substringEligible({
-      source: s.source,
+    };
+  }
+
+  private eligible(session: MappedSession): boolean {
+    return substringEligible({
+      source: session.snapshot.source,
       created_source: session.createdSource,
       delegated: session.delegated ? 1 : 0,
     });
-    await this.insertMessages(tx, session.id, session.messages, eligible);
-    const counted = session.messages.filter((m) => m.counted).length;
-    const toolCalls = session.messages.reduce((sum, m) => sum + m.toolCalls, 0);
+  }
+
+  /**
+   * A new session's counters (all its messages, its usage) and their rollups: the messages at their
+   * own times, the usage at the last activity (docs/stats.md); then its model usage rows.
+   */
+  private async countAndRecord(
+    tx: Tx,
+    session: MappedSession,
+    who: { id: string; profile: string },
+    preview: string | null,
+  ): Promise<void> {
+    const s = session.snapshot;
+    const { counted, toolCalls, contributions } = this.totalsOf(session);
     // The same counter statement every append uses (no revision bump at creation, like create()).
     await this.sessions.applyAppend(
       tx.db,
@@ -219,26 +267,173 @@ export class HermesWriter {
     // last one (docs/stats.md). The session's start is counted by the insert trigger.
     await this.usageRollups.record(
       tx.db,
-      usageContributions(
-        { id: session.id, profile: session.profile, source: s.source, model: s.model },
-        countedTimes(session.messages),
-        {
-          inputTokens: s.inputTokens,
-          outputTokens: s.outputTokens,
-          cacheReadTokens: s.cacheReadTokens,
-          cacheWriteTokens: s.cacheWriteTokens,
-          reasoningTokens: s.reasoningTokens,
-          estimatedCostUsd: s.estimatedCostUsd,
-        },
-        s.lastActivityAt,
-      ),
+      contributions.map((contribution) => ({ ...contribution, profile: who.profile })),
     );
     await this.usage.upsertMany(tx.db, session.usage);
-    await this.saveLedger(tx, session, title, options);
+  }
+
+  /**
+   * A whole session's counters and rollup contributions, computed once per mapped session. A session
+   * written in chunks has them computed before its last chunk's transaction begins (`prepareTotals`):
+   * over 10⁵ messages that is work the write lock need not wait for.
+   */
+  prepareTotals(session: MappedSession): void {
+    this.totalsOf(session);
+  }
+
+  private totalsOf(session: MappedSession) {
+    let totals = this.totals.get(session);
+    if (!totals) {
+      const s = session.snapshot;
+      totals = {
+        counted: session.messages.filter((m) => m.counted).length,
+        toolCalls: session.messages.reduce((sum, m) => sum + m.toolCalls, 0),
+        contributions: usageContributions(
+          { id: session.id, profile: session.profile, source: s.source, model: s.model },
+          countedTimes(session.messages),
+          {
+            inputTokens: s.inputTokens,
+            outputTokens: s.outputTokens,
+            cacheReadTokens: s.cacheReadTokens,
+            cacheWriteTokens: s.cacheWriteTokens,
+            reasoningTokens: s.reasoningTokens,
+            estimatedCostUsd: s.estimatedCostUsd,
+          },
+          s.lastActivityAt,
+        ),
+      };
+      this.totals.set(session, totals);
+    }
+    return totals;
+  }
+
+  /**
+   * How a session too big for one unit of work is written: from scratch (nothing of it here), after
+   * what an interrupted run already wrote (its row hidden, the ledger `importing`), or — anything
+   * else (imported before, a conflict, a tombstone) — through `writeSessions` in one unit.
+   */
+  async splitStart(tx: Tx, session: MappedSession): Promise<SplitStart> {
+    const entry = (await this.ledger.sessionsBySourceIds(tx.db, HERMES_SOURCE, [session.sourceId])).get(
+      session.sourceId,
+    );
+    const row = await this.sessions.findIncludingHidden(tx.db, session.id);
+    if (!row) {
+      // An `importing` entry without its row: the half-written session was removed; start again.
+      return !entry || entry.state === LEDGER_IMPORTING ? { kind: 'fresh' } : { kind: 'whole' };
+    }
+    if (!halfImportedHere(row, entry, session)) return { kind: 'whole' };
+    const done = await this.resumePoint(tx, session);
+    return done ? { kind: 'resume', done } : { kind: 'fresh' };
+  }
+
+  /**
+   * The source messages a half-written session already holds here; null when the source changed
+   * them since (or the session is gone): then the half-written rows are removed — nobody ever saw
+   * them — and the caller writes the session from scratch.
+   */
+  private async resumePoint(tx: Tx, session: MappedSession): Promise<Set<number> | null> {
+    const imported = await this.ledger.messagesOf(tx.db, session.id);
+    const bySource = new Map(session.messages.map((m) => [m.sourceId, m]));
+    let intact = true;
+    for (const [sourceId, known] of imported) {
+      const now = bySource.get(sourceId);
+      if (!now || now.fingerprint !== known.fingerprint) {
+        intact = false;
+        break;
+      }
+    }
+    if (intact) return new Set(imported.keys());
+    await this.messages.deleteForSessions(tx.db, [session.id]);
+    await this.sessions.deleteByIds(tx.db, [session.id]);
+    return null;
+  }
+
+  /**
+   * The first unit of a session written in chunks: the row, hidden from every reader, with its first
+   * messages, and the ledger entry `importing` (so an interrupted run resumes it). Counters, usage
+   * and the rollups wait for the last chunk.
+   */
+  async openSplit(
+    tx: Tx,
+    session: MappedSession,
+    first: readonly MappedMessage[],
+    options: WriteOptions,
+    memory: RunMemory,
+    delta: ReportDelta,
+  ): Promise<void> {
+    const s = session.snapshot;
+    await this.profiles.ensure(tx.db, session.profile, options.now);
+    const title = await this.freeTitle(tx, session, s.title, memory, delta);
+    await this.sessions.insert(tx.db, { ...this.newRow(session, title), hidden_for: HIDDEN_FOR_IMPORT });
+    // The insert trigger counted the session's start; a hidden session counts nowhere until its
+    // last chunk makes it visible (finishSplit counts it then). Doing it here rather than in the
+    // triggers keeps one rule for them (every visible insert counts) and both dialects' trigger
+    // functions untouched: the importer is the only writer that creates hidden rows.
+    await this.usageRollups.removeSession(tx.db, session.id);
+    await this.insertMessages(tx, session.id, first, this.eligible(session));
+    await this.ledger.upsertSession(tx.db, {
+      source: HERMES_SOURCE,
+      source_session_id: session.sourceId,
+      session_id: session.id,
+      identity: session.identity,
+      snapshot: null,
+      messages_hash: null,
+      state: LEDGER_IMPORTING,
+      job_id: options.jobId,
+      imported_at: options.now,
+    });
+    delta.messages.created += first.length;
+  }
+
+  /** A middle chunk: more messages of the hidden session (and their ledger entries). */
+  async appendSplit(tx: Tx, session: MappedSession, part: readonly MappedMessage[], delta: ReportDelta): Promise<void> {
+    const row = await this.sessions.findIncludingHidden(tx.db, session.id);
+    if (!row || row.hidden_for !== HIDDEN_FOR_IMPORT) {
+      throw new DomainError(
+        'store_unavailable',
+        `session ${session.id} was removed while it was being imported; import the same file again`,
+      );
+    }
+    await this.insertMessages(tx, session.id, part, this.eligible(session));
+    delta.messages.created += part.length;
+  }
+
+  /**
+   * The last chunk: the rest of the messages, then the session becomes visible with everything a
+   * whole-session import writes — counters, its start and messages in the usage rollups (exactly
+   * once: nothing of it was counted while hidden), model usage, and the ledger entry `imported`.
+   */
+  async finishSplit(
+    tx: Tx,
+    session: MappedSession,
+    rest: readonly MappedMessage[],
+    options: WriteOptions,
+    memory: RunMemory,
+    delta: ReportDelta,
+  ): Promise<void> {
+    await this.appendSplit(tx, session, rest, delta);
+    await this.sessions.reveal(tx.db, session.id, HIDDEN_FOR_IMPORT);
+    const row = (await this.sessions.findById(tx.db, session.id))!;
+    const s = session.snapshot;
+    const startedAt = Number(row.started_at);
+    // What the insert trigger counts for a visible session (migration 2026-11-30T04.00, SESSION_STARTED).
+    await this.usageRollups.record(tx.db, [
+      {
+        sessionId: row.id,
+        hourStart: startedAt - (startedAt % HOUR_MS),
+        source: row.source,
+        model: row.model ?? '',
+        profile: row.profile,
+        conversations: Number(row.delegated) === 0 && row.lineage_kind !== 'compression' ? 1 : 0,
+        sessions: 1,
+      },
+    ]);
+    const preview = await this.previewFor(tx, session, memory);
+    await this.countAndRecord(tx, session, { ...session, profile: row.profile }, preview);
+    await this.saveLedger(tx, session, row.title, options);
     delta.sessions.created++;
-    delta.messages.created += session.messages.length;
     if (s.lineageKind) delta.lineage[s.lineageKind]++;
-    this.remember(session, title, preview, memory, delta);
+    this.remember(session, row.title, preview, memory, delta);
   }
 
   /**
@@ -566,4 +761,20 @@ export class HermesWriter {
 /** The times of the messages a session counts (shown and not rewound): what the overview counts. */
 function countedTimes(messages: readonly MappedMessage[]) {
   return messages.filter((m) => m.counted).map((m) => ({ timestamp: Number(m.row.timestamp) }));
+}
+
+/** The row is hidden by an import of this very source session, which the ledger records as `importing`. */
+function halfImportedHere(row: SessionRow, entry: ImportSessionRow | undefined, session: MappedSession): boolean {
+  return (
+    row.hidden_for === HIDDEN_FOR_IMPORT &&
+    entry !== undefined &&
+    entry.state === LEDGER_IMPORTING &&
+    entry.session_id === session.id &&
+    entry.identity === session.identity
+  );
+}
+
+/** The session's messages not yet written here, in source order. */
+export function remainingOf(session: MappedSession, done: ReadonlySet<number>): MappedMessage[] {
+  return done.size === 0 ? session.messages : session.messages.filter((m) => !done.has(m.sourceId));
 }
