@@ -12,6 +12,8 @@ const TRIALS = 2;
 /** Per pool: sessions × messages well over one chunk's budget (2 000 messages), so deletes go in chunks. */
 const SESSIONS_PER_POOL = 14;
 const MESSAGES_PER_SESSION = 150;
+/** One session per bulk pool over the engine's 2 000 messages: hidden by its deletion, its rows removed after in chunks. */
+const HUGE_MESSAGES = 2_400;
 const DAY = 86_400_000;
 
 const system = { principal: SYSTEM_PRINCIPAL, channel: 'system' as const };
@@ -19,7 +21,7 @@ const system = { principal: SYSTEM_PRINCIPAL, channel: 'system' as const };
 /**
  * An API process on a SQLite file killed with SIGKILL at a random moment while two chunked deletes
  * run — a large bulk delete and a retention prune, each removed in several transactions with a
- * receipt per chunk — in two trials (seeded, so a failure replays; two, as each starts an API
+ * receipt per chunk, and a huge session whose rows go after its receipt — in two trials (seeded, so a failure replays; two, as each starts an API
  * process, to stay within a minute on a loaded machine). Afterwards: every session is
  * gone exactly when a receipt names it, every acknowledged chunk's receipt is there, the chain
  * verifies, no message or search posting outlives its session, and SQLite's integrity_check passes.
@@ -65,6 +67,18 @@ describe('kill -9 during chunked deletes (bulk and retention) on SQLite', () => 
             pool[kind].push(id);
           }
         }
+        const huge = `bulk-${t}-huge`;
+        const created = await store.sessions.create(system, {
+          id: huge,
+          profile: 'k9bulk',
+          source: 'cli',
+          messages: Array.from({ length: HUGE_MESSAGES }, (_, i) => ({
+            role: 'user' as const,
+            content: `${huge} mammoth ${i}`,
+          })),
+        });
+        await store.sessions.end(system, huge, { reason: 'cli_close' }, { ifMatch: created.revision });
+        pool.bulk.splice(SESSIONS_PER_POOL / 2, 0, huge);
         pools.set(t, pool);
       }
     } finally {
@@ -177,15 +191,35 @@ describe('kill -9 during chunked deletes (bulk and retention) on SQLite', () => 
         expect(operations.has(operationId)).toBe(true);
         for (const id of deletedIds) expect(named.has(id), id).toBe(true);
       }
-      const remaining = new Set((await store.db.selectFrom('sessions').select('id').execute()).map((row) => row.id));
+      // A hidden row (a huge session's deletion whose rows were still going) is gone for every reader.
+      const remaining = new Set(
+        (await store.db.selectFrom('sessions').select('id').where('hidden_for', 'is', null).execute()).map(
+          (row) => row.id,
+        ),
+      );
+      const hidden = (
+        await store.db.selectFrom('sessions').select('id').where('hidden_for', 'is not', null).execute()
+      ).map((row) => row.id);
+      for (const id of hidden) expect(named.has(id), id).toBe(true);
       let deleted = 0;
       for (const pool of pools.values()) {
         for (const id of [...pool.bulk, ...pool.retention]) {
           // Receipts ⇔ deletions: gone exactly when a receipt names it.
           expect(remaining.has(id), id).toBe(!named.has(id));
-          if (named.has(id)) deleted++;
+          if (named.has(id) && !id.endsWith('-huge')) deleted++;
         }
       }
+      // Whatever a kill left of a huge session's removal, the deferred-work job finishes.
+      store.jobs.configure('deferred-work', 60_000);
+      await store.jobs.runNow('deferred-work', 'kill9-check');
+      expect(await store.db.selectFrom('sessions').select('id').where('hidden_for', 'is not', null).execute()).toEqual(
+        [],
+      );
+      const mammoths = [...pools.values()].filter((pool) => !named.has(pool.bulk[SESSIONS_PER_POOL / 2])).length;
+      expect((await store.search.search(system, { q: 'mammoth', mode: 'word', limit: 1 })).items.length).toBe(
+        Math.min(1, mammoths),
+      );
+      console.info(`hidden after the kills: ${hidden.length}`);
       // Not vacuous: chunks committed before the kills.
       console.info(`${deleted} of ${SESSIONS_PER_POOL * 2 * TRIALS} sessions deleted, ${receipts.length} receipts`);
       expect(deleted).toBeGreaterThan(0);

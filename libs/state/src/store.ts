@@ -153,6 +153,7 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
   const lineage = new LineageService(reads, uow, clock, ids, sqlDialectPort);
   const deferred = new DeferredWorkService(db, uow, clock, logger, between);
   lineage.useDeferredWork(deferred);
+  deletionEngine.useDeferredWork(deferred, uow);
   const auth = new AuthService(db, uow, clock, ids, sqlDialectPort, options.passwordHashing);
   const searchIndex = new SearchIndexService(
     db,

@@ -9,6 +9,8 @@ import type {
 } from '@statehouse/contracts';
 import type { Dialect, Executor, SessionRow } from '../db/database.js';
 import type { HookRegistry, SessionDeletedEvent, SessionMovedEvent } from '../hooks/hook-registry.js';
+import { ChunkSizer, reportChunk, STEP_BUDGET_MS, timeBoxed } from '../jobs/chunks.js';
+import type { DeferredWorkService } from '../jobs/deferred-work.service.js';
 import { LineageRepository } from '../lineage/lineage.repository.js';
 import { MessageRepository } from '../messages/message.repository.js';
 import { ReceiptWriter } from '../receipts/receipt-writer.js';
@@ -17,11 +19,23 @@ import type { Clock } from '../shared/clock.js';
 import { SessionBusyError } from '../shared/errors.js';
 import type { IdGenerator } from '../shared/ids.js';
 import { sqlDialect } from '../shared/sql-dialect.js';
-import type { Tx } from '../shared/unit-of-work.js';
+import type { Tx, UnitOfWork } from '../shared/unit-of-work.js';
+import { UsageRollupRepository } from '../stats/usage-rollup.repository.js';
 import type { Wakeups } from '../wakeups/wakeup.port.js';
 import type { DeletionParticipant } from './deletion-participant.js';
 
 export type MemberRole = ReceiptIdentity['role'];
+
+/**
+ * A removed session with more messages than this is hidden by the deletion's transaction and its
+ * messages removed afterwards in chunks (deferred work): removing 10⁵ messages in the deleting
+ * transaction held SQLite's write lock ≈ 1.5 s. Below it, removal stays in that transaction
+ * (≈ 15 µs a message: ≤ ~30 ms).
+ */
+export const PURGE_LATER_ABOVE_MESSAGES = 2000;
+/** `sessions.hidden_for` of a deleted session whose rows are still being removed. */
+export const HIDDEN_FOR_DELETION = 'deletion';
+export const DELETION_PURGE_WORK = 'deletion-purge';
 
 export interface Member {
   row: SessionRow;
@@ -64,6 +78,8 @@ export class DeletionEngine {
   private readonly sessions: SessionRepository;
   private readonly writer: ReceiptWriter;
   private readonly participants: DeletionParticipant[] = [];
+  private readonly usageRollups = new UsageRollupRepository();
+  private purge: { deferred: DeferredWorkService; uow: UnitOfWork } | undefined;
 
   constructor(
     private readonly dialect: Dialect,
@@ -78,6 +94,40 @@ export class DeletionEngine {
 
   addParticipant(participant: DeletionParticipant): void {
     this.participants.push(participant);
+  }
+
+  /**
+   * Lets a deletion hand the rows of huge sessions to deferred work. Without it (a bare engine)
+   * every deletion removes its rows in its own transaction.
+   */
+  useDeferredWork(deferred: DeferredWorkService, uow: UnitOfWork): void {
+    this.purge = { deferred, uow };
+    deferred.handle(DELETION_PURGE_WORK, (sessionId, between) => this.purgeHidden(sessionId, between));
+  }
+
+  /**
+   * Removes a deleted session's messages a time-boxed chunk per transaction, then its row — for
+   * everyone but this loop it went with its receipt. Idempotent: a row that is gone (or not hidden
+   * for deletion) ends it.
+   */
+  private async purgeHidden(sessionId: string, between: (lastChunkMs: number) => Promise<void>): Promise<void> {
+    const { uow } = this.purge!;
+    const sizer = new ChunkSizer(PURGE_LATER_ABOVE_MESSAGES / 4, 100, 25_000, STEP_BUDGET_MS);
+    for (;;) {
+      const started = performance.now();
+      const box = await uow.run(null, async (tx) => {
+        const row = await this.sessions.findIncludingHidden(tx.db, sessionId);
+        if (row?.hidden_for !== HIDDEN_FOR_DELETION) return undefined;
+        const box = await timeBoxed(sizer, (limit) => this.messages.deleteSomeForSession(tx.db, sessionId, limit));
+        if (box.done) await this.sessions.deleteHidden(tx.db, sessionId, HIDDEN_FOR_DELETION);
+        return box;
+      });
+      const elapsed = performance.now() - started;
+      if (!box) return;
+      reportChunk({ operation: 'deletion', heldMs: elapsed, ...box });
+      if (box.done) return;
+      await between(elapsed);
+    }
   }
 
   /** What removing `selected` takes with it. Rows must already be fenced by the caller. */
@@ -158,8 +208,23 @@ export class DeletionEngine {
       plan.orphans.map((orphan) => orphan.id),
     );
     for (const participant of this.participants) await participant.remove(tx, removedIds);
-    await this.messages.deleteForSessions(tx.db, removedIds);
-    await this.sessions.deleteByIds(tx.db, removedIds);
+    // A huge session leaves every reader now (hidden, its usage out of the figures) and its rows
+    // afterwards, in chunks: the receipt still commits with the deletion everyone can observe.
+    const huge = this.purge
+      ? [...plan.members.values()]
+          .filter((member) => Number(member.row.message_count) > PURGE_LATER_ABOVE_MESSAGES)
+          .map((member) => member.row.id)
+      : [];
+    const now = removedIds.filter((id) => !huge.includes(id));
+    if (huge.length > 0) {
+      await this.sessions.hide(tx.db, huge, HIDDEN_FOR_DELETION);
+      for (const id of huge) {
+        await this.usageRollups.removeSession(tx.db, id);
+        await this.purge!.deferred.enqueue(tx, DELETION_PURGE_WORK, id);
+      }
+    }
+    await this.messages.deleteForSessions(tx.db, now);
+    await this.sessions.deleteByIds(tx.db, now);
     this.afterCommit(tx, events);
     return { deletedIds: removedIds, receipts };
   }

@@ -294,4 +294,15 @@ export class MessageRepository {
   async deleteForSessions(db: Executor, sessionIds: readonly string[]): Promise<void> {
     for (const part of chunk(sessionIds)) await db.deleteFrom('messages').where('session_id', 'in', part).execute();
   }
+
+  /** Removes up to `limit` of a session's messages (a chunk of a huge session's removal); returns how many. */
+  async deleteSomeForSession(db: Executor, sessionId: string, limit: number): Promise<number> {
+    const result = await db
+      .deleteFrom('messages')
+      .where('id', 'in', (eb) =>
+        eb.selectFrom('messages').select('id').where('session_id', '=', sessionId).orderBy('id', 'desc').limit(limit),
+      )
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
 }

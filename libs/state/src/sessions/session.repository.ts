@@ -839,4 +839,24 @@ export class SessionRepository {
   async deleteByIds(db: Executor, ids: readonly string[]): Promise<void> {
     for (const part of chunk(ids)) await db.deleteFrom('sessions').where('id', 'in', part).execute();
   }
+
+  /**
+   * Hides these rows from every reader (`hidden_for`) while their removal continues in chunks. The
+   * title goes at once: titles are unique per profile, and a deleted session must not hold one.
+   */
+  async hide(db: Executor, ids: readonly string[], hiddenFor: string): Promise<void> {
+    for (const part of chunk(ids)) {
+      await db.updateTable('sessions').set({ hidden_for: hiddenFor, title: null }).where('id', 'in', part).execute();
+    }
+  }
+
+  /** Removes the row if it is still hidden for this reason; false when it is not (gone, or not hidden so). */
+  async deleteHidden(db: Executor, id: string, hiddenFor: string): Promise<boolean> {
+    const result = await db
+      .deleteFrom('sessions')
+      .where('id', '=', id)
+      .where('hidden_for', '=', hiddenFor)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) === 1;
+  }
 }
