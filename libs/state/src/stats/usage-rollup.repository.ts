@@ -219,6 +219,35 @@ export class UsageRollupRepository {
     return rows.map((row) => ({ value: String(row.value), sessions: Number(row.sessions) }));
   }
 
+  /**
+   * PostgreSQL only (SQLite has no stripes): folds the stripes of days before `beforeDay` into
+   * stripe 0, at most `limit` stripe rows per call; returns how many it folded (fewer than `limit`:
+   * none left). Appends spread a busy key over up to 16 stripe rows (migration
+   * 2026-12-01T03.10) and readers sum them; folding keeps that sum a read of one row per key
+   * where days are no longer appended to. Rows another transaction holds are left for the next
+   * pass (`skip locked`), so appends never wait on this; the sums are moved, never recomputed.
+   */
+  async foldStripes(db: Executor, beforeDay: number, limit: number): Promise<number> {
+    const counters = Object.values(COLUMNS);
+    const list = sql.raw(counters.join(', '));
+    const summed = sql.raw(counters.map((c) => `sum(${c})`).join(', '));
+    const added = sql.raw(counters.map((c) => `${c} = usage_daily.${c} + excluded.${c}`).join(', '));
+    const { rows } = await sql<{ folded: number }>`
+      with moved as (
+        delete from usage_daily where ctid in (
+          select ctid from usage_daily where stripe <> 0 and day_start < ${beforeDay}
+          limit ${limit} for update skip locked)
+        returning day_start, profile, source, model, ${list}
+      ), folded as (
+        insert into usage_daily (day_start, profile, source, model, stripe, ${list})
+        select day_start, profile, source, model, 0, ${summed} from moved
+        group by day_start, profile, source, model
+        on conflict (day_start, profile, source, model, stripe) do update set ${added}
+      )
+      select count(*) as folded from moved`.execute(db);
+    return Number(rows[0]?.folded ?? 0);
+  }
+
   /** A session's rows (tests and the rebuild check). */
   async forSession(db: Executor, sessionId: string) {
     return db
