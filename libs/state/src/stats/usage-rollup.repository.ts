@@ -83,7 +83,9 @@ const addExcluded = () =>
 /**
  * Usage rollups (docs/stats.md). Writers record contributions per session, hour, surface and
  * model; `usage_daily` follows by trigger, and session inserts, deletes and profile moves are
- * applied by triggers on `sessions` (migration 2026-11-30T04.00).
+ * applied by triggers on `sessions` (migration 2026-11-30T04.00). On PostgreSQL a `usage_daily`
+ * key may have several rows (stripes, migration 2026-12-01T03.10), so every read of it sums
+ * grouped by the columns it reports — never a row taken as the key's figure.
  */
 export class UsageRollupRepository {
   /** The append hot path: one prepared upsert. */
