@@ -360,7 +360,13 @@ export interface SessionUsageTable extends UsageCounterColumns {
   profile: string;
 }
 
-/** `session_usage` summed per UTC day, profile, surface and model; kept by triggers. */
+/**
+ * `session_usage` summed per UTC day, profile, surface and model; kept by triggers. On PostgreSQL
+ * a key's figures are spread over several rows (a `stripe` column, part of the key, migration
+ * 2026-12-01T03.10) so concurrent appends don't wait on one row: readers always sum over the key.
+ * `stripe` is left out here because SQLite has no such column; only PostgreSQL-branch raw SQL
+ * names it.
+ */
 export interface UsageDailyTable extends UsageCounterColumns {
   day_start: number;
   profile: string;

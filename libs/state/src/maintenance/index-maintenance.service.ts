@@ -4,12 +4,15 @@ import { type BatchWriter, MainThreadBatchWriter } from '../db/sqlite-write-work
 import { ChunkSizer, reportChunk, STEP_BUDGET_MS, timeBoxed } from '../jobs/chunks.js';
 import type { JobContext, JobDefinition, JobSummary } from '../jobs/job.service.js';
 import type { SearchIndexService } from '../search/search-index.service.js';
+import { DAY_MS, UsageRollupRepository } from '../stats/usage-rollup.repository.js';
 
 export const INDEX_MAINTENANCE_JOB = 'index-maintenance';
 const FTS_TABLES = ['messages_fts', 'messages_trgm'];
 const PG_GIN_INDEXES = ['messages_search_vector_idx', 'messages_content_trgm_idx'];
 /** Bounds one maintenance pass (each step itself is a bounded chunk). */
 const MAX_STEPS = 2000;
+/** Stripe rows of `usage_daily` folded per transaction (a few ms each). */
+const FOLD_CHUNK = 2000;
 
 /**
  * Scheduled upkeep of indexes and the file, each step a bounded chunk:
@@ -20,7 +23,10 @@ const MAX_STEPS = 2000;
  *   return free pages to the file system with `incremental_vacuum` (new files are created with
  *   `auto_vacuum = INCREMENTAL`; a full VACUUM is never run online); `PRAGMA optimize`.
  * - PostgreSQL: flush the GIN indexes' pending lists (entries written since the last vacuum that
- *   every search scans in full) and refresh planner statistics.
+ *   every search scans in full); fold the `usage_daily` stripes of days before yesterday back into
+ *   one row per key (concurrent appends spread a key over up to 16 rows, see migration
+ *   2026-12-01T03.10; past days are rarely written, so the stats reads there stay one row per key);
+ *   refresh planner statistics.
  */
 export class IndexMaintenanceService {
   constructor(
@@ -35,6 +41,8 @@ export class IndexMaintenanceService {
     private readonly writers: () => BatchWriter = () => new MainThreadBatchWriter(db),
   ) {}
 
+  private readonly usage = new UsageRollupRepository();
+
   job(intervalMs: number): JobDefinition {
     return { name: INDEX_MAINTENANCE_JOB, intervalMs, run: (context) => this.run(context) };
   }
@@ -46,9 +54,10 @@ export class IndexMaintenanceService {
         await sql`select gin_clean_pending_list(${sql.lit(index)}::regclass)`.execute(this.db);
         await between(0);
       }
+      const usageStripesFolded = await this.foldUsageStripes(context.interval.start, between);
       await sql`analyze sessions`.execute(this.db);
       await sql`analyze messages`.execute(this.db);
-      return { ginPendingListsFlushed: PG_GIN_INDEXES.length, analyzed: true };
+      return { ginPendingListsFlushed: PG_GIN_INDEXES.length, usageStripesFolded, analyzed: true };
     }
     const resumedRebuild = await this.searchIndex.resumeAbandoned(context.holder);
     const writer = this.writers();
@@ -61,6 +70,24 @@ export class IndexMaintenanceService {
     } finally {
       await writer.close();
     }
+  }
+
+  /**
+   * PostgreSQL: folds the `usage_daily` stripes of days before yesterday (UTC, relative to `now`)
+   * into stripe 0, a chunk per transaction; returns the stripe rows folded. Today's and
+   * yesterday's rows are where appends land (late messages included), so they keep their stripes.
+   */
+  async foldUsageStripes(now: number, between: (lastChunkMs: number) => Promise<void>): Promise<number> {
+    const beforeDay = Math.floor(now / DAY_MS) * DAY_MS - DAY_MS;
+    let folded = 0;
+    for (let step = 0; step < MAX_STEPS; step++) {
+      const started = performance.now();
+      const rows = await this.usage.foldStripes(this.db, beforeDay, FOLD_CHUNK);
+      folded += rows;
+      if (rows < FOLD_CHUNK) break;
+      await between(performance.now() - started);
+    }
+    return folded;
   }
 
   /**

@@ -83,7 +83,9 @@ const addExcluded = () =>
 /**
  * Usage rollups (docs/stats.md). Writers record contributions per session, hour, surface and
  * model; `usage_daily` follows by trigger, and session inserts, deletes and profile moves are
- * applied by triggers on `sessions` (migration 2026-11-30T04.00).
+ * applied by triggers on `sessions` (migration 2026-11-30T04.00). On PostgreSQL a `usage_daily`
+ * key may have several rows (stripes, migration 2026-12-01T03.10), so every read of it sums
+ * grouped by the columns it reports — never a row taken as the key's figure.
  */
 export class UsageRollupRepository {
   /** The append hot path: one prepared upsert. */
@@ -225,6 +227,35 @@ export class UsageRollupRepository {
       .limit(limit + 1)
       .execute();
     return rows.map((row) => ({ value: String(row.value), sessions: Number(row.sessions) }));
+  }
+
+  /**
+   * PostgreSQL only (SQLite has no stripes): folds the stripes of days before `beforeDay` into
+   * stripe 0, at most `limit` stripe rows per call; returns how many it folded (fewer than `limit`:
+   * none left). Appends spread a busy key over up to 16 stripe rows (migration
+   * 2026-12-01T03.10) and readers sum them; folding keeps that sum a read of one row per key
+   * where days are no longer appended to. Rows another transaction holds are left for the next
+   * pass (`skip locked`), so appends never wait on this; the sums are moved, never recomputed.
+   */
+  async foldStripes(db: Executor, beforeDay: number, limit: number): Promise<number> {
+    const counters = Object.values(COLUMNS);
+    const list = sql.raw(counters.join(', '));
+    const summed = sql.raw(counters.map((c) => `sum(${c})`).join(', '));
+    const added = sql.raw(counters.map((c) => `${c} = usage_daily.${c} + excluded.${c}`).join(', '));
+    const { rows } = await sql<{ folded: number }>`
+      with moved as (
+        delete from usage_daily where ctid in (
+          select ctid from usage_daily where stripe <> 0 and day_start < ${beforeDay}
+          limit ${limit} for update skip locked)
+        returning day_start, profile, source, model, ${list}
+      ), folded as (
+        insert into usage_daily (day_start, profile, source, model, stripe, ${list})
+        select day_start, profile, source, model, 0, ${summed} from moved
+        group by day_start, profile, source, model
+        on conflict (day_start, profile, source, model, stripe) do update set ${added}
+      )
+      select count(*) as folded from moved`.execute(db);
+    return Number(rows[0]?.folded ?? 0);
   }
 
   /** A session's rows (tests and the rebuild check). */
