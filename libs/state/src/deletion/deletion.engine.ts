@@ -58,6 +58,11 @@ export interface DeletionOperation {
   intent: DeletionIntent;
   reason: DeletionReason;
   actor: Principal;
+  /**
+   * Remove every row in this transaction, however many messages: the caller re-uses the ids at
+   * once (an import replacing a session writes the new one under the same id).
+   */
+  rowsNow?: boolean;
 }
 
 export interface DeletionOutcome {
@@ -103,6 +108,22 @@ export class DeletionEngine {
   useDeferredWork(deferred: DeferredWorkService, uow: UnitOfWork): void {
     this.purge = { deferred, uow };
     deferred.handle(DELETION_PURGE_WORK, (sessionId, between) => this.purgeHidden(sessionId, between));
+  }
+
+  /**
+   * Finishes now, in this caller, the removal of the profile's deleted huge sessions (a profile
+   * delete needs them gone before its row can go). Safe beside the deferred work doing the same:
+   * every chunk re-checks its row.
+   */
+  async finishPurgesInProfile(
+    db: Executor,
+    profile: string,
+    between: (lastChunkMs: number) => Promise<void>,
+  ): Promise<void> {
+    if (!this.purge) return;
+    for (const id of await this.sessions.listHiddenInProfile(db, profile, HIDDEN_FOR_DELETION)) {
+      await this.purgeHidden(id, between);
+    }
   }
 
   /**
@@ -210,11 +231,12 @@ export class DeletionEngine {
     for (const participant of this.participants) await participant.remove(tx, removedIds);
     // A huge session leaves every reader now (hidden, its usage out of the figures) and its rows
     // afterwards, in chunks: the receipt still commits with the deletion everyone can observe.
-    const huge = this.purge
-      ? [...plan.members.values()]
-          .filter((member) => Number(member.row.message_count) > PURGE_LATER_ABOVE_MESSAGES)
-          .map((member) => member.row.id)
-      : [];
+    const huge =
+      this.purge && !operation.rowsNow
+        ? [...plan.members.values()]
+            .filter((member) => Number(member.row.message_count) > PURGE_LATER_ABOVE_MESSAGES)
+            .map((member) => member.row.id)
+        : [];
     const now = removedIds.filter((id) => !huge.includes(id));
     if (huge.length > 0) {
       await this.sessions.hide(tx.db, huge, HIDDEN_FOR_DELETION);

@@ -169,5 +169,40 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(await t.store.db.selectFrom('deferred_work').selectAll().execute()).toEqual([]);
       expect(await t.store.receipts.verify(admin)).toMatchObject({ ok: true });
     });
+
+    it('a profile deleted with its sessions goes whole: one receipt per session, the huge one purged before the profile row', async () => {
+      // Only the profile delete itself removes the rows: this process's deferred purge is "crashed".
+      t.store.deferred.handle(DELETION_PURGE_WORK, async () => {
+        throw new Error('killed before the purge');
+      });
+      await t.store.sessions.create(admin, {
+        id: 'departing-huge',
+        profile: 'departing',
+        source: 'cli',
+        messages: Array.from({ length: PURGE_LATER_ABOVE_MESSAGES + 300 }, (_, i) => ({
+          role: 'user' as const,
+          content: `departing ${i}`,
+        })),
+      });
+      for (let s = 0; s < 3; s++) {
+        await t.store.sessions.create(admin, {
+          id: `departing-${s}`,
+          profile: 'departing',
+          source: 'cli',
+          messages: [{ role: 'user', content: 'small' }],
+        });
+      }
+      const result = await t.store.profileAdmin.delete(admin, 'departing', { deleteSessions: true, dryRun: false });
+      expect(result.profileRemoved).toBe(true);
+      const named: string[] = [];
+      for (const ref of result.receipts) {
+        named.push(...(await t.store.receipts.get(admin, ref.operationId)).identities.map((identity) => identity.id));
+      }
+      expect(named.sort()).toEqual(['departing-0', 'departing-1', 'departing-2', 'departing-huge']);
+      expect(await t.store.db.selectFrom('sessions').select('id').where('profile', '=', 'departing').execute()).toEqual(
+        [],
+      );
+      expect((await t.store.profiles.list(admin)).map((profile) => profile.name)).not.toContain('departing');
+    });
   });
 }

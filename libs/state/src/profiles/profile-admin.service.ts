@@ -160,6 +160,9 @@ export class ProfileAdminService {
   async delete(ctx: OperationContext, name: string, query: DeleteProfileQuery): Promise<DeleteProfileResponse> {
     assertAdmin(ctx.principal);
     const chunked = query.deleteSessions && !query.dryRun ? await this.deleteSessionsInChunks(ctx, name) : null;
+    // Huge sessions those chunks deleted are hidden rows until their removal ends; the profile row
+    // can only go after them.
+    if (query.deleteSessions && !query.dryRun) await this.engine.finishPurgesInProfile(this.reads, name, this.between);
     const result = await this.uow.run(chunked ? { ...ctx, idempotency: undefined } : ctx, async (tx) => {
       if (!(await this.profiles.exists(tx.db, name))) throw new NotFoundError('profile');
       const rows = await this.sessions.listInProfile(tx.db, name);
@@ -192,7 +195,8 @@ export class ProfileAdminService {
         counts.messages += chunked.messages;
       }
       if (plan && plan.members.size > 0) {
-        const outcome = await this.engine.execute(tx, plan, PROFILE_DELETE(ctx));
+        // Whatever is left goes in this transaction, huge or not: the profile row goes with it.
+        const outcome = await this.engine.execute(tx, plan, { ...PROFILE_DELETE(ctx), rowsNow: true });
         receipts.push(...outcome.receipts);
       }
       const receipt = receipts[0] ?? null;

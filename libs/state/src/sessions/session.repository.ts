@@ -640,6 +640,7 @@ export class SessionRepository {
    * Ends these rows with `reason` where they are still open and not under a live turn lease (the
    * check is in the statement itself); returns the ids it ended.
    */
+  /** Every row of the profile, hidden ones too: a hidden session still needs its profile row. */
   async countInProfile(db: Executor, profile: string): Promise<number> {
     const row = await db
       .selectFrom('sessions')
@@ -649,8 +650,25 @@ export class SessionRepository {
     return Number(row.n);
   }
 
+  /** The profile's visible sessions (a hidden one is being written, or is deleted already). */
   async listInProfile(db: Executor, profile: string): Promise<SessionRow[]> {
-    return db.selectFrom('sessions').selectAll().where('profile', '=', profile).execute();
+    return db
+      .selectFrom('sessions')
+      .selectAll()
+      .where('profile', '=', profile)
+      .where('hidden_for', 'is', null)
+      .execute();
+  }
+
+  /** Ids of the profile's rows hidden for this reason. */
+  async listHiddenInProfile(db: Executor, profile: string, hiddenFor: string): Promise<string[]> {
+    const rows = await db
+      .selectFrom('sessions')
+      .select('id')
+      .where('profile', '=', profile)
+      .where('hidden_for', '=', hiddenFor)
+      .execute();
+    return rows.map((row) => row.id);
   }
 
   async moveProfile(db: Executor, from: string, to: string): Promise<number> {

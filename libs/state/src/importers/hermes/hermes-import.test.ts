@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { ImportReport } from '@statehouse/contracts';
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { PURGE_LATER_ABOVE_MESSAGES } from '../../deletion/deletion.engine.js';
 import {
   adminPrincipal,
   buildHermesScenario,
@@ -605,6 +606,28 @@ for (const { dialect, available } of TEST_DIALECTS) {
         counts: { sessions: 1 },
       });
       expect((await importFile(t, path)).sessions).toEqual({ created: 0, updated: 0, skipped: 18, conflicts: 0 });
+    });
+
+    it('replace removes a huge session taken here in its own transaction (no hidden row left holding the id)', async () => {
+      const t = await fresh();
+      // More messages than a deletion removes inline: a plain deletion would hide it and purge later.
+      await t.store.sessions.create(admin, {
+        id: 'no-profile',
+        profile: 'gamma',
+        source: 'cli',
+        messages: Array.from({ length: PURGE_LATER_ABOVE_MESSAGES + 100 }, (_, i) => ({
+          role: 'user' as const,
+          content: `local line ${i}`,
+        })),
+      });
+      const replaced = await importFile(t, file(), { onConflict: 'replace' });
+      expect(replaced.sessions).toMatchObject({ updated: 1, conflicts: 1 });
+      expect(await t.store.sessions.get(admin, 'no-profile')).toMatchObject({ source: 'api_server', messageCount: 1 });
+      const { rows } = await sql<{
+        n: number;
+      }>`select count(*) as n from messages where session_id = 'no-profile'`.execute(t.store.db);
+      expect(Number(rows[0].n)).toBe(1);
+      expect(await t.store.db.selectFrom('deferred_work').selectAll().execute()).toEqual([]);
     });
 
     it('a session deleted here after its import stays deleted on re-import (a content-free tombstone)', async () => {

@@ -648,6 +648,7 @@ export class HermesWriter {
       intent: 'maintenance',
       reason: 'import_replace',
       actor: options.actor,
+      rowsNow: true,
     });
     delta.warn(`conflict: session ${session.id}: ${why}; replaced by the imported one`);
     const created = delta.sessions.created;
