@@ -3,13 +3,15 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { type AppDependencies, AppModule } from './app.module.js';
 import { answerMalformedRequests } from './common/client-error.js';
+import { plainJsonBody } from './common/json-body.js';
 import { ProblemDetailsFilter } from './common/problem-details.filter.js';
 import { wellFormedJson } from './common/request-hygiene.js';
 import { requestPreamble } from './common/security-headers.js';
 import { mountOpenApi } from './openapi/openapi.js';
 import { QuietLogger } from './quiet-logger.js';
 
-export const BODY_LIMIT = '5mb';
+/** 5 MiB: the largest request body (413 above). */
+export const BODY_LIMIT = 5 * 1024 * 1024;
 
 /** Builds the Nest application around an opened store; `listen` is the caller's. */
 export async function createApp(
@@ -28,6 +30,8 @@ export async function createApp(
   app.set('trust proxy', dependencies.config.trustedProxies.length > 0 ? dependencies.config.trustedProxies : false);
   // Request id, security headers, no-store, the NUL check of the URL: one middleware.
   app.use(requestPreamble({ https: dependencies.config.secureCookies }));
+  // Plain JSON bodies (nearly every request) are read here; the rest falls through to body-parser.
+  app.use(plainJsonBody(BODY_LIMIT));
   app.useBodyParser('json', {
     limit: BODY_LIMIT,
     type: ['application/json', 'application/*+json'],
