@@ -4,6 +4,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { type AppDependencies, AppModule } from './app.module.js';
 import { answerMalformedRequests } from './common/client-error.js';
 import { plainJsonBody } from './common/json-body.js';
+import { JsonReplyExpressAdapter } from './common/json-reply.adapter.js';
 import { ProblemDetailsFilter } from './common/problem-details.filter.js';
 import { wellFormedJson } from './common/request-hygiene.js';
 import { requestPreamble } from './common/security-headers.js';
@@ -18,10 +19,14 @@ export async function createApp(
   dependencies: AppDependencies,
   options: { logger?: LoggerService | LogLevel[] | false } = {},
 ): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.register(dependencies), {
-    bodyParser: false,
-    logger: options.logger ?? new QuietLogger(),
-  });
+  const app = await NestFactory.create<NestExpressApplication>(
+    AppModule.register(dependencies),
+    new JsonReplyExpressAdapter(),
+    {
+      bodyParser: false,
+      logger: options.logger ?? new QuietLogger(),
+    },
+  );
   app.disable('x-powered-by');
   // Entity tags are ours (a session's revision), not express's body hashes.
   app.set('etag', false);

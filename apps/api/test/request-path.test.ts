@@ -173,3 +173,49 @@ describe('plain JSON bodies read without body-parser', () => {
     });
   });
 });
+
+describe('JSON answers written by the adapter (SQLite)', () => {
+  let api: ApiHarness;
+  beforeAll(async () => {
+    api = await bootApi('sqlite');
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  it('carry the headers and bytes Express’s res.json gives, and keep its conditional and HEAD answers', async () => {
+    const admin = bearer(api.adminToken);
+    const created = await api
+      .http()
+      .post('/v1/sessions')
+      .set(admin)
+      .send({ id: 'jr-1', profile: 'alpha', source: 'cli' });
+    expect(created.status).toBe(201);
+    expect(created.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(Number(created.headers['content-length'])).toBe(Buffer.byteLength(created.text));
+    expect(created.headers.etag).toBe(`"${created.body.revision}"`);
+    expect(created.headers['cache-control']).toBe('no-store');
+    const appended = await api
+      .http()
+      .post('/v1/sessions/jr-1/messages')
+      .set(admin)
+      .send({ messages: [{ role: 'user', content: 'héllo — 数据库' }] });
+    expect(appended.status).toBe(201);
+    expect(appended.text).toBe(JSON.stringify(appended.body));
+    expect(Number(appended.headers['content-length'])).toBe(Buffer.byteLength(appended.text));
+    const read = await api.http().get('/v1/sessions/jr-1').set(admin);
+    expect(read.status).toBe(200);
+    expect(read.headers['content-type']).toBe('application/json; charset=utf-8');
+    // A conditional GET still goes through Express, which answers 304 for the current entity tag.
+    const again = await api.http().get('/v1/sessions/jr-1').set(admin).set('If-None-Match', read.headers.etag);
+    expect(again.status).toBe(304);
+    expect(again.text).toBe('');
+    const head = await api.http().head('/v1/sessions/jr-1').set(admin);
+    expect(head.status).toBe(200);
+    expect(head.headers['content-length']).toBe(read.headers['content-length']);
+    // Problems keep their own content type (the filter writes them).
+    const missing = await api.http().get('/v1/sessions/nope').set(admin);
+    expect(missing.status).toBe(404);
+    expect(missing.headers['content-type']).toMatch(/^application\/problem\+json/);
+  });
+});
