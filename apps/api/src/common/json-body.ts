@@ -6,6 +6,12 @@ const PLAIN_JSON = /^application\/json[\t ]*(?:;[\t ]*charset[\t ]*=[\t ]*"?utf-
 const LENGTH = /^\d{1,10}$/;
 /** A JSON escape `\u`: the only way a NUL or a lone surrogate reaches a string of parsed UTF-8 JSON. */
 const ESCAPE = Buffer.from('\\u');
+/**
+ * JSON.parse with a reviver recurses and runs out of stack a few thousand levels deep (a 400 from
+ * body-parser); plain JSON.parse does not. Fewer `[` and `{` bytes than this bound the nesting far
+ * below that depth, so both parse alike; a body with more takes the reviver path, as before.
+ */
+const SHALLOW = 1000;
 /** JSON whitespace is space, tab, LF and CR. */
 const FIRST_NON_WHITESPACE = /[^ \t\n\r]/;
 
@@ -20,7 +26,8 @@ function bodyError(message: string, type: string): Error {
  * that hold a NUL or a lone surrogate, and in JSON decoded from UTF-8 both can only come from a
  * `\u` escape (Node's decoder turns invalid bytes and encoded surrogates into U+FFFD, and a raw
  * control character is a syntax error): without one, a plain `JSON.parse` gives the same value at a
- * fraction of the cost (a reviver makes V8 call back for every value).
+ * fraction of the cost (a reviver makes V8 call back for every value) — for nesting too shallow to
+ * exhaust the reviver's stack (SHALLOW).
  */
 export function parseJsonBody(body: Buffer): unknown {
   let text = body.toString('utf8');
@@ -29,10 +36,21 @@ export function parseJsonBody(body: Buffer): unknown {
   if (first !== '{' && first !== '[')
     throw bodyError('the request body is not a JSON object or array', 'entity.parse.failed');
   try {
-    return body.includes(ESCAPE) ? JSON.parse(text, wellFormedJson) : JSON.parse(text);
+    return body.includes(ESCAPE) || !shallow(body) ? JSON.parse(text, wellFormedJson) : JSON.parse(text);
   } catch (error) {
     throw bodyError((error as Error).message, 'entity.parse.failed');
   }
+}
+
+/** Fewer than SHALLOW opening brackets (counted on the bytes, strings included: an upper bound). */
+function shallow(body: Buffer): boolean {
+  let count = 0;
+  for (const bracket of [0x5b, 0x7b]) {
+    for (let at = body.indexOf(bracket); at !== -1; at = body.indexOf(bracket, at + 1)) {
+      if (++count >= SHALLOW) return false;
+    }
+  }
+  return true;
 }
 
 /**
