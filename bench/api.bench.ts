@@ -51,9 +51,9 @@ const CATEGORIES = {
   state: 'libs/state services and row mapping',
   kysely: 'Kysely: building and compiling each query',
   passport: 'passport (bearer strategy and Nest’s passport guard)',
-  nest: 'Nest and apps/api: routing, guard, interceptors, pipes, handler (incl. rxjs)',
+  nest: 'Nest and apps/api: routing, guard, interceptors, pipes, handler, reading plain JSON bodies, writing JSON answers (incl. rxjs)',
   zod: 'zod and libs/contracts (request validation)',
-  express: 'Express and its middleware packages',
+  express: 'Express and its middleware packages (router; body-parser only for bodies the plain JSON reader leaves)',
   gc: 'garbage collection',
   node: 'Node: HTTP parsing and writing, sockets, timers, microtasks',
 } as const;

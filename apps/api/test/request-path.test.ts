@@ -1,6 +1,7 @@
 import { SESSION_COOKIE_NAME } from '@statehouse/contracts';
 import helmet from 'helmet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseJsonBody } from '../src/common/json-body.js';
 import { precomputeHeaders, securityHeaders } from '../src/common/security-headers.js';
 import { MetricsRegistry } from '../src/metrics/metrics.registry.js';
 import { type ApiHarness, bearer, bootApi } from './harness.js';
@@ -109,5 +110,113 @@ describe('the guard with its route metadata cached (SQLite)', () => {
     expect(answer.headers['content-security-policy']).toContain("frame-ancestors 'none'");
     expect(answer.headers['x-content-type-options']).toBe('nosniff');
     expect((await api.http().get('/v1/sessions/a%00b').set(bearer(api.adminToken))).status).toBe(400);
+  });
+});
+
+describe('plain JSON bodies read without body-parser', () => {
+  const bodies = [
+    '{"a":1}',
+    '\uFEFF{"a":"b"}',
+    ' \n\t[1,"x",{"k":null}]',
+    '{"nul":"a\\u0000b","lone":"x\\ud800y","pair":"\\ud83d\\ude00","k\\udc00":"v"}',
+    '{"escaped backslash":"\\\\u0000 is text"}',
+    '{"é":"ü — 数据库"}',
+  ];
+  it('give the value body-parser’s json() with the wellFormedJson reviver gives', async () => {
+    const { default: bodyParser } = await import('body-parser');
+    const { wellFormedJson } = await import('../src/common/request-hygiene.js');
+    const { Readable } = await import('node:stream');
+    const viaBodyParser = (text: string) =>
+      new Promise<unknown>((resolve, reject) => {
+        const buffer = Buffer.from(text);
+        const request = Object.assign(Readable.from([buffer]), {
+          headers: { 'content-type': 'application/json', 'content-length': String(buffer.length) },
+        });
+        bodyParser.json({ reviver: wellFormedJson })(request as never, {} as never, (error?: unknown) =>
+          error ? reject(error) : resolve((request as unknown as { body: unknown }).body),
+        );
+      });
+    for (const text of bodies) expect(parseJsonBody(Buffer.from(text))).toEqual(await viaBodyParser(text));
+    expect(parseJsonBody(Buffer.from('{"nul":"a\\u0000b"}'))).toEqual({ nul: 'a\uFFFDb' });
+    // Nested deeper than the reviver's recursion can go: a parse error either way, as before.
+    for (const text of ['{nope', '"just a string"', '   ', '12', `${'['.repeat(5000)}${']'.repeat(5000)}`]) {
+      await expect(viaBodyParser(text)).rejects.toMatchObject({ status: 400, type: 'entity.parse.failed' });
+      expect(() => parseJsonBody(Buffer.from(text))).toThrow(
+        expect.objectContaining({ status: 400, type: 'entity.parse.failed' }),
+      );
+    }
+  });
+
+  describe('over HTTP (SQLite)', () => {
+    let api: ApiHarness;
+    beforeAll(async () => {
+      api = await bootApi('sqlite');
+    });
+    afterAll(async () => {
+      await api?.close();
+    });
+    const post = (body: Buffer | string, headers: Record<string, string>) =>
+      api.http().post('/v1/sessions').set(bearer(api.adminToken)).set(headers).send(body);
+
+    it('leave other JSON types and other charsets to body-parser, which answers them as before', async () => {
+      const json = (id: string) => JSON.stringify({ id, profile: 'alpha', source: 'cli' });
+      expect((await post(json('pj-plain'), { 'Content-Type': 'application/json' })).status).toBe(201);
+      expect((await post(json('pj-charset'), { 'Content-Type': 'application/json; charset=UTF-8' })).status).toBe(201);
+      expect((await post(json('pj-vendor'), { 'Content-Type': 'application/vnd.x+json' })).status).toBe(201);
+      const latin = await post(json('pj-latin'), { 'Content-Type': 'application/json; charset=latin1' });
+      expect(latin.status).toBe(415);
+      const malformed = await post('{nope', { 'Content-Type': 'application/json' });
+      expect(malformed.status).toBe(400);
+      expect(malformed.body.code).toBe('validation_failed');
+      for (const id of ['pj-plain', 'pj-charset', 'pj-vendor']) {
+        expect((await api.http().get(`/v1/sessions/${id}`).set(bearer(api.adminToken))).status).toBe(200);
+      }
+    });
+  });
+});
+
+describe('JSON answers written by the adapter (SQLite)', () => {
+  let api: ApiHarness;
+  beforeAll(async () => {
+    api = await bootApi('sqlite');
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  it('carry the headers and bytes Express’s res.json gives, and keep its conditional and HEAD answers', async () => {
+    const admin = bearer(api.adminToken);
+    const created = await api
+      .http()
+      .post('/v1/sessions')
+      .set(admin)
+      .send({ id: 'jr-1', profile: 'alpha', source: 'cli' });
+    expect(created.status).toBe(201);
+    expect(created.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(Number(created.headers['content-length'])).toBe(Buffer.byteLength(created.text));
+    expect(created.headers.etag).toBe(`"${created.body.revision}"`);
+    expect(created.headers['cache-control']).toBe('no-store');
+    const appended = await api
+      .http()
+      .post('/v1/sessions/jr-1/messages')
+      .set(admin)
+      .send({ messages: [{ role: 'user', content: 'héllo — 数据库' }] });
+    expect(appended.status).toBe(201);
+    expect(appended.text).toBe(JSON.stringify(appended.body));
+    expect(Number(appended.headers['content-length'])).toBe(Buffer.byteLength(appended.text));
+    const read = await api.http().get('/v1/sessions/jr-1').set(admin);
+    expect(read.status).toBe(200);
+    expect(read.headers['content-type']).toBe('application/json; charset=utf-8');
+    // A conditional GET still goes through Express, which answers 304 for the current entity tag.
+    const again = await api.http().get('/v1/sessions/jr-1').set(admin).set('If-None-Match', read.headers.etag);
+    expect(again.status).toBe(304);
+    expect(again.text).toBe('');
+    const head = await api.http().head('/v1/sessions/jr-1').set(admin);
+    expect(head.status).toBe(200);
+    expect(head.headers['content-length']).toBe(read.headers['content-length']);
+    // Problems keep their own content type (the filter writes them).
+    const missing = await api.http().get('/v1/sessions/nope').set(admin);
+    expect(missing.status).toBe(404);
+    expect(missing.headers['content-type']).toMatch(/^application\/problem\+json/);
   });
 });

@@ -5,7 +5,7 @@ import { Kysely, type KyselyConfig, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { StoreUnavailableError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
-import { registerDirectReads } from '../shared/prepared.js';
+import { registerDirectReads, registerDirectWrites } from '../shared/prepared.js';
 import type { DB, Dialect } from './database.js';
 import { CHECKPOINT_INTERVAL_MS, type CheckpointerStatus, SqliteCheckpointer } from './sqlite-checkpointer.js';
 import { type GroupCommitLimits, StatehouseSqliteDialect } from './sqlite-dialect.js';
@@ -157,6 +157,8 @@ async function connectSqlite(url: string, options: ConnectOptions): Promise<Conn
   const db = new Kysely<DB>({ dialect, log });
   // Prepared reads outside a transaction answer on the reader in one call (shared/prepared.ts).
   registerDirectReads(db, { read: (sql, parameters) => dialect.readNow(sql, parameters), onQuery: options.onQuery });
+  // … and prepared statements of a unit of work's transaction on the writer.
+  registerDirectWrites(db, { write: (sql, parameters) => dialect.writeNow(sql, parameters), onQuery: options.onQuery });
   const readPool =
     path === ':memory:'
       ? null

@@ -72,6 +72,17 @@ export class StatehouseSqliteDialect implements Dialect {
   readNow<R>(sql: string, parameters: readonly unknown[]): R[] | undefined {
     return this.#driver?.readNow<R>(sql, parameters);
   }
+
+  /**
+   * A statement of the transaction that holds the writer, run in this call: what Kysely's
+   * transaction would run on the same connection, without its connection provider's promise hops.
+   * Only for a transaction between its BEGIN and its COMMIT/ROLLBACK (the unit of work binds it
+   * there): that request holds the writer lock, so the open group is its own. Undefined when no
+   * group is open (the caller then goes through Kysely, which decides as always).
+   */
+  writeNow<R>(sql: string, parameters: readonly unknown[]): QueryResult<R> | undefined {
+    return this.#driver?.writeNow<R>(sql, parameters);
+  }
   createQueryCompiler(): QueryCompiler {
     return new SqliteQueryCompiler();
   }
@@ -337,6 +348,11 @@ class SqliteDriver implements Driver {
 
   executeInTransaction<R>(compiledQuery: CompiledQuery): QueryResult<R> {
     return run<R>(this.#writer.prepare(compiledQuery.sql), compiledQuery.parameters as unknown[]);
+  }
+
+  writeNow<R>(sql: string, parameters: readonly unknown[]): QueryResult<R> | undefined {
+    if (!this.#group || !this.connections.writer.inTransaction) return undefined;
+    return run<R>(this.#writer.prepare(sql), parameters as unknown[]);
   }
 
   readNow<R>(sql: string, parameters: readonly unknown[]): R[] | undefined {

@@ -13,6 +13,39 @@ export interface DirectReads {
 
 const directReads = new WeakMap<object, DirectReads>();
 
+/** A store's synchronous path for the statements of its open write transaction (SQLite's writer). */
+export interface DirectWrites {
+  /** The statement's result, or undefined when it must go through Kysely. */
+  write<R>(sql: string, parameters: readonly unknown[]): QueryResult<R> | undefined;
+  onQuery?: (operation: string, durationMs: number, failed: boolean) => void;
+}
+
+/** Per store (its root Kysely instance): how a transaction of it may run statements directly. */
+const storeWrites = new WeakMap<object, DirectWrites>();
+/** Per transaction object, while the unit of work has it between BEGIN and COMMIT. */
+const directWrites = new WeakMap<object, DirectWrites>();
+
+/**
+ * Lets prepared statements of `db`'s transactions run on its writer in one call (SQLite only);
+ * a transaction takes part once the unit of work binds it (`bindDirectWrites`).
+ */
+export function registerDirectWrites(db: object, writes: DirectWrites): void {
+  storeWrites.set(db, writes);
+}
+
+/**
+ * `trx`, a transaction of `db` that has begun, runs its prepared statements directly until the
+ * returned function is called (before its COMMIT or ROLLBACK). Kysely serializes the statements of
+ * one transaction; a direct statement runs at once, so it could only overtake a Kysely statement
+ * issued before it and not yet awaited — never the case for statements that depend on each other.
+ */
+export function bindDirectWrites(db: object, trx: object): () => void {
+  const writes = storeWrites.get(db);
+  if (!writes) return () => undefined;
+  directWrites.set(trx, writes);
+  return () => directWrites.delete(trx);
+}
+
 /**
  * Lets prepared SELECTs run on `db` (the store's root Kysely instance, never a transaction) without
  * Kysely's connection provider: a session read is a few promise hops shorter. Only the SQLite store
@@ -51,6 +84,21 @@ export class PreparedQuery<P extends string, R = unknown> {
       };
     }
     const parameters = this.compiled.slots.map((slot) => ('name' in slot ? values[slot.name] : slot.value));
+    const writes = directWrites.get(db);
+    if (writes) {
+      const started = writes.onQuery ? performance.now() : 0;
+      let result: QueryResult<R> | undefined;
+      try {
+        result = writes.write<R>(this.compiled.sql, parameters);
+      } catch (error) {
+        writes.onQuery?.(this.compiled.operation, performance.now() - started, true);
+        throw error;
+      }
+      if (result) {
+        writes.onQuery?.(this.compiled.operation, performance.now() - started, false);
+        return result;
+      }
+    }
     const direct = this.compiled.select ? directReads.get(db) : undefined;
     if (direct) {
       const started = direct.onQuery ? performance.now() : 0;

@@ -6,6 +6,7 @@ import type { Clock } from './clock.js';
 import type { OperationContext } from './context.js';
 import { IdempotencyRaceError } from './errors.js';
 import type { Logger } from './logger.js';
+import { bindDirectWrites } from './prepared.js';
 import { isUniqueViolation } from './sql-dialect.js';
 import { toDomainError } from './store-errors.js';
 
@@ -69,8 +70,15 @@ export class UnitOfWork {
     let result: T;
     try {
       result = await this.db.transaction().execute(async (trx) => {
-        if (claim && ctx) await this.assertUnclaimed(trx, principalKey(ctx.principal), claim.key);
-        const value = await work({ db: trx, afterCommit: (effect) => effects.push(effect) });
+        // Prepared statements run on the writer in one call (SQLite) until the work is done.
+        const unbind = bindDirectWrites(this.db, trx);
+        let value: T;
+        try {
+          if (claim && ctx) await this.assertUnclaimed(trx, principalKey(ctx.principal), claim.key);
+          value = await work({ db: trx, afterCommit: (effect) => effects.push(effect) });
+        } finally {
+          unbind();
+        }
         if (claim && ctx) {
           try {
             await this.idempotency.insert(trx, {
