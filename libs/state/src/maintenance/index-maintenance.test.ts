@@ -107,3 +107,27 @@ describe('index maintenance steps on a worker thread (sqlite file)', () => {
     expect((await t.store.searchIndex.status(admin, true)).integrity?.ok).toBe(true);
   });
 });
+
+/** Planner statistics are refreshed on the maintenance writer's connection, bounded, never on the store's own. */
+describe('PRAGMA optimize off the event loop (sqlite file)', () => {
+  let t: TestStore;
+  const mainThreadQueries: string[] = [];
+  beforeAll(async () => {
+    t = await openTestStore('sqlite', { onQuery: (kind) => mainThreadQueries.push(kind) });
+  });
+  afterAll(async () => t?.close());
+
+  it('analyzes every table on the worker, with no statement on the store connections', async () => {
+    await t.store.sessions.create(admin, {
+      id: 'opt-1',
+      profile: 'opt',
+      source: 'cli',
+      messages: Array.from({ length: 50 }, (_, i) => ({ role: 'user' as const, content: `optimize ${i}` })),
+    });
+    mainThreadQueries.length = 0;
+    await t.store.maintenance.optimizePlanner();
+    expect(mainThreadQueries).toEqual([]);
+    const { rows } = await sql<{ tbl: string }>`select distinct tbl from sqlite_stat1`.execute(t.store.db);
+    expect(rows.map((row) => row.tbl)).toEqual(expect.arrayContaining(['messages', 'sessions']));
+  });
+});
