@@ -9,6 +9,8 @@ import {
   buildApi,
   createToken,
   type LoadResult,
+  postgresCpu,
+  postgresCpuSince,
   profileByCategory,
   runLoad,
   startApi,
@@ -482,12 +484,16 @@ async function concurrentAppends(
       'latency p50',
       'p99',
       'server CPU per append',
+      ...(dialect === 'PostgreSQL' ? ['PostgreSQL CPU per append'] : []),
       'errors (5xx or no answer)',
     ],
     `Each client is a keep-alive loop that sends \`POST /v1/sessions/:id/messages\` with one message to a ` +
       'session of its own and sends the next when the answer (201) has been read; `/healthz` is loaded by the ' +
       `same number of loops in the same rounds (${rounds} rounds of ${c.roundSeconds} s each, alternating, after ` +
-      `a ${c.warmupSeconds} s warm-up of each). Messages come from the seeded generator (60–140 characters).`,
+      `a ${c.warmupSeconds} s warm-up of each). Messages come from the seeded generator (60–140 characters).` +
+      (dialect === 'PostgreSQL'
+        ? ' PostgreSQL CPU: every local `postgres` process’s CPU time during the append rounds (from /proc), per append.'
+        : ''),
   );
   const results = new Map<number, { rate: number; health: number; p99: number; errors: number; fives: number }>();
   for (const clients of APPEND_CLIENTS) {
@@ -508,11 +514,17 @@ async function concurrentAppends(
     ];
     for (const run of variants) await run(c.warmupSeconds);
     const measured = variants.map(() => [] as LoadResult[]);
+    let postgresSeconds: number | null = dialect === 'PostgreSQL' ? 0 : null;
     for (let round = 0; round < rounds; round++) {
       for (let k = 0; k < variants.length; k++) {
         const index = (k + round) % variants.length;
         await settle();
+        const postgresBefore = index === 1 && postgresSeconds !== null ? postgresCpu() : null;
         measured[index].push(await variants[index](c.roundSeconds));
+        if (postgresBefore) {
+          const spent = postgresCpuSince(postgresBefore);
+          postgresSeconds = spent === null || postgresSeconds === null ? null : postgresSeconds + spent;
+        }
       }
     }
     const [health, appends] = measured;
@@ -538,6 +550,9 @@ async function concurrentAppends(
       fmtMs(percentile(latencies, 50)),
       fmtMs(p99),
       serverCpu === null || requests === 0 ? '—' : `${Math.round((serverCpu / requests) * 1e6)} µs`,
+      ...(dialect === 'PostgreSQL'
+        ? [postgresSeconds === null || requests === 0 ? '—' : `${Math.round((postgresSeconds / requests) * 1e6)} µs`]
+        : []),
       `${errors} (${fives})`,
     ]);
   }

@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -124,6 +124,35 @@ export async function startApi(
       servers.delete(child);
     },
   };
+}
+
+/** CPU seconds of each local PostgreSQL server process (its backends included), from /proc. */
+export function postgresCpu(): Map<number, number> {
+  const seconds = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (!readFileSync(`/proc/${entry}/comm`, 'utf8').startsWith('postgres')) continue;
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      seconds.set(Number(entry), (Number(fields[11]) + Number(fields[12])) / 100);
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return seconds;
+}
+
+/**
+ * PostgreSQL CPU seconds spent since `before` by the processes alive now (a backend that ended in
+ * between is not counted; the API's pooled connections live through a round). Null without a local server.
+ */
+export function postgresCpuSince(before: Map<number, number>): number | null {
+  const now = postgresCpu();
+  if (now.size === 0) return null;
+  let total = 0;
+  for (const [pid, seconds] of now) total += seconds - (before.get(pid) ?? 0);
+  return total;
 }
 
 function get(port: number, path: string): Promise<number> {

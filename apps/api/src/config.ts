@@ -46,6 +46,8 @@ export interface ApiConfig {
   readDeadlineMs: number;
   /** SQLite: threads of the read pool. */
   readWorkers: number;
+  /** PostgreSQL: repeated writes as named prepared statements (off behind a transaction-mode pooler). */
+  pgPreparedStatements: boolean;
   /** SQLite: most requests committed by one shared transaction (group commit; 1 = each alone). */
   groupCommitMaxRequests: number;
   /**
@@ -164,6 +166,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     backupKeep: count(env.STATEHOUSE_BACKUP_KEEP, 7, 'STATEHOUSE_BACKUP_KEEP'),
     readDeadlineMs: count(env.STATEHOUSE_READ_DEADLINE_MS, 10_000, 'STATEHOUSE_READ_DEADLINE_MS'),
     readWorkers: count(env.STATEHOUSE_READ_WORKERS, 2, 'STATEHOUSE_READ_WORKERS'),
+    pgPreparedStatements: env.STATEHOUSE_PG_PREPARED_STATEMENTS !== 'false',
     groupCommitMaxRequests: count(env.STATEHOUSE_GROUP_COMMIT_MAX_REQUESTS, 64, 'STATEHOUSE_GROUP_COMMIT_MAX_REQUESTS'),
   };
 }

@@ -27,6 +27,7 @@ try {
     onWriteLock: (heldMs, requests) => metrics.recordWriteLock(heldMs, requests),
     readDeadlineMs: config.readDeadlineMs,
     readWorkers: config.readWorkers,
+    preparedStatements: config.pgPreparedStatements,
     groupCommit: { maxRequests: config.groupCommitMaxRequests },
   });
 } catch (error) {

@@ -25,7 +25,11 @@ if (!values.to) {
   console.error(usage);
   process.exit(2);
 }
-const store = await openStore({ url: config.databaseUrl, logger: silentLogger });
+const store = await openStore({
+  url: config.databaseUrl,
+  logger: silentLogger,
+  preparedStatements: config.pgPreparedStatements,
+});
 try {
   const record = await store.backups.backupTo(values.to, {
     trigger: 'cli',

@@ -73,7 +73,11 @@ try {
 const config = loadConfig();
 let store: Awaited<ReturnType<typeof openStore>>;
 try {
-  store = await openStore({ url: config.databaseUrl, logger: silentLogger });
+  store = await openStore({
+    url: config.databaseUrl,
+    logger: silentLogger,
+    preparedStatements: config.pgPreparedStatements,
+  });
 } catch (error) {
   fail((error as Error).message, 1);
 }

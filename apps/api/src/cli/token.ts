@@ -32,7 +32,11 @@ if (!role.success || !profiles.success) {
 }
 
 const config = loadConfig();
-const store = await openStore({ url: config.databaseUrl, logger: silentLogger });
+const store = await openStore({
+  url: config.databaseUrl,
+  logger: silentLogger,
+  preparedStatements: config.pgPreparedStatements,
+});
 try {
   const created = await store.auth.createToken(
     { principal: SYSTEM_PRINCIPAL, channel: 'system' },

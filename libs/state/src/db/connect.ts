@@ -7,6 +7,7 @@ import { StoreUnavailableError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { registerDirectReads, registerDirectWrites } from '../shared/prepared.js';
 import type { DB, Dialect } from './database.js';
+import { PreparedStatementNames, preparedStatementPool } from './pg-prepared-pool.js';
 import { CHECKPOINT_INTERVAL_MS, type CheckpointerStatus, SqliteCheckpointer } from './sqlite-checkpointer.js';
 import { type GroupCommitLimits, StatehouseSqliteDialect } from './sqlite-dialect.js';
 import { SqliteFtsMerger } from './sqlite-fts-merger.js';
@@ -52,6 +53,12 @@ export interface ConnectOptions {
   groupCommit?: Partial<GroupCommitLimits>;
   /** SQLite: merge search-index segments on a worker between writes (default true; see SqliteFtsMerger). */
   ftsMerger?: boolean;
+  /**
+   * PostgreSQL: run the repeated writes as named prepared statements (default true; see
+   * PreparedStatementNames). False behind a pooler that moves sessions between server connections
+   * (PgBouncer in transaction mode without prepared-statement support).
+   */
+  preparedStatements?: boolean;
   /** Observes every query's duration (metrics); must be cheap and must not throw. */
   onQuery?: (operation: string, durationMs: number, failed: boolean) => void;
   /** Where connection-level trouble is reported (SQLite: failed WAL checkpoints). */
@@ -242,7 +249,9 @@ async function connectPostgres(url: string, options: ConnectOptions): Promise<Co
       cause: error,
     });
   }
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: queryLogger(options) });
+  const dialectPool =
+    options.preparedStatements === false ? pool : preparedStatementPool(pool, new PreparedStatementNames());
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: dialectPool }), log: queryLogger(options) });
   return {
     db,
     reads: db,

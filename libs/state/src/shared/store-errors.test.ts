@@ -25,6 +25,12 @@ describe('toDomainError', () => {
       StoreUnavailableError,
     );
     expect(toDomainError(Object.assign(new Error('gone'), { code: '57P01' }))).toBeInstanceOf(StoreUnavailableError);
+    // A prepared statement made stale by another replica's migration: retried, it runs unnamed.
+    expect(
+      toDomainError(Object.assign(new Error('cached plan must not change result type'), { code: '0A000' })),
+    ).toBeInstanceOf(StoreUnavailableError);
+    const unsupported = Object.assign(new Error('cannot use this feature'), { code: '0A000' });
+    expect(toDomainError(unsupported)).toBe(unsupported);
     expect(
       toDomainError(Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' })),
     ).toBeInstanceOf(DeadlineExceededError);

@@ -33,6 +33,11 @@ export function toDomainError(error: unknown): unknown {
   if (code === '57014' && /statement timeout/i.test(message)) {
     return new DeadlineExceededError(null, 'statement_timeout', { cause: error });
   }
+  // A prepared statement planned before another replica's migration changed its table: retried, it
+  // runs unnamed (db/pg-prepared-pool.ts).
+  if (code === '0A000' && /cached plan must not change result type/i.test(message)) {
+    return new StoreUnavailableError('the store is unavailable; retry later', { cause: error });
+  }
   if (
     SQLITE_UNAVAILABLE.some((prefix) => code.startsWith(prefix)) ||
     PG_UNAVAILABLE_CODES.includes(code) ||
