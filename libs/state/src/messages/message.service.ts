@@ -269,6 +269,8 @@ export class MessageService {
       }
       const target = await this.messages.findInSession(tx.db, sessionId, request.toMessageId);
       if (!target) throw new NotFoundError('message');
+      // TODO(when a rewind of thousands of messages is a use we see): chunk it — one transaction takes
+      // every rewound message out of both search indexes (10⁵ messages: 8.5 s of SQLite write lock).
       const rewound = await this.messages.deactivateFrom(tx.db, sessionId, request.toMessageId);
       const visible = rewound.filter((row) => row.display_kind !== 'hidden').length;
       const toolCalls = rewound.reduce((sum, row) => sum + toolCallCount(row.tool_calls), 0);
