@@ -155,7 +155,7 @@ export class DeletionEngine {
     for (;;) {
       const started = performance.now();
       const box = await uow.run(null, async (tx) => {
-        const row = await this.sessions.findIncludingHidden(tx.db, sessionId);
+        const row = await this.sessions.findIncludingHiddenForUpdate(tx.db, sessionId);
         if (row?.hidden_for !== HIDDEN_FOR_DELETION) return undefined;
         const box = await timeBoxed(sizer, async (limit) => {
           let did = await this.messages.deleteSomeForSession(tx.db, sessionId, limit);
