@@ -295,6 +295,49 @@ for (const { dialect, available } of TEST_DIALECTS) {
       });
     });
 
+    describe('several replaced conflicts in one batch', () => {
+      it('remove inline at most a chunk of old messages together; the rest is purged in chunks', async () => {
+        const SMALL = 150;
+        const dir = mkdtempSync(join(tmpdir(), 'hermes-rewrite-'));
+        dirs.push(dir);
+        const path = join(dir, 'state.db');
+        buildHermesBulk(path, { conversations: 1, messagesPerSession: SMALL });
+        // Two leaves (no delegate children) imported from "another store": both conflicts, one batch.
+        const otherStore = (t: TestStore) =>
+          t.store.db
+            .updateTable('import_sessions')
+            .set({ identity: 'another-store' })
+            .where('session_id', 'in', ['c0-branch', 'c0-helper'])
+            .execute();
+        const reference = await open();
+        await run(reference, path, UNSPLIT);
+        await otherStore(reference);
+        const whole = await run(reference, path, UNSPLIT, 'replace');
+        expect(whole.report.sessions).toEqual({ created: 0, updated: 2, skipped: 2, conflicts: 2 });
+
+        const t = await open();
+        await run(t, path, UNSPLIT);
+        await otherStore(t);
+        const purges: ChunkEvent[] = [];
+        const stop = observeChunks((event) => {
+          if (event.operation === 'deletion') purges.push(event);
+        });
+        let chunked: Awaited<ReturnType<typeof run>>;
+        try {
+          // Each session (150 messages) is under the threshold (200), the two together are not.
+          chunked = await run(t, path, SPLIT, 'replace');
+          await t.store.deferred.idle();
+        } finally {
+          stop();
+        }
+        expect(chunked.report.sessions).toEqual(whole.report.sessions);
+        expect(purges.reduce((sum, chunk) => sum + chunk.rows, 0)).toBe(2 * SMALL);
+        for (const chunk of purges) expect(chunk.lastStepStartMs).toBeLessThan(CHUNK_STOP_MS + 5);
+        expect(await state(t)).toEqual(await state(reference));
+        expect(await figures(t)).toEqual(await figures(reference));
+      });
+    });
+
     describe('a half-imported session whose source changed since', () => {
       it('its stale hidden rows are purged in time-boxed chunks, then it is written anew', async () => {
         const path = sourceFile(dirs);

@@ -141,6 +141,12 @@ export class HermesWriter {
   private readonly ledger = new ImportLedgerRepository();
   private readonly usage = new SessionModelUsageRepository();
   private readonly usageRollups = new UsageRollupRepository();
+  /**
+   * Messages a unit of work may still remove inline for replaced conflicts: together at most
+   * `purgeLaterAbove`, like the messages it writes — a batch of small sessions each replacing one
+   * just under the threshold would otherwise remove them all in one transaction.
+   */
+  private readonly inlineRemovals = new WeakMap<Tx, { left: number }>();
   private readonly totals = new WeakMap<
     MappedSession,
     { counted: number; toolCalls: number; contributions: UsageContribution[] }
@@ -842,12 +848,22 @@ export class HermesWriter {
     // Sessions bigger than a unit of work leave every reader now and their rows in chunks after;
     // the id is written again once they are gone (the caller purges them first).
     const plan = await this.deletion.plan(tx.db, [row], false);
+    let purgeLaterAbove: number | undefined;
+    if (options.purgeLaterAbove !== undefined) {
+      const budget = this.inlineRemovals.get(tx) ?? { left: options.purgeLaterAbove };
+      this.inlineRemovals.set(tx, budget);
+      purgeLaterAbove = Math.max(0, Math.min(options.purgeLaterAbove, budget.left));
+      for (const member of plan.members.values()) {
+        const messages = Number(member.row.message_count);
+        if (messages <= purgeLaterAbove) budget.left -= messages;
+      }
+    }
     const removed = await this.deletion.execute(tx, plan, {
       origin: 'import_replace',
       intent: 'maintenance',
       reason: 'import_replace',
       actor: options.actor,
-      ...(options.purgeLaterAbove === undefined ? { rowsNow: true } : { purgeLaterAbove: options.purgeLaterAbove }),
+      ...(purgeLaterAbove === undefined ? { rowsNow: true } : { purgeLaterAbove }),
     });
     delta.warn(`conflict: session ${session.id}: ${why}; replaced by the imported one`);
     // Counted as an update of the id when it is written: the session was there before.
