@@ -338,6 +338,38 @@ for (const { dialect, available } of TEST_DIALECTS) {
       });
     });
 
+    describe('a dry run', () => {
+      it('meets a session still being purged as the store will be after, and purges nothing', async () => {
+        const path = sourceFile(dirs);
+        const t = await open();
+        await run(t, path, UNSPLIT);
+        // Deleted here, its purge still pending (the deferred work has not run yet).
+        await t.store.db
+          .updateTable('sessions')
+          .set({ hidden_for: 'deletion', title: null })
+          .where('id', '=', 'c0-helper')
+          .execute();
+        await t.store.db
+          .updateTable('import_sessions')
+          .set({ state: 'deleted', snapshot: null, messages_hash: null })
+          .where('session_id', '=', 'c0-helper')
+          .execute();
+        const before = await dumpImportedState(t.store);
+        const dry = await t.store.imports.runHermes(admin, {
+          path,
+          profile: 'bulk',
+          onConflict: 'replace',
+          dryRun: true,
+          split: SPLIT,
+        });
+        expect(dry.report.sessions).toEqual({ created: 1, updated: 0, skipped: 3, conflicts: 0 });
+        expect(await dumpImportedState(t.store)).toEqual(before);
+        expect(
+          await count(t, sql<{ n: number }>`select count(*) as n from messages where session_id = 'c0-helper'`),
+        ).toBe(PER_SESSION);
+      });
+    });
+
     describe('a half-imported session whose source changed since', () => {
       it('its stale hidden rows are purged in time-boxed chunks, then it is written anew', async () => {
         const path = sourceFile(dirs);

@@ -187,8 +187,14 @@ export class HermesWriter {
       let row = existing.get(session.id);
       if (row?.hidden_for === HIDDEN_FOR_DELETION) {
         // Deleted here, its rows still being purged: the id is free once they are gone.
-        outcome.blocked.push({ session, purge: [row.id] });
-        continue;
+        if (options.purgeLaterAbove !== undefined) {
+          outcome.blocked.push({ session, purge: [row.id] });
+          continue;
+        }
+        // A dry run: answer as the store will once they are (this unit is rolled back).
+        await this.messages.deleteForSessions(tx.db, [row.id]);
+        await this.sessions.deleteByIds(tx.db, [row.id]);
+        row = undefined;
       }
       if (row && halfImportedHere(row, entry, session)) {
         // Left half-written by an interrupted run (split then, small enough for one unit now).
