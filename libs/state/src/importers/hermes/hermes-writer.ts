@@ -578,7 +578,8 @@ export class HermesWriter {
         delta,
       );
     }
-    const highest = Math.max(0, ...[...imported.keys()]);
+    let highest = 0;
+    for (const sourceId of imported.keys()) if (sourceId > highest) highest = sourceId;
     if (fresh.some((message) => message.sourceId < highest)) {
       delta.warn(`session ${session.sourceId}: messages older than imported ones were appended at the end`);
     }
@@ -792,8 +793,10 @@ export class HermesWriter {
     const who = { id: session.id, profile: after.profile, source: after.source, model: after.model };
     const lastActivityAt = Number(after.last_activity_at);
     // The usage goes at the last of all the new messages (earlier chunks included), as in one unit.
-    const allTimes = countedTimes(pending.fresh);
-    const usageAt = allTimes.length > 0 ? Math.max(...allTimes.map((t) => t.timestamp)) : lastActivityAt;
+    // (A loop, not Math.max(...): 10⁵ arguments overflow the stack.)
+    let usageAt = Number.NEGATIVE_INFINITY;
+    for (const { timestamp } of countedTimes(pending.fresh)) if (timestamp > usageAt) usageAt = timestamp;
+    if (usageAt === Number.NEGATIVE_INFINITY) usageAt = lastActivityAt;
     await this.usageRollups.record(
       tx.db,
       correctionFor(
