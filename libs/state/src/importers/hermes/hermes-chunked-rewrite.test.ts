@@ -297,7 +297,9 @@ for (const { dialect, available } of TEST_DIALECTS) {
 
     describe('several replaced conflicts in one batch', () => {
       it('remove inline at most a chunk of old messages together; the rest is purged in chunks', async () => {
-        const SMALL = 150;
+        // 4 sessions of 70 messages: all in the import's first batch (300 messages), whatever the machine.
+        const SMALL = 70;
+        const tuning: HermesSplitTuning = { splitSessionsAbove: 100 };
         const dir = mkdtempSync(join(tmpdir(), 'hermes-rewrite-'));
         dirs.push(dir);
         const path = join(dir, 'state.db');
@@ -324,8 +326,8 @@ for (const { dialect, available } of TEST_DIALECTS) {
         });
         let chunked: Awaited<ReturnType<typeof run>>;
         try {
-          // Each session (150 messages) is under the threshold (200), the two together are not.
-          chunked = await run(t, path, SPLIT, 'replace');
+          // Each session (70 messages) is under the threshold (100), the two together are not.
+          chunked = await run(t, path, tuning, 'replace');
           await t.store.deferred.idle();
         } finally {
           stop();
