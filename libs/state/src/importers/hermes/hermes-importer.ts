@@ -320,6 +320,7 @@ export class HermesImporter {
       snapshot.release();
     }
   }
+
   /**
    * One session too big for a unit of work, in several. A new one: the first writes its row hidden
    * with the first messages (and the ledger entry `importing`), the middle ones append messages,
