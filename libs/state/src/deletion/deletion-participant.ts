@@ -14,4 +14,9 @@ export interface DeletionParticipant {
    * them do so here; without this method a move removes the participant's rows like a deletion.
    */
   relocate?(tx: Tx, sessionIds: readonly string[], targetProfile: string): Promise<void>;
+  /**
+   * Removes up to `limit` of the rows it holds per message of a session being purged in chunks
+   * (hidden for deletion); returns how many. Rows it holds per session go with the session row.
+   */
+  purgeSome?(tx: Tx, sessionId: string, limit: number): Promise<number>;
 }

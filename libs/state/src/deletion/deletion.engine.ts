@@ -63,11 +63,19 @@ export interface DeletionOperation {
    * once (an import replacing a session writes the new one under the same id).
    */
   rowsNow?: boolean;
+  /**
+   * Hide and purge later (in chunks) every removed session with more messages than this, instead
+   * of PURGE_LATER_ABOVE_MESSAGES: an import replacing sessions uses its own threshold of what is
+   * too big for one unit of work, then purges them itself before writing the ids again.
+   */
+  purgeLaterAbove?: number;
 }
 
 export interface DeletionOutcome {
   deletedIds: string[];
   receipts: ReceiptRef[];
+  /** Removed sessions left hidden (`hidden_for = 'deletion'`) whose rows are purged in chunks after. */
+  purging: string[];
 }
 
 /**
@@ -131,15 +139,32 @@ export class DeletionEngine {
    * everyone but this loop it went with its receipt. Idempotent: a row that is gone (or not hidden
    * for deletion) ends it.
    */
-  private async purgeHidden(sessionId: string, between: (lastChunkMs: number) => Promise<void>): Promise<void> {
-    const { uow } = this.purge!;
+  private purgeHidden(sessionId: string, between: (lastChunkMs: number) => Promise<void>): Promise<void> {
+    return this.purgeNow(this.purge!.uow, sessionId, between);
+  }
+
+  /**
+   * Removes a hidden-for-deletion session's rows now, in this caller, a time-boxed chunk per
+   * transaction: messages first, then what participants hold per message (the import ledger's
+   * entries — a cascade from the row would remove 10⁵ of them in one statement), then the row.
+   * Safe beside the deferred work doing the same (every chunk re-checks the row); an importer
+   * waits for it before it writes the same id again.
+   */
+  async purgeNow(uow: UnitOfWork, sessionId: string, between: (lastChunkMs: number) => Promise<void>): Promise<void> {
     const sizer = new ChunkSizer(PURGE_LATER_ABOVE_MESSAGES / 4, 100, 25_000, STEP_BUDGET_MS);
     for (;;) {
       const started = performance.now();
       const box = await uow.run(null, async (tx) => {
-        const row = await this.sessions.findIncludingHidden(tx.db, sessionId);
+        const row = await this.sessions.findIncludingHiddenForUpdate(tx.db, sessionId);
         if (row?.hidden_for !== HIDDEN_FOR_DELETION) return undefined;
-        const box = await timeBoxed(sizer, (limit) => this.messages.deleteSomeForSession(tx.db, sessionId, limit));
+        const box = await timeBoxed(sizer, async (limit) => {
+          let did = await this.messages.deleteSomeForSession(tx.db, sessionId, limit);
+          for (const participant of this.participants) {
+            if (did >= limit) break;
+            if (participant.purgeSome) did += await participant.purgeSome(tx, sessionId, limit - did);
+          }
+          return did;
+        });
         if (box.done) await this.sessions.deleteHidden(tx.db, sessionId, HIDDEN_FOR_DELETION);
         return box;
       });
@@ -220,7 +245,7 @@ export class DeletionEngine {
 
   /** Carries out a plan inside `tx`. A plan with no members is a no-op: no receipt, no observer call. */
   async execute(tx: Tx, unstable: DeletionPlan, operation: DeletionOperation): Promise<DeletionOutcome> {
-    if (unstable.members.size === 0) return { deletedIds: [], receipts: [] };
+    if (unstable.members.size === 0) return { deletedIds: [], receipts: [], purging: [] };
     const plan = await this.stabilize(tx, unstable);
     if (this.busyMembers(plan).length > 0) throw new SessionBusyError('a session removed with it has a live turn');
     const { receipts, events, removedIds } = await this.writeReceipts(tx, plan, operation);
@@ -231,24 +256,34 @@ export class DeletionEngine {
     for (const participant of this.participants) await participant.remove(tx, removedIds);
     // A huge session leaves every reader now (hidden, its usage out of the figures) and its rows
     // afterwards, in chunks: the receipt still commits with the deletion everyone can observe.
+    const above = operation.purgeLaterAbove ?? PURGE_LATER_ABOVE_MESSAGES;
     const huge =
       this.purge && !operation.rowsNow
         ? [...plan.members.values()]
-            .filter((member) => Number(member.row.message_count) > PURGE_LATER_ABOVE_MESSAGES)
+            .filter((member) => Number(member.row.message_count) > above)
             .map((member) => member.row.id)
         : [];
     const now = removedIds.filter((id) => !huge.includes(id));
-    if (huge.length > 0) {
-      await this.sessions.hide(tx.db, huge, HIDDEN_FOR_DELETION);
-      for (const id of huge) {
-        await this.usageRollups.removeSession(tx.db, id);
-        await this.purge!.deferred.enqueue(tx, DELETION_PURGE_WORK, id);
-      }
-    }
+    await this.purgeLater(tx, huge);
     await this.messages.deleteForSessions(tx.db, now);
     await this.sessions.deleteByIds(tx.db, now);
     this.afterCommit(tx, events);
-    return { deletedIds: removedIds, receipts };
+    return { deletedIds: removedIds, receipts, purging: huge };
+  }
+
+  /**
+   * Hides sessions from every reader now (their usage out of the figures) and leaves their rows to
+   * a purge in chunks: deferred work when the engine has it, and `purgeNow` for a caller that needs
+   * the ids free. No receipt: the caller wrote one, or (an import's half-written session) nobody
+   * ever saw the rows.
+   */
+  async purgeLater(tx: Tx, ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.sessions.hide(tx.db, ids, HIDDEN_FOR_DELETION);
+    for (const id of ids) {
+      await this.usageRollups.removeSession(tx.db, id);
+      if (this.purge) await this.purge.deferred.enqueue(tx, DELETION_PURGE_WORK, id);
+    }
   }
 
   /**
@@ -263,7 +298,7 @@ export class DeletionEngine {
     targetProfile: string,
     retitle: (row: SessionRow) => Promise<string | null>,
   ): Promise<DeletionOutcome> {
-    if (unstable.members.size === 0) return { deletedIds: [], receipts: [] };
+    if (unstable.members.size === 0) return { deletedIds: [], receipts: [], purging: [] };
     const plan = await this.stabilize(tx, unstable);
     const { receipts, events, removedIds } = await this.writeReceipts(tx, plan, operation, true);
     const moving = new Set(removedIds);
@@ -299,7 +334,7 @@ export class DeletionEngine {
       for (const move of moves) this.hooks.dispatchSessionMoved(move);
       this.wakeups.local('receipts');
     });
-    return { deletedIds: removedIds, receipts };
+    return { deletedIds: removedIds, receipts, purging: [] };
   }
 
   private async writeReceipts(tx: Tx, plan: DeletionPlan, operation: DeletionOperation, moving = false) {

@@ -21,6 +21,11 @@ export class ImportLedgerParticipant implements DeletionParticipant {
     return this.ledger.markDeleted(tx.db, sessionIds);
   }
 
+  /** A purge in chunks removes the message entries in chunks too (10⁵ of them by cascade is one long statement). */
+  purgeSome(tx: Tx, sessionId: string, limit: number): Promise<number> {
+    return this.ledger.deleteSomeMessagesOf(tx.db, sessionId, limit);
+  }
+
   async relocate(): Promise<void> {
     // Nothing to move: the ledger holds session ids, which a profile move keeps.
   }

@@ -102,6 +102,23 @@ export class ImportLedgerRepository {
     }
   }
 
+  /** Up to `limit` of a session's message entries, the latest first; returns how many went. */
+  async deleteSomeMessagesOf(db: Executor, sessionId: string, limit: number): Promise<number> {
+    const result = await db
+      .deleteFrom('import_messages')
+      .where('session_id', '=', sessionId)
+      .where('source_message_id', 'in', (eb) =>
+        eb
+          .selectFrom('import_messages')
+          .select('source_message_id')
+          .where('session_id', '=', sessionId)
+          .orderBy('source_message_id', 'desc')
+          .limit(limit),
+      )
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
   async deleteMessagesOf(db: Executor, sessionId: string): Promise<void> {
     await db.deleteFrom('import_messages').where('session_id', '=', sessionId).execute();
   }

@@ -245,6 +245,16 @@ export class SessionRepository {
     return db.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
+  /**
+   * The row, hidden or not, locked on PostgreSQL for the rest of the transaction: two purges of the
+   * same session (the deferred work, an importer waiting for the id) take turns chunk by chunk, so
+   * neither mistakes rows the other is removing for rows already gone.
+   */
+  async findIncludingHiddenForUpdate(db: Executor, id: string): Promise<SessionRow | undefined> {
+    const query = db.selectFrom('sessions').selectAll().where('id', '=', id);
+    return (this.dialect.name === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+  }
+
   /** Makes a hidden session visible (the last chunk of the write that hid it); no revision bump. */
   async reveal(db: Executor, id: string, hiddenFor: string): Promise<boolean> {
     const result = await db

@@ -24,7 +24,7 @@ import { HermesRoutesWriter } from './hermes-routes.writer.js';
 import { RunMemory } from './hermes-run-memory.js';
 import { ownedFile, type Snapshot, snapshotFile } from './hermes-snapshot.js';
 import { counter, epochMs, nonEmpty, Repairs, text } from './hermes-values.js';
-import { HermesWriter, remainingOf, type WriteOptions } from './hermes-writer.js';
+import { HermesWriter, type PendingUpdate, remainingOf, type WriteOptions } from './hermes-writer.js';
 
 export const DEFAULT_PROFILE = 'default';
 
@@ -126,7 +126,7 @@ export class HermesImporter {
     private readonly uow: UnitOfWork,
     private readonly clock: Clock,
     dialect: SqlDialect,
-    deletion: DeletionEngine,
+    private readonly deletion: DeletionEngine,
     /**
      * The pause between two chunks of one session (the store's: on a file it merges search-index
      * segments meanwhile, so ~100 chunks in a row never reach a crisis merge inside one of them).
@@ -166,11 +166,14 @@ export class HermesImporter {
       progress.messagesTotal = planned.order.reduce((sum, session) => sum + session.messages, 0);
 
       const memory = new RunMemory((id) => plannedTip(id, planned.lineage, planned.nodes));
+      const splitAbove = options.splitSessionsAbove ?? SPLIT_SESSIONS_ABOVE;
       const writeOptions = (): WriteOptions => ({
         onConflict: options.onConflict,
         jobId: options.jobId,
         actor: options.actor,
         now: this.clock.now(),
+        // Old rows too many for one unit are purged in chunks first (not in a dry run: rolled back).
+        ...(options.dryRun ? {} : { purgeLaterAbove: splitAbove }),
       });
       const unit = async (work: (tx: Tx, delta: ReportDelta) => Promise<ImportProgress>) => {
         for (let attempt = 1; ; attempt++) {
@@ -220,7 +223,6 @@ export class HermesImporter {
       progress.phase = 'sessions';
       options.onProgress?.({ ...progress }, builder.report());
       const target = options.batchTargetMs ?? BATCH_TARGET_MS;
-      const splitAbove = options.splitSessionsAbove ?? SPLIT_SESSIONS_ABOVE;
       const split = (session: PlannedSession) => !options.dryRun && session.messages > splitAbove;
       const sizer = new ChunkSizer(FIRST_BATCH_MESSAGES, MIN_BATCH_MESSAGES, MAX_BATCH_MESSAGES, target);
       let budget = FIRST_BATCH_MESSAGES;
@@ -247,14 +249,25 @@ export class HermesImporter {
         }
         const batch = planned.order.slice(index, end);
         const mapped = this.read(reader, batch, planned, builder);
+        let blocked: { session: MappedSession; purge: string[] }[] = [];
         const elapsed = await unit(async (tx, delta) => {
-          await this.writer.writeSessions(tx, mapped, writeOptions(), memory, delta);
+          blocked = (await this.writer.writeSessions(tx, mapped, writeOptions(), memory, delta)).blocked;
           return {
             ...progress,
             sessionsDone: progress.sessionsDone + batch.length,
             messagesDone: progress.messagesDone + messages,
           };
         });
+        // Sessions whose id old rows still hold: purge those in chunks, then write them again.
+        for (let attempt = 1; blocked.length > 0; attempt++) {
+          if (attempt > 3) throw new DomainError('store_unavailable', 'old rows keep holding imported ids; retry');
+          await this.purge(blocked.flatMap((b) => b.purge));
+          const again = blocked.map((b) => b.session);
+          await unit(async (tx, delta) => {
+            blocked = (await this.writer.writeSessions(tx, again, writeOptions(), memory, delta)).blocked;
+            return { ...progress };
+          });
+        }
         // Hold each unit near the target lock time: scale the next one by how far this one was off
         // (bounded steps, aiming a little under the target).
         const scale = Math.min(1.5, Math.max(0.5, (0.9 * target) / Math.max(elapsed, 0.1)));
@@ -309,10 +322,14 @@ export class HermesImporter {
   }
 
   /**
-   * One session too big for a unit of work, in several: the first writes its row hidden with the
-   * first messages (and the ledger entry `importing`), the middle ones append messages, the last
-   * appends the rest and makes it visible with its counters and rollups. A run interrupted between
-   * two resumes after the messages the ledger holds. Chunks are sized from measured time.
+   * One session too big for a unit of work, in several. A new one: the first writes its row hidden
+   * with the first messages (and the ledger entry `importing`), the middle ones append messages,
+   * the last appends the rest and makes it visible with its counters and rollups. One imported
+   * before with more new messages than a unit holds: every chunk appends visible messages, counted
+   * as appends are, and the last moves the rest of the update (fields, usage, ledger snapshot).
+   * Old rows holding the id (a replaced conflict, a half-imported session whose source changed)
+   * are purged in chunks first, then the session starts again. A run interrupted between two
+   * chunks resumes after the messages the ledger holds. Chunks are sized from measured time.
    */
   private async writeInChunks(
     session: MappedSession,
@@ -328,28 +345,61 @@ export class HermesImporter {
     const chunkSize = () => Math.min(sizer.size, options.maxSessionChunk ?? Number.POSITIVE_INFINITY);
     // The first unit decides (from the store, inside its transaction) where the session starts.
     let pending: MappedMessage[] = [];
+    let update: PendingUpdate | undefined;
+    let purge: string[] | undefined;
     let rows = 0;
-    let elapsed = await unit(async (tx, delta) => {
-      const start = await this.writer.splitStart(tx, session);
-      const remaining = start.kind === 'resume' ? remainingOf(session, start.done) : session.messages;
-      const size = chunkSize();
-      pending = [];
-      rows = remaining.length;
-      if (start.kind === 'whole' || (start.kind === 'fresh' && remaining.length <= size)) {
-        // Imported before, a conflict, or small enough after all: the whole-session rules, one unit.
-        await this.writer.writeSessions(tx, [session], writeOptions(), memory, delta);
-      } else if (remaining.length <= size) {
-        await this.writer.finishSplit(tx, session, remaining, writeOptions(), memory, delta);
-      } else {
-        const first = remaining.slice(0, size);
-        if (start.kind === 'fresh') await this.writer.openSplit(tx, session, first, writeOptions(), memory, delta);
-        else await this.writer.appendSplit(tx, session, first, delta);
-        pending = remaining.slice(size);
-        rows = first.length;
-        return { ...progress, messagesDone: progress.messagesDone + total - pending.length };
-      }
-      return { ...progress, sessionsDone: progress.sessionsDone + 1, messagesDone: progress.messagesDone + total };
-    });
+    let elapsed = 0;
+    for (let attempt = 1; ; attempt++) {
+      elapsed = await unit(async (tx, delta) => {
+        pending = [];
+        update = undefined;
+        purge = undefined;
+        const start = await this.writer.splitStart(tx, session, writeOptions());
+        if (start.kind === 'blocked') {
+          purge = start.purge;
+          return { ...progress };
+        }
+        const remaining = start.kind === 'resume' ? remainingOf(session, start.done) : session.messages;
+        const size = chunkSize();
+        rows = remaining.length;
+        if (start.kind === 'whole' || (start.kind === 'fresh' && remaining.length <= size)) {
+          // Imported before, a conflict, or small enough after all: the whole-session rules, at most
+          // `size` messages of it in this unit.
+          const outcome = await this.writer.writeSessions(
+            tx,
+            [session],
+            { ...writeOptions(), chunkMessages: size },
+            memory,
+            delta,
+          );
+          if (outcome.blocked.length > 0) {
+            purge = outcome.blocked[0].purge;
+            return { ...progress };
+          }
+          if (outcome.pending) {
+            update = outcome.pending;
+            pending = update.fresh.slice(update.written);
+            rows = update.written;
+            return { ...progress, messagesDone: progress.messagesDone + total - pending.length };
+          }
+        } else if (remaining.length <= size) {
+          await this.writer.finishSplit(tx, session, remaining, writeOptions(), memory, delta);
+        } else {
+          const first = remaining.slice(0, size);
+          if (start.kind === 'fresh') await this.writer.openSplit(tx, session, first, writeOptions(), memory, delta);
+          else await this.writer.appendSplit(tx, session, first, delta);
+          pending = remaining.slice(size);
+          rows = first.length;
+          return { ...progress, messagesDone: progress.messagesDone + total - pending.length };
+        }
+        return { ...progress, sessionsDone: progress.sessionsDone + 1, messagesDone: progress.messagesDone + total };
+      });
+      if (purge === undefined) break;
+      if (attempt > 3) throw new DomainError('store_unavailable', `old rows keep holding session ${session.id}; retry`);
+      // Old rows hold the id: purged in chunks, then the session starts again from the store's state.
+      await this.purge(purge);
+      if (options.signal?.aborted) throw new ImportAbortedError();
+    }
     sizer.record(elapsed, rows);
     for (let offset = 0; offset < pending.length; ) {
       await options.betweenSessionChunks?.({
@@ -361,12 +411,15 @@ export class HermesImporter {
       await this.betweenChunks(elapsed);
       const part = pending.slice(offset, offset + chunkSize());
       const last = offset + part.length === pending.length;
+      const updating = update;
       elapsed = await unit(async (tx, delta) => {
         if (!last) {
-          await this.writer.appendSplit(tx, session, part, delta);
+          if (updating) await this.writer.continueUpdate(tx, updating, part, delta);
+          else await this.writer.appendSplit(tx, session, part, delta);
           return { ...progress, messagesDone: progress.messagesDone + part.length };
         }
-        await this.writer.finishSplit(tx, session, part, writeOptions(), memory, delta);
+        if (updating) await this.writer.finishUpdate(tx, updating, part, writeOptions(), memory, delta);
+        else await this.writer.finishSplit(tx, session, part, writeOptions(), memory, delta);
         return {
           ...progress,
           sessionsDone: progress.sessionsDone + 1,
@@ -378,6 +431,10 @@ export class HermesImporter {
     }
   }
 
+  /** Removes old rows hidden for deletion, a time-boxed chunk per transaction (the deletion purge's). */
+  private async purge(ids: readonly string[]): Promise<void> {
+    for (const id of new Set(ids)) await this.deletion.purgeNow(this.uow, id, this.betweenChunks);
+  }
   private transaction<T>(dryRun: boolean, work: (tx: Tx) => Promise<T>): Promise<T> {
     return dryRun ? this.uow.rehearse(work) : this.uow.run(null, work);
   }

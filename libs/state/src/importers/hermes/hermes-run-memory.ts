@@ -8,6 +8,9 @@ export class RunMemory {
   /** Titles given by this run, per profile → session (a dry run's earlier units were rolled back). */
   readonly titles = new Map<string, Map<string, string>>();
 
+  /** Ids whose conflicting session a replace removed: writing them again counts as an update. */
+  readonly replaced = new Set<string>();
+
   /** The compression tip of a session of the file, from the plan (a dry run cannot ask the store). */
   constructor(readonly plannedTip: (id: string) => string = (id) => id) {}
 

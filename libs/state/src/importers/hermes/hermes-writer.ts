@@ -1,6 +1,6 @@
 import type { Principal, TitleSource } from '@statehouse/contracts';
 import type { NewMessageRow, NewSessionRow, SessionPatch, SessionRow } from '../../db/database.js';
-import type { DeletionEngine } from '../../deletion/deletion.engine.js';
+import { type DeletionEngine, HIDDEN_FOR_DELETION } from '../../deletion/deletion.engine.js';
 import { ORPHAN_REAP_REASON } from '../../gateways/gateway.service.js';
 import { MessageRepository } from '../../messages/message.repository.js';
 import { substringEligible, substringIndexed } from '../../messages/message-content.js';
@@ -26,8 +26,49 @@ export const HIDDEN_FOR_IMPORT = 'import';
 /** The ledger state of a source session written in part (its row hidden); `imported` once done. */
 export const LEDGER_IMPORTING = 'importing';
 
-/** Where a session too big for one unit of work starts: from scratch, after what is already written, or whole. */
-export type SplitStart = { kind: 'fresh' } | { kind: 'resume'; done: ReadonlySet<number> } | { kind: 'whole' };
+/**
+ * Where a session too big for one unit of work starts: from scratch, after what is already written,
+ * through the whole-session rules (`writeSessions`), or — old rows still holding its id, hidden for
+ * deletion — after those rows are purged.
+ */
+export type SplitStart =
+  | { kind: 'fresh' }
+  | { kind: 'resume'; done: ReadonlySet<number> }
+  | { kind: 'whole' }
+  | { kind: 'blocked'; purge: string[] };
+
+/**
+ * An update of a session imported before whose new messages are too many for one unit of work:
+ * the first unit wrote `written` of `fresh`; the importer writes the rest in chunks
+ * (`continueUpdate`), the last of them with everything else the update moves (`finishUpdate`).
+ */
+export interface PendingUpdate {
+  session: MappedSession;
+  /** Every message new since the last import, in source order. */
+  fresh: readonly MappedMessage[];
+  /** How many of `fresh` are written (and counted) here. */
+  written: number;
+  /** Imported messages whose visibility the source moved: applied by the last chunk. */
+  moved: readonly MovedMessage[];
+}
+
+interface MovedMessage {
+  message: MappedMessage;
+  messageId: number;
+  was: { active: number; compacted: number };
+}
+
+/** What `writeSessions` left to the caller. */
+export interface WriteOutcome {
+  /**
+   * Sessions not written because old rows hold their id (hidden for deletion: a replaced session,
+   * a half-imported one whose source changed): purge `purge` (`DeletionEngine.purgeNow`), then
+   * write the session again.
+   */
+  blocked: { session: MappedSession; purge: string[] }[];
+  /** An update that wrote only its first chunk (only with `chunkMessages`). */
+  pending: PendingUpdate | undefined;
+}
 
 /** The ledger's snapshot: the source's fields as last imported, plus the title as stored here. */
 type LedgerSnapshot = SessionSnapshot & { storedTitle: string | null };
@@ -37,6 +78,19 @@ export interface WriteOptions {
   jobId: string | null;
   actor: Principal;
   now: number;
+  /**
+   * Old rows of a session with more messages than this (a replaced conflict, a half-imported
+   * session whose source changed) are hidden and purged in chunks before the id is written again
+   * (`WriteOutcome.blocked`). Unset (dry runs: every unit is rolled back, a purge could not
+   * precede the write), they are removed inline.
+   */
+  purgeLaterAbove?: number;
+  /**
+   * The most messages this unit may write of one session (a session written in chunks): a longer
+   * update leaves the rest as `WriteOutcome.pending`, a replacing session is left to be written in
+   * chunks (`blocked`, nothing to purge).
+   */
+  chunkMessages?: number;
 }
 
 /** Plain session fields a later import may move: [snapshot field, column]. */
@@ -87,6 +141,12 @@ export class HermesWriter {
   private readonly ledger = new ImportLedgerRepository();
   private readonly usage = new SessionModelUsageRepository();
   private readonly usageRollups = new UsageRollupRepository();
+  /**
+   * Messages a unit of work may still remove inline for replaced conflicts: together at most
+   * `purgeLaterAbove`, like the messages it writes — a batch of small sessions each replacing one
+   * just under the threshold would otherwise remove them all in one transaction.
+   */
+  private readonly inlineRemovals = new WeakMap<Tx, { left: number }>();
   private readonly totals = new WeakMap<
     MappedSession,
     { counted: number; toolCalls: number; contributions: UsageContribution[] }
@@ -105,7 +165,8 @@ export class HermesWriter {
     options: WriteOptions,
     memory: RunMemory,
     delta: ReportDelta,
-  ): Promise<void> {
+  ): Promise<WriteOutcome> {
+    const outcome: WriteOutcome = { blocked: [], pending: undefined };
     const ledger = await this.ledger.sessionsBySourceIds(
       tx.db,
       HERMES_SOURCE,
@@ -124,11 +185,26 @@ export class HermesWriter {
       for (const warning of session.warnings) delta.warn(warning);
       const entry = ledger.get(session.sourceId);
       let row = existing.get(session.id);
+      if (row?.hidden_for === HIDDEN_FOR_DELETION) {
+        // Deleted here, its rows still being purged: the id is free once they are gone.
+        if (options.purgeLaterAbove !== undefined) {
+          outcome.blocked.push({ session, purge: [row.id] });
+          continue;
+        }
+        // A dry run: answer as the store will once they are (this unit is rolled back).
+        await this.messages.deleteForSessions(tx.db, [row.id]);
+        await this.sessions.deleteByIds(tx.db, [row.id]);
+        row = undefined;
+      }
       if (row && halfImportedHere(row, entry, session)) {
         // Left half-written by an interrupted run (split then, small enough for one unit now).
-        const done = await this.resumePoint(tx, session);
+        const done = await this.resumePoint(tx, session, options);
         if (done) {
           await this.finishSplit(tx, session, remainingOf(session, done), options, memory, delta);
+          continue;
+        }
+        if (options.purgeLaterAbove !== undefined) {
+          outcome.blocked.push({ session, purge: [session.id] });
           continue;
         }
         row = undefined;
@@ -157,11 +233,15 @@ export class HermesWriter {
           : entry.state !== 'imported'
             ? 'this id was deleted here and is now held by another session'
             : 'a different session with this id was imported before (another store?)';
-        await this.conflict(tx, session, row, why, options, memory, delta);
+        const purge = await this.conflict(tx, session, row, why, options, memory, delta);
+        if (purge) outcome.blocked.push({ session, purge });
         continue;
       }
-      await this.update(tx, session, row, entry, options, memory, delta);
+      const result = await this.update(tx, session, row, entry, options, memory, delta);
+      if (Array.isArray(result)) outcome.blocked.push({ session, purge: result });
+      else if (result) outcome.pending = result;
     }
+    return outcome;
   }
 
   /** A new session with its whole transcript, counters, usage and ledger entries. */
@@ -180,7 +260,7 @@ export class HermesWriter {
     await this.insertMessages(tx, session.id, session.messages, this.eligible(session));
     await this.countAndRecord(tx, session, session, preview);
     await this.saveLedger(tx, session, title, options);
-    delta.sessions.created++;
+    countWritten(session, memory, delta);
     delta.messages.created += session.messages.length;
     if (s.lineageKind) delta.lineage[s.lineageKind]++;
     this.remember(session, title, preview, memory, delta);
@@ -312,26 +392,33 @@ export class HermesWriter {
    * what an interrupted run already wrote (its row hidden, the ledger `importing`), or — anything
    * else (imported before, a conflict, a tombstone) — through `writeSessions` in one unit.
    */
-  async splitStart(tx: Tx, session: MappedSession): Promise<SplitStart> {
+  async splitStart(tx: Tx, session: MappedSession, options: WriteOptions): Promise<SplitStart> {
     const entry = (await this.ledger.sessionsBySourceIds(tx.db, HERMES_SOURCE, [session.sourceId])).get(
       session.sourceId,
     );
     const row = await this.sessions.findIncludingHidden(tx.db, session.id);
     if (!row) {
       // An `importing` entry without its row: the half-written session was removed; start again.
-      return !entry || entry.state === LEDGER_IMPORTING ? { kind: 'fresh' } : { kind: 'whole' };
+      // A tombstone with --on-conflict=replace (or a conflict replaced just before): written anew.
+      return !entry || entry.state === LEDGER_IMPORTING || options.onConflict === 'replace'
+        ? { kind: 'fresh' }
+        : { kind: 'whole' };
     }
+    if (row.hidden_for === HIDDEN_FOR_DELETION) return { kind: 'blocked', purge: [row.id] };
     if (!halfImportedHere(row, entry, session)) return { kind: 'whole' };
-    const done = await this.resumePoint(tx, session);
-    return done ? { kind: 'resume', done } : { kind: 'fresh' };
+    const done = await this.resumePoint(tx, session, options);
+    if (done) return { kind: 'resume', done };
+    return options.purgeLaterAbove !== undefined ? { kind: 'blocked', purge: [session.id] } : { kind: 'fresh' };
   }
 
   /**
    * The source messages a half-written session already holds here; null when the source changed
    * them since (or the session is gone): then the half-written rows are removed — nobody ever saw
-   * them — and the caller writes the session from scratch.
+   * them, so without a receipt — and the caller writes the session from scratch. With
+   * `purgeLaterAbove` they are hidden for deletion and purged in chunks first (the caller waits for
+   * that: `blocked`); without (a dry run), removed in this unit.
    */
-  private async resumePoint(tx: Tx, session: MappedSession): Promise<Set<number> | null> {
+  private async resumePoint(tx: Tx, session: MappedSession, options: WriteOptions): Promise<Set<number> | null> {
     const imported = await this.ledger.messagesOf(tx.db, session.id);
     const bySource = new Map(session.messages.map((m) => [m.sourceId, m]));
     let intact = true;
@@ -343,6 +430,10 @@ export class HermesWriter {
       }
     }
     if (intact) return new Set(imported.keys());
+    if (options.purgeLaterAbove !== undefined) {
+      await this.deletion.purgeLater(tx, [session.id]);
+      return null;
+    }
     await this.messages.deleteForSessions(tx.db, [session.id]);
     await this.sessions.deleteByIds(tx.db, [session.id]);
     return null;
@@ -431,7 +522,7 @@ export class HermesWriter {
     const preview = await this.previewFor(tx, session, memory);
     await this.countAndRecord(tx, session, { ...session, profile: row.profile }, preview);
     await this.saveLedger(tx, session, row.title, options);
-    delta.sessions.created++;
+    countWritten(session, memory, delta);
     if (s.lineageKind) delta.lineage[s.lineageKind]++;
     this.remember(session, row.title, preview, memory, delta);
   }
@@ -439,7 +530,10 @@ export class HermesWriter {
   /**
    * Imported before: apply what moved in the source since then (three-way: a field changed here
    * and not in the source keeps its value here), append new messages, follow rewinds and
-   * compactions of imported ones. Unchanged: skipped, nothing written.
+   * compactions of imported ones. Unchanged: skipped, nothing written. With `chunkMessages` and
+   * more new messages than that, only the first chunk of them is written here (visible, counted —
+   * like appends) and the rest is returned as a pending update. A replaced conflict whose old rows
+   * are purged first returns the ids to purge.
    */
   private async update(
     tx: Tx,
@@ -449,18 +543,17 @@ export class HermesWriter {
     options: WriteOptions,
     memory: RunMemory,
     delta: ReportDelta,
-  ): Promise<void> {
+  ): Promise<PendingUpdate | string[] | undefined> {
     const base = JSON.parse(entry.snapshot!) as LedgerSnapshot;
-    const s = session.snapshot;
     const { storedTitle, ...baseFields } = base;
-    if (entry.messages_hash === session.messagesHash && snapshotsEqual(baseFields, s)) {
+    if (entry.messages_hash === session.messagesHash && snapshotsEqual(baseFields, session.snapshot)) {
       delta.sessions.skipped++;
       delta.messages.skipped += session.messages.length;
-      return;
+      return undefined;
     }
     const imported = await this.ledger.messagesOf(tx.db, session.id);
     const fresh: MappedMessage[] = [];
-    const moved: { message: MappedMessage; messageId: number; was: { active: number; compacted: number } }[] = [];
+    const moved: MovedMessage[] = [];
     let changed = 0;
     for (const message of session.messages) {
       const known = imported.get(message.sourceId);
@@ -475,7 +568,7 @@ export class HermesWriter {
       }
     }
     if (changed > 0) {
-      await this.conflict(
+      return this.conflict(
         tx,
         session,
         row,
@@ -484,13 +577,119 @@ export class HermesWriter {
         memory,
         delta,
       );
-      return;
     }
-    const highest = Math.max(0, ...[...imported.keys()]);
+    let highest = 0;
+    for (const sourceId of imported.keys()) if (sourceId > highest) highest = sourceId;
     if (fresh.some((message) => message.sourceId < highest)) {
       delta.warn(`session ${session.sourceId}: messages older than imported ones were appended at the end`);
     }
+    const pending: PendingUpdate = { session, fresh, written: 0, moved };
+    if (options.chunkMessages !== undefined && fresh.length > options.chunkMessages) {
+      // Too many for one unit: this one appends the first chunk; the importer writes the rest.
+      await this.appendFresh(tx, pending, row, fresh.slice(0, options.chunkMessages), delta);
+      return pending;
+    }
+    await this.applyUpdate(tx, pending, row, entry, fresh, options, memory, delta);
+    return undefined;
+  }
 
+  /**
+   * A middle chunk of a pending update: more new messages, visible and counted at once, as if
+   * appended through the API (counters, revision, their hours in the usage rollups, their ledger
+   * entries — so an interrupted run resumes after them). The session's fields, its token usage and
+   * the ledger snapshot move with the last chunk (`finishUpdate`).
+   */
+  async continueUpdate(tx: Tx, pending: PendingUpdate, part: readonly MappedMessage[], delta: ReportDelta) {
+    await this.appendFresh(tx, pending, await this.stillHere(tx, pending.session), part, delta);
+  }
+
+  /** The last chunk of a pending update: its messages and everything else the update moves. */
+  async finishUpdate(
+    tx: Tx,
+    pending: PendingUpdate,
+    part: readonly MappedMessage[],
+    options: WriteOptions,
+    memory: RunMemory,
+    delta: ReportDelta,
+  ): Promise<void> {
+    const row = await this.stillHere(tx, pending.session);
+    const entry = (await this.ledger.sessionsBySourceIds(tx.db, HERMES_SOURCE, [pending.session.sourceId])).get(
+      pending.session.sourceId,
+    );
+    if (entry?.state !== 'imported' || entry.snapshot === null) {
+      throw new DomainError(
+        'store_unavailable',
+        `session ${pending.session.id} was removed while it was being imported; import the same file again`,
+      );
+    }
+    await this.applyUpdate(tx, pending, row, entry, part, options, memory, delta);
+  }
+
+  private async stillHere(tx: Tx, session: MappedSession): Promise<SessionRow> {
+    const row = await this.sessions.findById(tx.db, session.id);
+    if (!row) {
+      throw new DomainError(
+        'store_unavailable',
+        `session ${session.id} was removed while it was being imported; import the same file again`,
+      );
+    }
+    return row;
+  }
+
+  /**
+   * New messages of a visible session, counted like an append: the counter statement bumps the
+   * revision (the sessions trigger rolls the change up at the last activity), corrected so the
+   * messages count at their own times. Nothing of the session's usage moves here.
+   */
+  private async appendFresh(
+    tx: Tx,
+    pending: PendingUpdate,
+    row: SessionRow,
+    part: readonly MappedMessage[],
+    delta: ReportDelta,
+  ): Promise<void> {
+    const id = pending.session.id;
+    await this.insertMessages(tx, id, part, substringEligible(row));
+    const counterDelta = {
+      ...ZERO_DELTA,
+      messages: part.filter((m) => m.counted).length,
+      toolCalls: part.reduce((sum, m) => sum + m.toolCalls, 0),
+    };
+    // The first message with a preview among all new ones, as one unit would (coalesce keeps the first).
+    const preview = part.find((m) => m.preview !== null)?.preview ?? null;
+    await this.sessions.applyAppend(tx.db, id, counterDelta, Number(row.last_activity_at), preview, undefined, {});
+    const after = (await this.sessions.findById(tx.db, id))!;
+    const who = { id, profile: after.profile, source: after.source, model: after.model };
+    const lastActivityAt = Number(after.last_activity_at);
+    await this.usageRollups.record(
+      tx.db,
+      correctionFor(
+        usageContributions(who, countedTimes(part), undefined, lastActivityAt),
+        appendTriggerContribution({ ...who, lastActivityAt }, counterDelta),
+      ),
+    );
+    pending.written += part.length;
+    delta.messages.created += part.length;
+  }
+
+  /**
+   * The rest of an update, in one unit: session fields, visibility the source moved, the last
+   * (or only) new messages, counters and usage, model usage and the ledger snapshot.
+   */
+  private async applyUpdate(
+    tx: Tx,
+    pending: PendingUpdate,
+    row: SessionRow,
+    entry: ImportSessionRow,
+    last: readonly MappedMessage[],
+    options: WriteOptions,
+    memory: RunMemory,
+    delta: ReportDelta,
+  ): Promise<void> {
+    const { session, moved } = pending;
+    const base = JSON.parse(entry.snapshot!) as LedgerSnapshot;
+    const s = session.snapshot;
+    const { storedTitle } = base;
     // Session fields: three-way merge against the snapshot of the last import.
     const patch: SessionPatch = {};
     for (const [field, column] of PLAIN_FIELDS) {
@@ -571,14 +770,14 @@ export class HermesWriter {
     }
 
     const eligible = substringEligible(row);
-    await this.insertMessages(tx, session.id, fresh, eligible);
+    await this.insertMessages(tx, session.id, last, eligible);
     const counterDelta = {
       ...ZERO_DELTA,
-      messages: fresh.filter((m) => m.counted).length + countedDelta,
-      toolCalls: fresh.reduce((sum, m) => sum + m.toolCalls, 0) + toolCallDelta,
+      messages: last.filter((m) => m.counted).length + countedDelta,
+      toolCalls: last.reduce((sum, m) => sum + m.toolCalls, 0) + toolCallDelta,
     };
     for (const [field, key] of COUNTERS) counterDelta[key] = s[field] - base[field];
-    const preview = fresh.find((m) => m.preview !== null)?.preview ?? null;
+    const preview = last.find((m) => m.preview !== null)?.preview ?? null;
     await this.sessions.applyAppend(
       tx.db,
       session.id,
@@ -593,34 +792,47 @@ export class HermesWriter {
     const after = (await this.sessions.findById(tx.db, session.id))!;
     const who = { id: session.id, profile: after.profile, source: after.source, model: after.model };
     const lastActivityAt = Number(after.last_activity_at);
+    // The usage goes at the last of all the new messages (earlier chunks included), as in one unit.
+    // (A loop, not Math.max(...): 10⁵ arguments overflow the stack.)
+    let usageAt = Number.NEGATIVE_INFINITY;
+    for (const { timestamp } of countedTimes(pending.fresh)) if (timestamp > usageAt) usageAt = timestamp;
+    if (usageAt === Number.NEGATIVE_INFINITY) usageAt = lastActivityAt;
     await this.usageRollups.record(
       tx.db,
       correctionFor(
-        usageContributions(
-          who,
-          countedTimes(fresh),
-          {
-            inputTokens: counterDelta.inputTokens,
-            outputTokens: counterDelta.outputTokens,
-            cacheReadTokens: counterDelta.cacheReadTokens,
-            cacheWriteTokens: counterDelta.cacheWriteTokens,
-            reasoningTokens: counterDelta.reasoningTokens,
-            estimatedCostUsd: counterDelta.estimatedCostUsd,
-          },
-          lastActivityAt,
-        ),
+        mergeHours([
+          ...usageContributions(who, countedTimes(last), undefined, lastActivityAt),
+          ...usageContributions(
+            who,
+            [],
+            {
+              inputTokens: counterDelta.inputTokens,
+              outputTokens: counterDelta.outputTokens,
+              cacheReadTokens: counterDelta.cacheReadTokens,
+              cacheWriteTokens: counterDelta.cacheWriteTokens,
+              reasoningTokens: counterDelta.reasoningTokens,
+              estimatedCostUsd: counterDelta.estimatedCostUsd,
+            },
+            usageAt,
+          ),
+        ]),
         appendTriggerContribution({ ...who, lastActivityAt }, counterDelta),
       ),
     );
     await this.usage.upsertMany(tx.db, session.usage);
     await this.saveLedger(tx, session, title, options);
     delta.sessions.updated++;
-    delta.messages.created += fresh.length;
-    delta.messages.skipped += session.messages.length - fresh.length;
+    delta.messages.created += last.length;
+    delta.messages.skipped += session.messages.length - pending.fresh.length;
     this.remember(session, title, row.preview ?? preview, memory, delta);
   }
 
-  /** The id is taken here by something else: left alone, or (--on-conflict=replace) replaced. */
+  /**
+   * The id is taken here by something else: left alone, or (--on-conflict=replace) replaced.
+   * Returns the ids to purge (and then write the session again) when the replaced session's rows
+   * are too many for this unit — they are hidden and purged in chunks — or when the imported one
+   * is to be written in chunks itself (nothing to purge then).
+   */
   private async conflict(
     tx: Tx,
     session: MappedSession,
@@ -629,33 +841,46 @@ export class HermesWriter {
     options: WriteOptions,
     memory: RunMemory,
     delta: ReportDelta,
-  ): Promise<void> {
+  ): Promise<string[] | undefined> {
     delta.sessions.conflicts++;
     if (options.onConflict !== 'replace') {
       delta.messages.skipped += session.messages.length;
       delta.warn(`conflict: session ${session.id}: ${why}; left alone (--on-conflict=replace overwrites it)`);
-      return;
+      return undefined;
     }
     if (isBusy(row, options.now)) {
       delta.messages.skipped += session.messages.length;
       delta.warn(`conflict: session ${session.id}: ${why}; it has a live turn, so it was not replaced`);
-      return;
+      return undefined;
     }
     // Through the deletion engine: a receipt, delegate children with it, other children orphaned.
+    // Sessions bigger than a unit of work leave every reader now and their rows in chunks after;
+    // the id is written again once they are gone (the caller purges them first).
     const plan = await this.deletion.plan(tx.db, [row], false);
-    await this.deletion.execute(tx, plan, {
+    let purgeLaterAbove: number | undefined;
+    if (options.purgeLaterAbove !== undefined) {
+      const budget = this.inlineRemovals.get(tx) ?? { left: options.purgeLaterAbove };
+      this.inlineRemovals.set(tx, budget);
+      purgeLaterAbove = Math.max(0, Math.min(options.purgeLaterAbove, budget.left));
+      for (const member of plan.members.values()) {
+        const messages = Number(member.row.message_count);
+        if (messages <= purgeLaterAbove) budget.left -= messages;
+      }
+    }
+    const removed = await this.deletion.execute(tx, plan, {
       origin: 'import_replace',
       intent: 'maintenance',
       reason: 'import_replace',
       actor: options.actor,
-      rowsNow: true,
+      ...(purgeLaterAbove === undefined ? { rowsNow: true } : { purgeLaterAbove }),
     });
     delta.warn(`conflict: session ${session.id}: ${why}; replaced by the imported one`);
-    const created = delta.sessions.created;
+    // Counted as an update of the id when it is written: the session was there before.
+    memory.replaced.add(session.id);
+    const tooBig = options.chunkMessages !== undefined && session.messages.length > options.chunkMessages;
+    if (removed.purging.length > 0 || tooBig) return removed.purging;
     await this.create(tx, session, options, memory, delta);
-    // Counted as an update of the id: the session was there before.
-    delta.sessions.created = created;
-    delta.sessions.updated++;
+    return undefined;
   }
 
   private async insertMessages(
@@ -757,6 +982,29 @@ export class HermesWriter {
       delta.conversations.push({ id: session.id, title });
     }
   }
+}
+
+/** Whatever this run wrote of a session: created, or updated where it replaced a conflicting one. */
+function countWritten(session: MappedSession, memory: RunMemory, delta: ReportDelta): void {
+  if (memory.replaced.delete(session.id)) delta.sessions.updated++;
+  else delta.sessions.created++;
+}
+
+/** Contributions summed by hour (`correctionFor` takes one per hour). */
+function mergeHours(contributions: readonly UsageContribution[]): UsageContribution[] {
+  const byHour = new Map<number, UsageContribution>();
+  for (const contribution of contributions) {
+    const current = byHour.get(contribution.hourStart);
+    if (!current) {
+      byHour.set(contribution.hourStart, { ...contribution });
+      continue;
+    }
+    const sum = current as unknown as Record<string, unknown>;
+    for (const [key, value] of Object.entries(contribution)) {
+      if (key !== 'hourStart' && typeof value === 'number') sum[key] = Number(sum[key] ?? 0) + value;
+    }
+  }
+  return [...byHour.values()];
 }
 
 /** The times of the messages a session counts (shown and not rewound): what the overview counts. */
