@@ -164,6 +164,23 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(lineage.edges).toContainEqual({ from: 'giant', to: 'giant-chunked', kind: 'branch' });
     });
 
+    it('a user title already taken fails before anything is copied', async () => {
+      const chunks: ChunkEvent[] = [];
+      const stop = observeChunks((event) => {
+        if (event.operation === 'branch') chunks.push(event);
+      });
+      try {
+        await expect(
+          t.store.lineage.branch(admin, 'giant', { childId: 'giant-titled', title: 'whole' }, await tokens('giant')),
+        ).rejects.toMatchObject({ code: 'title_conflict' });
+      } finally {
+        stop();
+      }
+      expect(chunks).toEqual([]);
+      expect(await rowsOf('giant-titled')).toEqual({ session: undefined, messages: 0 });
+      expect(await work()).toEqual([]);
+    });
+
     it('the child is invisible until revealed', async () => {
       const seen: Array<Record<string, unknown>> = [];
       t.store.lineage.tuneBranchCopy({

@@ -247,7 +247,9 @@ export class LineageService {
     const opened = await this.withParent(chunkCtx, parentId, preconditions, async (tx, parent, now) => {
       const childId = await this.openBranch(tx, parent, request);
       const uptoId = request.uptoMessageId ?? (await this.messages.lastId(tx.db, parent.id));
-      // Titled when revealed: titles are unique per profile, and a hidden row must not hold one.
+      // A user title already taken fails now, not after the copy; the title itself is taken when
+      // the child is revealed (titles are unique per profile, and a hidden row must not hold one).
+      await this.branchTitle(tx, parent, request);
       await this.sessions.insert(tx.db, { ...branchOf(parent, childId, now), hidden_for: HIDDEN_FOR_BRANCH });
       // The insert trigger counted its start; it counts when the branch becomes visible.
       await this.usageRollups.removeSession(tx.db, childId);
