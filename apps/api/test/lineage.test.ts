@@ -1,3 +1,4 @@
+import { BRANCH_IN_CHUNKS_ABOVE } from '@statehouse/state';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiHarness, bearer, bootApi, TEST_DIALECTS } from './harness.js';
 
@@ -186,6 +187,54 @@ for (const { dialect, available } of TEST_DIALECTS) {
       const list = await api.http().get('/v1/sessions?profile=lin&limit=200').set(admin);
       const rows = list.body.items.filter((item: { rootId: string }) => item.rootId === 'cmp');
       expect(rows.map((item: { id: string }) => item.id)).toEqual([winner.body.child.id]);
+    });
+
+    it('branch of a huge session (copied in chunks): 201 with the child, one Idempotency-Key answer, 412 when the parent moved', async () => {
+      // Any branch of more than 3 messages takes the chunked path here (2 000 in production).
+      api.store.lineage.tuneBranchCopy({ inChunksAbove: 3 });
+      try {
+        await create('huge');
+        const headers = await tokens('huge');
+        const send = () =>
+          api
+            .http()
+            .post('/v1/sessions/huge/branch')
+            .set(admin)
+            .set(headers)
+            .set('Idempotency-Key', 'huge-branch-1')
+            .send({ childId: 'huge-b' });
+        const first = await send();
+        expect(first.status).toBe(201);
+        expect(first.body.child).toMatchObject({
+          id: 'huge-b',
+          parentSessionId: 'huge',
+          lineageKind: 'branch',
+          messageCount: 4,
+        });
+        const retry = await send();
+        expect(retry.status).toBe(201);
+        expect(retry.headers['idempotent-replayed']).toBe('true');
+        expect(retry.body).toEqual(first.body);
+        const copied = await api.http().get('/v1/sessions/huge-b/messages').set(admin);
+        expect(copied.body.items.map((m: { content: string }) => m.content)).toEqual([
+          'opening of huge',
+          'reply one',
+          'follow-up question',
+          'reply two',
+        ]);
+        // Stale tokens: refused before anything is copied, as for a small branch.
+        const stale = await api
+          .http()
+          .post('/v1/sessions/huge/branch')
+          .set(admin)
+          .set({ ...headers, 'If-Match': `"${Number(JSON.parse(headers['If-Match'])) - 1}"` })
+          .send({ childId: 'huge-stale' });
+        expect(stale.status).toBe(412);
+        expect(stale.body.code).toBe('revision_conflict');
+        expect((await api.http().get('/v1/sessions/huge-stale').set(admin)).status).toBe(404);
+      } finally {
+        api.store.lineage.tuneBranchCopy({ inChunksAbove: BRANCH_IN_CHUNKS_ABOVE });
+      }
     });
 
     it('branch, reset and lineage: the tree carries every edge kind; delegates hide from the list', async () => {

@@ -44,7 +44,7 @@ export {
   type JobOutcome,
   type JobPassReport,
 } from './jobs/job.service.js';
-export { COMPACTION_CHUNK } from './lineage/lineage.service.js';
+export { BRANCH_IN_CHUNKS_ABOVE, COMPACTION_CHUNK } from './lineage/lineage.service.js';
 export { INDEX_MAINTENANCE_JOB } from './maintenance/index-maintenance.service.js';
 export { CursorExpiredError, type WatchEvent } from './receipts/receipt.service.js';
 export { canonicalJson, receiptHash } from './receipts/receipt-hash.js';

@@ -74,7 +74,7 @@ export class ChunkSizer {
 
 /** One committed chunk of a long operation, as the chunk observers see it. */
 export interface ChunkEvent {
-  /** Which operation: `search-rebuild`, `search-merge`, `compaction`, `vacuum`, `fts-merge`, `deletion`, `import`. */
+  /** Which operation: `search-rebuild`, `search-merge`, `compaction`, `vacuum`, `fts-merge`, `deletion`, `import`, `branch`. */
   operation: string;
   /** From the start of the transaction to the end of its commit (the write lock on SQLite). */
   heldMs: number;
@@ -83,8 +83,9 @@ export interface ChunkEvent {
   /** Time-boxed steps inside the chunk's transaction (1 for an operation sized up front). */
   steps: number;
   /**
-   * Time spent in the transaction when its last step started: a time-boxed chunk never starts a
-   * step once the box is spent, so this stays under its stop threshold (`CHUNK_STOP_MS`).
+   * Time spent in the transaction when its last step was started (the box's decision to start it):
+   * a time-boxed chunk never starts a step once the box is spent, so this stays under its stop
+   * threshold (`CHUNK_STOP_MS`).
    */
   lastStepStartMs: number;
 }
@@ -142,16 +143,21 @@ export async function timeBoxed(
   let rows = 0;
   let steps = 0;
   let lastStepStartMs = 0;
+  // When the box last decided to start a step (0: the first). Reported rather than the step's own
+  // start, which a process descheduled right after the decision (a busy machine) can push past the
+  // box without the box having overrun anything.
+  let decidedMs = 0;
   for (;;) {
     const limit = sizer.size;
     const stepStarted = now();
-    lastStepStartMs = stepStarted - started;
+    lastStepStartMs = decidedMs;
     const did = await step(limit);
     sizer.record(now() - stepStarted, did);
     rows += did;
     steps++;
     if (did < limit) return { rows, steps, done: true, lastStepStartMs };
-    if (now() - started >= stopMs) return { rows, steps, done: false, lastStepStartMs };
+    decidedMs = now() - started;
+    if (decidedMs >= stopMs) return { rows, steps, done: false, lastStepStartMs };
   }
 }
 

@@ -5,8 +5,14 @@ import type { Tx, UnitOfWork } from '../shared/unit-of-work.js';
 import { DeferredWorkRepository } from './deferred-work.repository.js';
 import type { JobDefinition } from './job.service.js';
 
-/** Continues one piece of deferred work in chunks; `between` runs between its chunks. */
-export type DeferredHandler = (subject: string, between: (lastChunkMs: number) => Promise<void>) => Promise<void>;
+/**
+ * Continues one piece of deferred work in chunks; `between` runs between its chunks. `'later'`:
+ * not now (another process is still at it) — the row stays for a later pass.
+ */
+export type DeferredHandler = (
+  subject: string,
+  between: (lastChunkMs: number) => Promise<void>,
+) => Promise<undefined | 'later'> | Promise<void>;
 
 export const DEFERRED_WORK_JOB = 'deferred-work';
 
@@ -43,6 +49,11 @@ export class DeferredWorkService {
     });
   }
 
+  /** Inside the transaction that finished the work some other way (a chunked branch revealed). */
+  async complete(tx: Tx, kind: string, subject: string): Promise<void> {
+    await this.work.remove(tx.db, { kind, subject });
+  }
+
   /** Resolves when nothing is being worked on in this process (tests, shutdown). */
   async idle(): Promise<void> {
     while (this.draining) await this.draining;
@@ -51,20 +62,26 @@ export class DeferredWorkService {
   /** Works through every recorded piece of work (the job; after a crash). */
   async drain(between: (lastChunkMs: number) => Promise<void> = this.between): Promise<number> {
     let done = 0;
+    // Rows this pass leaves for a later one (unknown kind, or a handler said `later`).
+    const left = new Set<string>();
+    const keyOf = (row: { kind: string; subject: string }) => `${row.kind}\n${row.subject}`;
     for (;;) {
-      const rows = await this.work.oldest(this.db, 100);
+      const rows = (await this.work.oldest(this.db, 100 + left.size)).filter((row) => !left.has(keyOf(row)));
       if (rows.length === 0) return done;
       for (const row of rows) {
         const handler = this.handlers.get(row.kind);
         if (!handler) {
           this.logger.warn('deferred work of an unknown kind is left alone', { kind: row.kind });
+          left.add(keyOf(row));
           continue;
         }
-        await handler(row.subject, between);
+        if ((await handler(row.subject, between)) === 'later') {
+          left.add(keyOf(row));
+          continue;
+        }
         await this.uow.run(null, (tx) => this.work.remove(tx.db, row));
         done++;
       }
-      if (rows.every((row) => !this.handlers.has(row.kind))) return done;
     }
   }
 

@@ -8,8 +8,9 @@ import type {
   TitleSource,
 } from '@statehouse/contracts';
 import type { Db, MessageRow, NewMessageRow, NewSessionRow, SessionRow } from '../db/database.js';
+import { DELETION_PURGE_WORK, HIDDEN_FOR_DELETION, PURGE_LATER_ABOVE_MESSAGES } from '../deletion/deletion.engine.js';
 import { isAutomaticReason } from '../end-reasons.js';
-import { ChunkSizer, reportChunk, STEP_BUDGET_MS, timeBoxed } from '../jobs/chunks.js';
+import { type BetweenChunks, ChunkSizer, reportChunk, STEP_BUDGET_MS, timeBoxed } from '../jobs/chunks.js';
 import type { DeferredWorkService } from '../jobs/deferred-work.service.js';
 import { MessageRepository } from '../messages/message.repository.js';
 import { toolCallCount } from '../messages/message.service.js';
@@ -21,17 +22,41 @@ import { availableTitle } from '../sessions/session-titles.js';
 import { canAccessProfile } from '../shared/access.js';
 import { type Clock, toIso, toIsoOrNull } from '../shared/clock.js';
 import type { OperationContext, Preconditions } from '../shared/context.js';
-import { ConflictError, NotFoundError, SessionClosedError } from '../shared/errors.js';
+import { ConflictError, DomainError, NotFoundError, SessionClosedError } from '../shared/errors.js';
 import type { IdGenerator } from '../shared/ids.js';
 import { sanitizeTitle } from '../shared/sanitize.js';
 import type { SqlDialect } from '../shared/sql-dialect.js';
 import { toDomainError } from '../shared/store-errors.js';
 import type { Tx, UnitOfWork } from '../shared/unit-of-work.js';
+import { HOUR_MS, UsageRollupRepository } from '../stats/usage-rollup.repository.js';
 import { LineageRepository, MAX_WALK } from './lineage.repository.js';
 
 /** Messages a compression archives inside its own transaction; the rest follows in chunks. */
 export const COMPACTION_CHUNK = 5000;
 export const COMPACTION_WORK = 'compaction';
+
+/**
+ * A branch copying more messages than this copies them after its first transaction, a time-boxed
+ * chunk per transaction (copying 10⁵ messages in one held SQLite's write lock 7.3 s). The same
+ * order as a huge session's deletion: below it, the copy stays in one transaction (≲ 30 ms).
+ */
+export const BRANCH_IN_CHUNKS_ABOVE = PURGE_LATER_ABOVE_MESSAGES;
+/** `sessions.hidden_for` of a branch whose messages are still being copied. */
+export const HIDDEN_FOR_BRANCH = 'branch';
+/** Recorded with a chunked branch's hidden child, so a crash mid-copy does not leave it forever. */
+export const BRANCH_COPY_WORK = 'branch-copy';
+/**
+ * A hidden branch whose copier has not written for this long is abandoned (its process died): the
+ * deferred-work job hands it to the deletion purge. Each chunk refreshes the mark, and chunks are
+ * tens of milliseconds apart, so a live copy is never this quiet.
+ */
+export const BRANCH_ABANDONED_AFTER_MS = 60_000;
+
+/** How a chunked branch is made (tests shrink the threshold and watch or stall the pauses). */
+export interface BranchCopyTuning {
+  inChunksAbove: number;
+  between: BetweenChunks;
+}
 
 /** The whole tree is bounded, like every walk. */
 export const LINEAGE_TREE_LIMIT = 2000;
@@ -52,7 +77,12 @@ export class LineageService {
   private readonly lineage = new LineageRepository();
   private readonly lifecycle: SessionLifecycle;
   private readonly hooks: ContinuationHook[] = [];
+  private readonly usageRollups = new UsageRollupRepository();
   private deferred: DeferredWorkService | undefined;
+  private branchCopy: BranchCopyTuning = {
+    inChunksAbove: BRANCH_IN_CHUNKS_ABOVE,
+    between: () => new Promise<void>((resolve) => setImmediate(resolve)),
+  };
 
   constructor(
     private readonly db: Db,
@@ -69,10 +99,21 @@ export class LineageService {
     this.hooks.push(hook);
   }
 
-  /** Where a compression's remaining archive work goes (chunked after commit). */
-  useDeferredWork(deferred: DeferredWorkService): void {
+  /**
+   * Where a compression's remaining archive work goes (chunked after commit), and what lets a huge
+   * branch copy in chunks (`between`: the pause between them). Without it every branch is one
+   * transaction.
+   */
+  useDeferredWork(deferred: DeferredWorkService, between?: BetweenChunks): void {
     this.deferred = deferred;
+    if (between) this.branchCopy = { ...this.branchCopy, between };
     deferred.handle(COMPACTION_WORK, (parentId, between) => this.continueCompaction(parentId, between));
+    deferred.handle(BRANCH_COPY_WORK, (childId) => this.reapAbandonedBranch(childId));
+  }
+
+  /** Tests: a smaller threshold, an observed or stalled pause. */
+  tuneBranchCopy(tuning: Partial<BranchCopyTuning>): void {
+    this.branchCopy = { ...this.branchCopy, ...tuning };
   }
 
   /** Archives the rest of a compressed parent's transcript, a chunk per transaction. Idempotent. */
@@ -143,39 +184,36 @@ export class LineageService {
     });
   }
 
-  /** Branch: a user-visible copy of the transcript (up to a message) that diverges from here. */
+  /**
+   * Branch: a user-visible copy of the transcript (up to a message) that diverges from here. A
+   * small copy is one transaction; a huge one is copied first and checked and revealed last
+   * (`branchInChunks`). Both answer the same child.
+   */
   async branch(
     ctx: OperationContext,
     parentId: string,
     request: BranchRequest,
     preconditions: Preconditions,
   ): Promise<ChildResponse> {
+    if (this.deferred) {
+      requireDestructivePreconditions(preconditions);
+      // Only chooses how to copy (bounded read, outside any transaction); the checks come after.
+      const { inChunksAbove } = this.branchCopy;
+      const copying = await this.messages
+        .countActiveUpTo(this.db, parentId, request.uptoMessageId, inChunksAbove + 1)
+        .catch((error) => {
+          throw toDomainError(error);
+        });
+      if (copying > inChunksAbove) return this.branchInChunks(ctx, parentId, request, preconditions, this.deferred);
+    }
     return this.withParent(ctx, parentId, preconditions, async (tx, parent, now) => {
-      if (request.uptoMessageId !== undefined) {
-        const message = await this.messages.findInSession(tx.db, parent.id, request.uptoMessageId);
-        if (!message) throw new NotFoundError('message');
-      }
-      const childId = await this.freshChildId(tx, request.childId);
-      const wanted =
-        request.title !== undefined
-          ? sanitizeTitle(request.title, 'user')
-          : parent.title
-            ? sanitizeTitle(`${parent.title} (branch)`)
-            : null;
-      const titleSource: TitleSource = request.title ? 'user' : 'derived';
-      const title = await availableTitle(this.sessions, tx.db, parent.profile, wanted, titleSource);
+      const childId = await this.openBranch(tx, parent, request);
+      const { title, titleSource } = await this.branchTitle(tx, parent, request);
       // A branch is the user's own copy: it does not take over the chat's routing identity.
       await this.sessions.insert(tx.db, {
-        ...continuationOf(parent, childId, 'branch', now),
-        session_key: null,
-        user_id: null,
-        chat_id: null,
-        chat_type: null,
-        thread_id: null,
-        conversation_generation: 0,
+        ...branchOf(parent, childId, now),
         title,
         title_source: title === null ? null : titleSource,
-        preview: parent.preview,
       });
       const rows = await this.messages.listActiveUpTo(tx.db, parent.id, request.uptoMessageId);
       await this.copyMessages(
@@ -186,6 +224,164 @@ export class LineageService {
       );
       return this.childResponse(tx, parent.id, childId, now);
     });
+  }
+
+  /**
+   * A huge branch, copy first, check and reveal last: (1) a short transaction checks the request
+   * as the one-transaction path does and writes the child hidden (`hidden_for = 'branch'`) with
+   * the copy's upper bound fixed and deferred work recorded against a crash; (2) the messages go
+   * in time-boxed chunks, a transaction each; (3) a last transaction checks the parent's tokens
+   * again — anything that moved it meanwhile came first, and the branch answers as it would have
+   * with those tokens then (412/409/404) — and reveals the child with its counters and title,
+   * writing the Idempotency-Key's record. A failed branch's child goes to the deletion purge.
+   */
+  private async branchInChunks(
+    ctx: OperationContext,
+    parentId: string,
+    request: BranchRequest,
+    preconditions: Preconditions,
+    deferred: DeferredWorkService,
+  ): Promise<ChildResponse> {
+    // Only the revealing transaction records the answer (the whole answer, once).
+    const chunkCtx: OperationContext = { ...ctx, idempotency: undefined };
+    const opened = await this.withParent(chunkCtx, parentId, preconditions, async (tx, parent, now) => {
+      const childId = await this.openBranch(tx, parent, request);
+      const uptoId = request.uptoMessageId ?? (await this.messages.lastId(tx.db, parent.id));
+      // A user title already taken fails now, not after the copy; the title itself is taken when
+      // the child is revealed (titles are unique per profile, and a hidden row must not hold one).
+      await this.branchTitle(tx, parent, request);
+      await this.sessions.insert(tx.db, { ...branchOf(parent, childId, now), hidden_for: HIDDEN_FOR_BRANCH });
+      // The insert trigger counted its start; it counts when the branch becomes visible.
+      await this.usageRollups.removeSession(tx.db, childId);
+      await deferred.enqueue(tx, BRANCH_COPY_WORK, childId);
+      return { childId, uptoId, startedAt: now };
+    });
+    const { childId } = opened;
+    try {
+      const copied = await this.copyInChunks(parentId, childId, opened.uptoId);
+      return await this.withParent(ctx, parentId, preconditions, async (tx, parent, now) => {
+        const child = await this.sessions.findIncludingHidden(tx.db, childId);
+        if (child?.hidden_for !== HIDDEN_FOR_BRANCH) throw branchRemoved(childId);
+        const { title, titleSource } = await this.branchTitle(tx, parent, request);
+        await this.sessions.reveal(tx.db, childId, HIDDEN_FOR_BRANCH, {
+          title,
+          title_source: title === null ? null : titleSource,
+          last_activity_at: opened.startedAt,
+        });
+        const startedAt = Number(child.started_at);
+        // What the insert trigger counts for a visible session (as the importer's last chunk does).
+        await this.usageRollups.record(tx.db, [
+          {
+            sessionId: childId,
+            hourStart: startedAt - (startedAt % HOUR_MS),
+            source: child.source,
+            model: child.model ?? '',
+            profile: child.profile,
+            conversations: Number(child.delegated) === 0 ? 1 : 0,
+            sessions: 1,
+          },
+        ]);
+        await this.applyCopiedCounters(tx, childId, copied, opened.startedAt);
+        await deferred.complete(tx, BRANCH_COPY_WORK, childId);
+        return this.childResponse(tx, parent.id, childId, now);
+      });
+    } catch (error) {
+      await this.abandonBranch(childId).catch(() => {
+        // The recorded deferred work removes it once it is stale.
+      });
+      throw error;
+    }
+  }
+
+  /** Copies the parent's active messages `≤ uptoId` into the hidden child, a time-boxed chunk per transaction. */
+  private async copyInChunks(parentId: string, childId: string, uptoId: number): Promise<CopiedCounts> {
+    const sizer = new ChunkSizer(BRANCH_IN_CHUNKS_ABOVE / 4, 100, 25_000, STEP_BUDGET_MS);
+    const copied: CopiedCounts = { messages: 0, toolCalls: 0 };
+    let after = 0;
+    for (;;) {
+      const started = performance.now();
+      const box = await this.uow.run(null, async (tx) => {
+        // Still ours (not purged as abandoned while this process stood still), and alive for the reaper.
+        if (!(await this.sessions.touchHidden(tx.db, childId, HIDDEN_FOR_BRANCH, this.clock.now()))) {
+          throw branchRemoved(childId);
+        }
+        let cursor = after;
+        const counts = { ...copied };
+        const box = await timeBoxed(sizer, async (limit) => {
+          const rows = await this.messages.listActiveBetween(tx.db, parentId, cursor, uptoId, limit);
+          if (rows.length === 0) return 0;
+          const copies = rows.map((row) => ({ ...copyOf(row, childId), compacted: 0 as const }));
+          await this.messages.insertMany(tx.db, copies);
+          cursor = Number(rows[rows.length - 1].id);
+          counts.messages += countedMessages(copies);
+          counts.toolCalls += copies.reduce((sum, row) => sum + toolCallCount(row.tool_calls), 0);
+          return rows.length;
+        });
+        return { box, cursor, counts };
+      });
+      const elapsed = performance.now() - started;
+      // Committed: only now does the cursor move (a rolled-back chunk ends the branch anyway).
+      after = box.cursor;
+      Object.assign(copied, box.counts);
+      if (box.box.rows > 0) reportChunk({ operation: 'branch', heldMs: elapsed, ...box.box });
+      if (box.box.done) return copied;
+      await this.branchCopy.between(elapsed);
+    }
+  }
+
+  /** Hands a hidden branch that will not be revealed to the deletion purge (chunked, idempotent). */
+  private async abandonBranch(childId: string): Promise<void> {
+    await this.uow.run(null, async (tx) => {
+      const row = await this.sessions.findIncludingHidden(tx.db, childId);
+      if (row?.hidden_for === HIDDEN_FOR_BRANCH) await this.handToPurge(tx, childId);
+    });
+  }
+
+  /**
+   * The deferred work recorded with a chunked branch: a hidden child nobody has copied into for
+   * a while was abandoned by a process that died; a fresh one is another process's live copy and
+   * stays (the row too, for a later pass). Idempotent: a revealed or removed child ends it.
+   */
+  private async reapAbandonedBranch(childId: string): Promise<undefined | 'later'> {
+    return this.uow.run(null, async (tx) => {
+      const row = await this.sessions.findIncludingHidden(tx.db, childId);
+      if (row?.hidden_for !== HIDDEN_FOR_BRANCH) return undefined;
+      if (this.clock.now() - Number(row.last_activity_at) < BRANCH_ABANDONED_AFTER_MS) return 'later';
+      await this.handToPurge(tx, childId);
+      return undefined;
+    });
+  }
+
+  private async handToPurge(tx: Tx, childId: string): Promise<void> {
+    await this.sessions.hide(tx.db, [childId], HIDDEN_FOR_DELETION);
+    await this.usageRollups.removeSession(tx.db, childId);
+    await this.deferred!.enqueue(tx, DELETION_PURGE_WORK, childId);
+    await this.deferred!.complete(tx, BRANCH_COPY_WORK, childId);
+  }
+
+  /** The checks both branch paths make in their first transaction; the child's id. */
+  private async openBranch(tx: Tx, parent: SessionRow, request: BranchRequest): Promise<string> {
+    if (request.uptoMessageId !== undefined) {
+      const message = await this.messages.findInSession(tx.db, parent.id, request.uptoMessageId);
+      if (!message) throw new NotFoundError('message');
+    }
+    return this.freshChildId(tx, request.childId);
+  }
+
+  private async branchTitle(
+    tx: Tx,
+    parent: SessionRow,
+    request: BranchRequest,
+  ): Promise<{ title: string | null; titleSource: TitleSource }> {
+    const wanted =
+      request.title !== undefined
+        ? sanitizeTitle(request.title, 'user')
+        : parent.title
+          ? sanitizeTitle(`${parent.title} (branch)`)
+          : null;
+    const titleSource: TitleSource = request.title ? 'user' : 'derived';
+    const title = await availableTitle(this.sessions, tx.db, parent.profile, wanted, titleSource);
+    return { title, titleSource };
   }
 
   /**
@@ -271,12 +467,17 @@ export class LineageService {
   private async copyMessages(tx: Tx, childId: string, rows: NewMessageRow[], now: number): Promise<void> {
     if (rows.length === 0) return;
     await this.messages.insertMany(tx.db, rows);
-    const visible = rows.filter((row) => row.display_kind !== 'hidden' && row.active !== 0);
     const toolCalls = rows.reduce((sum, row) => sum + toolCallCount(row.tool_calls), 0);
+    await this.applyCopiedCounters(tx, childId, { messages: countedMessages(rows), toolCalls }, now);
+  }
+
+  /** A copy's counters, without a revision bump (a new child starts at its first revision). */
+  private async applyCopiedCounters(tx: Tx, childId: string, copied: CopiedCounts, now: number): Promise<void> {
+    if (copied.messages === 0 && copied.toolCalls === 0) return;
     await this.sessions.applyAppend(
       tx.db,
       childId,
-      { ...ZERO_DELTA, messages: visible.length, toolCalls },
+      { ...ZERO_DELTA, messages: copied.messages, toolCalls: copied.toolCalls },
       now,
       null,
       undefined,
@@ -315,6 +516,38 @@ export class LineageService {
     if (await this.sessions.exists(tx.db, id)) throw new ConflictError(`session ${id} already exists`);
     return id;
   }
+}
+
+interface CopiedCounts {
+  messages: number;
+  toolCalls: number;
+}
+
+/** Copied messages that count in `message_count`: shown and active. */
+function countedMessages(rows: readonly NewMessageRow[]): number {
+  return rows.filter((row) => row.display_kind !== 'hidden' && row.active !== 0).length;
+}
+
+/** A chunked branch's hidden child is gone (purged as abandoned while this process stood still). */
+function branchRemoved(childId: string): DomainError {
+  return new DomainError(
+    'store_unavailable',
+    `branch ${childId} was removed while its messages were being copied (taken for abandoned); branch again`,
+  );
+}
+
+/** A branch is the user's own copy: it does not take over the chat's routing identity. */
+function branchOf(parent: SessionRow, childId: string, now: number): NewSessionRow {
+  return {
+    ...continuationOf(parent, childId, 'branch', now),
+    session_key: null,
+    user_id: null,
+    chat_id: null,
+    chat_type: null,
+    thread_id: null,
+    conversation_generation: 0,
+    preview: parent.preview,
+  };
 }
 
 /** Open, or carrying an automatic end stamp a liveness proof may clear (docs/domain.md §4). */

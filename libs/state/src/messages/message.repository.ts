@@ -176,6 +176,52 @@ export class MessageRepository {
     return query.orderBy('id').execute();
   }
 
+  /**
+   * How many active messages up to `uptoId` a branch would copy, counting no further than `cap`
+   * (a bounded read whatever the transcript's size: it only decides how the copy is made).
+   */
+  async countActiveUpTo(db: Executor, sessionId: string, uptoId: number | undefined, cap: number): Promise<number> {
+    let inner = db.selectFrom('messages').select('id').where('session_id', '=', sessionId).where('active', '=', 1);
+    if (uptoId !== undefined) inner = inner.where('id', '<=', uptoId);
+    const row = await db
+      .selectFrom(inner.limit(cap).as('counted'))
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
+  /** The session's last message id (0 when it has none): the upper bound a chunked branch fixes. */
+  async lastId(db: Executor, sessionId: string): Promise<number> {
+    const row = await db
+      .selectFrom('messages')
+      .select('id')
+      .where('session_id', '=', sessionId)
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row ? Number(row.id) : 0;
+  }
+
+  /** Up to `limit` active messages with `afterId < id <= uptoId`, in order — one step of a chunked branch. */
+  async listActiveBetween(
+    db: Executor,
+    sessionId: string,
+    afterId: number,
+    uptoId: number,
+    limit: number,
+  ): Promise<MessageRow[]> {
+    return db
+      .selectFrom('messages')
+      .selectAll()
+      .where('session_id', '=', sessionId)
+      .where('active', '=', 1)
+      .where('id', '>', afterId)
+      .where('id', '<=', uptoId)
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+  }
+
   /** The last `count` visible active messages, in order — the tail a compression keeps. */
   async listVisibleTail(db: Executor, sessionId: string, count: number): Promise<MessageRow[]> {
     if (count === 0) return [];

@@ -255,11 +255,33 @@ export class SessionRepository {
     return (this.dialect.name === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
   }
 
-  /** Makes a hidden session visible (the last chunk of the write that hid it); no revision bump. */
-  async reveal(db: Executor, id: string, hiddenFor: string): Promise<boolean> {
+  /**
+   * Makes a hidden session visible (the last chunk of the write that hid it); no revision bump.
+   * `patch`: what the revealing write settles with it (a branch's title and activity time).
+   */
+  async reveal(
+    db: Executor,
+    id: string,
+    hiddenFor: string,
+    patch: { title?: string | null; title_source?: string | null; last_activity_at?: number } = {},
+  ): Promise<boolean> {
     const result = await db
       .updateTable('sessions')
-      .set({ hidden_for: null })
+      .set({ ...patch, hidden_for: null })
+      .where('id', '=', id)
+      .where('hidden_for', '=', hiddenFor)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /**
+   * A hidden row's writer is still at work: its `last_activity_at` (nobody reads it while hidden)
+   * says when it last wrote. False when the row is gone or no longer hidden for this reason.
+   */
+  async touchHidden(db: Executor, id: string, hiddenFor: string, at: number): Promise<boolean> {
+    const result = await db
+      .updateTable('sessions')
+      .set({ last_activity_at: at })
       .where('id', '=', id)
       .where('hidden_for', '=', hiddenFor)
       .executeTakeFirst();
