@@ -16,7 +16,7 @@
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openStore, silentLogger } from "@statehouse/state";
+import { openStore, silentLogger } from '@statehouse/state';
 import Database from 'better-sqlite3';
 import { MessageFactory } from './lib/data.js';
 import { ADMIN_CTX } from './lib/stores.js';
@@ -159,11 +159,16 @@ async function main() {
     ['A', a],
     ['B', b],
   ] as const) {
-    for (const table of ['messages_fts', 'messages_trgm']) db.exec(`insert into ${table}(${table}) values ('integrity-check')`);
-    const pending = db.prepare(`select count(*) as n from sqlite_master where name = 'messages_search_pending'`).get() as {
+    for (const table of ['messages_fts', 'messages_trgm'])
+      db.exec(`insert into ${table}(${table}) values ('integrity-check')`);
+    const pending = db
+      .prepare(`select count(*) as n from sqlite_master where name = 'messages_search_pending'`)
+      .get() as {
       n: number;
     };
-    console.log(`${name}: integrity-check ok${pending.n ? ', pending rows: ' + JSON.stringify(db.prepare('select count(*) as n from messages_search_pending').get()) : ''}`);
+    console.log(
+      `${name}: integrity-check ok${pending.n ? ', pending rows: ' + JSON.stringify(db.prepare('select count(*) as n from messages_search_pending').get()) : ''}`,
+    );
   }
   const stats = (xs: number[]) => {
     const s = [...xs].sort((x, y) => x - y);

@@ -1,13 +1,13 @@
 import type { IndexIntegrity } from '@statehouse/contracts';
 import { CompiledQuery, sql } from 'kysely';
 import type { Db, Executor } from '../db/database.js';
+import { SEARCH_PENDING_FLUSH, SEARCH_PENDING_TABLE } from '../db/sqlite-search-pending.js';
 import {
   type BatchStatement,
   type BatchWriter,
   MainThreadBatchWriter,
   SqliteWriteWorker,
 } from '../db/sqlite-write-worker.js';
-import { SEARCH_PENDING_FLUSH, SEARCH_PENDING_TABLE } from '../db/sqlite-search-pending.js';
 import { ChunkSizer, reportChunk, STEP_BUDGET_MS, timeBoxed } from '../jobs/chunks.js';
 import { StoreMetaRepository } from '../receipts/store-meta.repository.js';
 import type { RebuildChunks, SearchIndexPort } from './search-index.port.js';

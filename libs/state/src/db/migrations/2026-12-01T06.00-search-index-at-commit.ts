@@ -2,7 +2,8 @@ import { type Kysely, sql } from 'kysely';
 import type { Dialect } from '../database.js';
 
 /** Frozen copies of the index conditions of 2026-11-29T12.00 / T23.00. */
-const WORD_INDEXED = (row: string) => `(${row}.display_kind <> 'hidden' and (${row}.active = 1 or ${row}.compacted = 1))`;
+const WORD_INDEXED = (row: string) =>
+  `(${row}.display_kind <> 'hidden' and (${row}.active = 1 or ${row}.compacted = 1))`;
 const SUBSTRING_INDEXED = (row: string) => `(${row}.substring_indexed = 1 and ${WORD_INDEXED(row)})`;
 const PENDING = 'messages_search_pending';
 /** The row's postings are not in either index yet: its transaction indexes it before COMMIT. */
