@@ -4,27 +4,30 @@
  *
  *   A (today): BEGIN IMMEDIATE; 32 × (SAVEPOINT; INSERT message; UPDATE session; RELEASE); COMMIT,
  *              the insert trigger writing both FTS5 indexes;
- *   B:         the same, the insert trigger recording the rowid in a pending table, and one
- *              INSERT … SELECT per index + DELETE FROM pending before COMMIT.
+ *   B:         the same on the store's schema since migration 2026-12-01T06.00: the insert trigger
+ *              records the rowid in messages_search_pending, and one INSERT … SELECT per index +
+ *              DELETE FROM pending (SEARCH_PENDING_FLUSH) run before COMMIT.
+ * (Before that migration landed, B was built here by hand from the old schema; same statements.)
  *
  * The store's own migrations build the schema (openStore on a temp file); both files start from the
  * same seeded copy. Rounds alternate A/B (order swapped each round); after each round both files'
  * levels are merged back (FTS5 `merge`, as the background merger does), timed separately.
  *
- *   npx tsx bench/fts-deferred.probe.ts [seedMessages=100000] [rounds=9] [groupsPerRound=30]
+ *   npx tsx bench/fts-deferred.probe.ts [seedMessages=100000] [rounds=9] [groupsPerRound=30] [groupSize=32]
  */
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore, silentLogger } from '@statehouse/state';
 import Database from 'better-sqlite3';
+import { SEARCH_PENDING_FLUSH } from '../libs/state/src/db/sqlite-search-pending.js';
 import { MessageFactory } from './lib/data.js';
 import { ADMIN_CTX } from './lib/stores.js';
 
 const SEED = Number(process.argv[2] ?? 100_000);
 const ROUNDS = Number(process.argv[3] ?? 9);
 const GROUPS = Number(process.argv[4] ?? 30);
-const GROUP = 32;
+const GROUP = Number(process.argv[5] ?? 32);
 const SESSIONS = 64;
 
 const WORD = (row: string) => `${row}.display_kind <> 'hidden' and (${row}.active = 1 or ${row}.compacted = 1)`;
@@ -52,6 +55,8 @@ async function main() {
     for (let i = 0; i < SEED; i++) {
       insert.run(sessionIds[i % SESSIONS], i % 2 ? 'assistant' : 'user', factory.text(), Date.now());
     }
+    // The schema's insert trigger left the rows pending: index them, as a store's COMMIT would.
+    for (const statement of SEARCH_PENDING_FLUSH) raw.prepare(statement).run();
   })();
   for (const table of ['messages_fts', 'messages_trgm']) raw.exec(`insert into ${table}(${table}) values ('optimize')`);
   raw.close();
@@ -62,24 +67,17 @@ async function main() {
   copyFileSync(base, fileB);
   const a = open(fileA);
   const b = open(fileB);
-  b.exec(`
-    create table messages_search_pending (id integer primary key);
+  // A: the triggers before migration 2026-12-01T06.00 (both indexes written by the INSERT).
+  const addOld = `insert into messages_fts(rowid, content, tool_name, tool_calls) select new.id, new.content, new.tool_name, new.tool_calls where ${WORD('new')};
+     insert into messages_trgm(rowid, content) select new.id, new.content where ${SUBSTR('new')};`;
+  a.exec(`
     drop trigger messages_search_ai;
-    create trigger messages_search_ai after insert on messages begin
-      insert into messages_search_pending(id) values (new.id);
-    end;`);
-  const flushB = [
-    b.prepare(
-      `insert into messages_fts(rowid, content, tool_name, tool_calls)
-       select m.id, m.content, m.tool_name, m.tool_calls from messages_search_pending p cross join messages m on m.id = p.id
-       where ${WORD('m')}`,
-    ),
-    b.prepare(
-      `insert into messages_trgm(rowid, content)
-       select m.id, m.content from messages_search_pending p cross join messages m on m.id = p.id where ${SUBSTR('m')}`,
-    ),
-    b.prepare('delete from messages_search_pending'),
-  ];
+    drop trigger messages_search_ad;
+    drop trigger messages_search_au;
+    drop table messages_search_pending;
+    create trigger messages_search_ai after insert on messages begin ${addOld} end;`);
+  // B: the store's schema as migrated (the insert trigger records the id), flushed before COMMIT.
+  const flushB = SEARCH_PENDING_FLUSH.map((text) => b.prepare(text));
 
   const texts = Array.from({ length: 4096 }, () => factory.text());
   let next = 0;
@@ -117,7 +115,7 @@ async function main() {
   const runA = variant(a, null);
   const runB = variant(b, flushB);
   const mergeAll = (db: Database.Database) => {
-    const started = performance.now();
+    const cpu0 = process.cpuUsage();
     for (const table of ['messages_fts', 'messages_trgm']) {
       const merge = db.prepare(`insert into ${table}(${table}, rank) values ('merge', 500)`);
       for (;;) {
@@ -125,7 +123,8 @@ async function main() {
         if (changes < 2) break;
       }
     }
-    return performance.now() - started;
+    const cpu = process.cpuUsage(cpu0);
+    return (cpu.user + cpu.system) / 1000;
   };
 
   const results = { A: [] as number[], B: [] as number[], mergeA: [] as number[], mergeB: [] as number[] };
@@ -144,14 +143,15 @@ async function main() {
     for (const name of order) {
       const fn = name === 'A' ? runA : runB;
       const db = name === 'A' ? a : b;
-      const t0 = performance.now();
+      // CPU time, not wall time: this machine's other work preempts the probe (one thread).
+      const cpu0 = process.cpuUsage();
       for (let g = 0; g < GROUPS; g++) fn((start + g) * GROUP);
-      const elapsed = performance.now() - t0;
-      results[name].push((elapsed * 1000) / (GROUPS * GROUP));
+      const cpu = process.cpuUsage(cpu0);
+      results[name].push((cpu.user + cpu.system) / (GROUPS * GROUP));
       results[name === 'A' ? 'mergeA' : 'mergeB'].push((mergeAll(db) * 1000) / (GROUPS * GROUP));
     }
     console.log(
-      `round ${round + 1}: A ${results.A.at(-1)!.toFixed(1)} µs/append (merge ${results.mergeA.at(-1)!.toFixed(1)}), B ${results.B.at(-1)!.toFixed(1)} µs/append (merge ${results.mergeB.at(-1)!.toFixed(1)})`,
+      `round ${round + 1}: A ${results.A.at(-1)!.toFixed(1)} µs CPU/append (merge ${results.mergeA.at(-1)!.toFixed(1)}), B ${results.B.at(-1)!.toFixed(1)} µs CPU/append (merge ${results.mergeB.at(-1)!.toFixed(1)})`,
     );
   }
   // Both files must hold the same postings for the same rows.
