@@ -166,9 +166,10 @@ async function main() {
       .get() as {
       n: number;
     };
-    console.log(
-      `${name}: integrity-check ok${pending.n ? ', pending rows: ' + JSON.stringify(db.prepare('select count(*) as n from messages_search_pending').get()) : ''}`,
-    );
+    const left = pending.n
+      ? (db.prepare('select count(*) as n from messages_search_pending').get() as { n: number }).n
+      : 0;
+    console.log(`${name}: integrity-check ok${pending.n ? `, pending rows: ${left}` : ''}`);
   }
   const stats = (xs: number[]) => {
     const s = [...xs].sort((x, y) => x - y);

@@ -416,9 +416,10 @@ class SqliteDriver implements Driver {
     try {
       flushSearchPending((text) => this.#writer.prepare(text));
       this.#writer.prepare('commit').run();
-    } catch (error) {
+    } catch {
+      // The statement itself committed: failing its caller now would report a write that happened
+      // as lost. The rows stay pending (committed) and the next COMMIT of any writer indexes them.
       if (this.connections.writer.inTransaction) this.#writer.prepare('rollback').run();
-      throw error;
     }
   }
 
