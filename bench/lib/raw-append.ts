@@ -1,10 +1,13 @@
 import type { MessageInput } from '@statehouse/contracts';
+import { flushSearchPending } from '@statehouse/state';
 import type Database from 'better-sqlite3';
 
 /**
  * The ceiling of an append: what `store.messages.append` must do, written by hand with prepared
  * better-sqlite3 statements — BEGIN IMMEDIATE; insert the message rows (search triggers fire);
  * move the session's counters, activity, preview and revision in one UPDATE; COMMIT.
+ * Since migration 2026-12-01T06.00 the insert trigger leaves the rows pending and the indexes are
+ * written just before COMMIT, as the store's writer does (`flushSearchPending`).
  * Rows go in one prepared single-row INSERT each (the ceiling of docs/performance-targets.md), or with `multiRow`
  * in one multi-row INSERT per batch — the stronger ceiling for batches, because FTS5 flushes its
  * pending terms to disk at every statement boundary inside a transaction (its xSavepoint), so one
@@ -18,6 +21,15 @@ export class RawAppender {
   readonly #insert: Database.Statement;
   readonly #update: Database.Statement;
   readonly #multi = new Map<number, Database.Statement>();
+  readonly #statements = new Map<string, Database.Statement>();
+  readonly #prepare = (sql: string): Database.Statement => {
+    let statement = this.#statements.get(sql);
+    if (!statement) {
+      statement = this.#db.prepare(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  };
 
   constructor(
     db: Database.Database,
@@ -81,6 +93,9 @@ export class RawAppender {
         for (const input of inputs) ids.push(Number(this.#insert.run(values(input)).lastInsertRowid));
       }
       this.#update.run(inputs.length, toolCalls, now, preview, sessionId);
+      // The store's schema indexes new messages at COMMIT (migration 2026-12-01T06.00): what its
+      // writer runs before every COMMIT, so the ceiling does the same indexing work.
+      flushSearchPending(this.#prepare);
       this.#commit.run();
     } catch (error) {
       if (this.#db.inTransaction) this.#rollback.run();

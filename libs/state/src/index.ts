@@ -12,6 +12,7 @@ export { type RestoreReport, restoreSqliteStore } from './backups/restore.js';
 export { DEFAULT_DATABASE_URL, DEFAULT_READ_DEADLINE_MS, dialectOf } from './db/connect.js';
 export type { DB, Dialect } from './db/database.js';
 export type { CheckpointerStatus } from './db/sqlite-checkpointer.js';
+export { flushSearchPending } from './db/sqlite-search-pending.js';
 export { GHOST_AGE_MS, MAINTENANCE_BATCH } from './deletion/deletion.service.js';
 export type { DeletionParticipant } from './deletion/deletion-participant.js';
 export { LIVENESS_SWEEP_JOB, ORPHAN_REAP_REASON } from './gateways/gateway.service.js';

@@ -17,6 +17,7 @@ import { jobsAndBackupsMigration } from './migrations/2026-11-30T05.00-jobs-and-
 import { ftsMergeOffRequestPathMigration } from './migrations/2026-11-30T06.30-fts-merge-off-request-path.js';
 import { hiddenSessionsMigration } from './migrations/2026-12-01T03.00-hidden-sessions.js';
 import { usageDailyStripesMigration } from './migrations/2026-12-01T03.10-usage-daily-stripes.js';
+import { searchIndexAtCommitMigration } from './migrations/2026-12-01T06.00-search-index-at-commit.js';
 
 /** Every migration, in order. Names are timestamps; files are frozen once shipped. */
 function migrations(dialect: Dialect): Record<string, Migration> {
@@ -37,6 +38,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '2026-11-30T06.30-fts-merge-off-request-path': ftsMergeOffRequestPathMigration(dialect),
     '2026-12-01T03.00-hidden-sessions': hiddenSessionsMigration(dialect),
     '2026-12-01T03.10-usage-daily-stripes': usageDailyStripesMigration(dialect),
+    '2026-12-01T06.00-search-index-at-commit': searchIndexAtCommitMigration(dialect),
   };
 }
 

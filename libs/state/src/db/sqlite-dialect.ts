@@ -15,6 +15,7 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import { StoreUnavailableError } from '../shared/errors.js';
+import { flushSearchPending, isMissingPendingTable, SEARCH_PENDING_ANY } from './sqlite-search-pending.js';
 
 export interface SqliteConnections {
   /** The one connection of this process that writes (every transaction runs here). */
@@ -314,7 +315,14 @@ class SqliteDriver implements Driver {
     this.#group = null;
     let failure: { error: unknown } | null = null;
     try {
-      this.#writer.prepare(group.kept > 0 ? 'commit' : 'rollback').run();
+      if (group.kept > 0) {
+        // The group's new messages go into the search indexes here, all at once: one FTS5 segment
+        // per index for the group rather than one per request savepoint (migration 2026-12-01T06.00).
+        flushSearchPending((text) => this.#writer.prepare(text));
+        this.#writer.prepare('commit').run();
+      } else {
+        this.#writer.prepare('rollback').run();
+      }
     } catch (error) {
       failure = { error };
       // A failed COMMIT (disk full, I/O error): none of the group's requests is acknowledged.
@@ -384,9 +392,34 @@ class SqliteDriver implements Driver {
       // Run on its own, not inside an open group (it would be seen before the group commits, and
       // some PRAGMAs cannot run in a transaction): the group commits first.
       if (this.#group) this.#commit(this.#group);
-      return await this.withLockRetry(() => run<R>(this.#writer.prepare(compiledQuery.sql), parameters));
+      const result = await this.withLockRetry(() => run<R>(this.#writer.prepare(compiledQuery.sql), parameters));
+      // A message inserted by a statement of its own (autocommit) is left pending by its trigger:
+      // index it now, before the statement's caller can search for it.
+      if (!/^\s*pragma\b/i.test(compiledQuery.sql)) await this.#flushAutocommitted();
+      return result;
     } finally {
       this.#lock.release();
+    }
+  }
+
+  /** With the writer lock held and no transaction open: indexes what an autocommit write left pending. */
+  async #flushAutocommitted(): Promise<void> {
+    if (this.connections.writer.inTransaction) return;
+    let pending = false;
+    try {
+      pending = this.#writer.prepare(SEARCH_PENDING_ANY).get() !== undefined;
+    } catch (error) {
+      if (!isMissingPendingTable(error)) throw error;
+    }
+    if (!pending) return;
+    await this.withLockRetry(() => this.#writer.prepare('begin immediate').run());
+    try {
+      flushSearchPending((text) => this.#writer.prepare(text));
+      this.#writer.prepare('commit').run();
+    } catch {
+      // The statement itself committed: failing its caller now would report a write that happened
+      // as lost. The rows stay pending (committed) and the next COMMIT of any writer indexes them.
+      if (this.connections.writer.inTransaction) this.#writer.prepare('rollback').run();
     }
   }
 

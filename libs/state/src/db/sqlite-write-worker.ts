@@ -3,6 +3,7 @@ import { Worker } from 'node:worker_threads';
 import { CompiledQuery } from 'kysely';
 import type { Db } from './database.js';
 import { MAX_LOCK_RETRY_MS } from './sqlite-dialect.js';
+import { SEARCH_PENDING_ANY, SEARCH_PENDING_FLUSH, SEARCH_PENDING_TABLE } from './sqlite-search-pending.js';
 
 /**
  * One statement of a batch. `rows`: a query whose rows are wanted (otherwise it is run for its
@@ -52,6 +53,17 @@ function prepare(sql) {
   }
   return statement;
 }
+// Messages this transaction inserted are indexed before its COMMIT, as on the store's writer
+// (db/sqlite-search-pending.ts; nothing to do before migration 2026-12-01T06.00).
+function flushSearchPending() {
+  try {
+    if (prepare(workerData.pendingAny).get() === undefined) return;
+  } catch (error) {
+    if (new RegExp(workerData.pendingMissing).test(String(error && error.message))) return;
+    throw error;
+  }
+  for (const sql of workerData.pendingFlush) prepare(sql).run();
+}
 const isBusy = (error) => String(error && error.code).startsWith('SQLITE_BUSY');
 function reply(id, result) { parentPort.postMessage({ id, result }); }
 function fail(id, error) {
@@ -93,7 +105,10 @@ parentPort.on('message', (job) => {
   if (job.op === 'begin') return begin(job.id);
   if (job.op === 'batch') return batch(job.id, job.statements);
   try {
-    if (job.op === 'commit') db.prepare('commit').run();
+    if (job.op === 'commit') {
+      flushSearchPending();
+      db.prepare('commit').run();
+    }
     else if (job.op === 'rollback') { if (db.inTransaction) db.prepare('rollback').run(); }
     else if (job.op === 'close') { db.close(); }
     reply(job.id, null);
@@ -132,7 +147,15 @@ export class SqliteWriteWorker implements BatchWriter {
     const driverPath = createRequire(import.meta.url).resolve('better-sqlite3');
     this.worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { driverPath, path, lockTimeoutMs, maxRetryMs: MAX_LOCK_RETRY_MS },
+      workerData: {
+        driverPath,
+        path,
+        lockTimeoutMs,
+        maxRetryMs: MAX_LOCK_RETRY_MS,
+        pendingAny: SEARCH_PENDING_ANY,
+        pendingFlush: SEARCH_PENDING_FLUSH,
+        pendingMissing: `no such table: (main\\.)?${SEARCH_PENDING_TABLE}\\b`,
+      },
     });
     this.worker.on(
       'message',

@@ -1,6 +1,7 @@
 import type { IndexIntegrity } from '@statehouse/contracts';
 import { CompiledQuery, sql } from 'kysely';
 import type { Db, Executor } from '../db/database.js';
+import { SEARCH_PENDING_FLUSH, SEARCH_PENDING_TABLE } from '../db/sqlite-search-pending.js';
 import {
   type BatchStatement,
   type BatchWriter,
@@ -67,8 +68,14 @@ export function gated(triggerSql: string): string {
 const WORD_ROWS = `display_kind <> 'hidden' and (active = 1 or compacted = 1)`;
 const SUBSTRING_ROWS = `substring_indexed = 1 and ${WORD_ROWS}`;
 
+/**
+ * The search triggers: those writing either index, and the insert trigger that leaves new rows to
+ * their transaction's flush (migration 2026-12-01T06.00) — gated like the others during a rebuild,
+ * so a row above the watermark is left to its chunk instead of being indexed twice.
+ */
 const SEARCH_TRIGGERS = `select name, sql from sqlite_master
-  where type = 'trigger' and tbl_name = 'messages' and (sql like '%messages_fts%' or sql like '%messages_trgm%')
+  where type = 'trigger' and tbl_name = 'messages'
+    and (sql like '%messages_fts%' or sql like '%messages_trgm%' or sql like '%${SEARCH_PENDING_TABLE}%')
   order by name`;
 
 /** The watermark now (0 before the first chunk), as the first statement of a batch. */
@@ -133,6 +140,12 @@ export class SqliteSearchIndex implements SearchIndexPort {
 
   async check(db: Executor): Promise<IndexIntegrity['indexes']> {
     const results: IndexIntegrity['indexes'] = [];
+    // Inside a group commit, earlier requests' messages are still pending (indexed at the group's
+    // COMMIT): index them here, so the check compares what a commit would leave. The check runs
+    // in a rehearsal, rolled back; the COMMIT flushes them for real.
+    if (await this.hasPendingTable(db)) {
+      for (const statement of SEARCH_PENDING_FLUSH) await sql.raw(statement).execute(db);
+    }
     for (const index of INDEXES) {
       const expected = `sh_expect_${index.name}`;
       await sql.raw(`drop table if exists temp.${expected}`).execute(db);
@@ -219,6 +232,9 @@ export class SqliteSearchIndex implements SearchIndexPort {
             ['crisismerge', String(REBUILD_CRISISMERGE)],
           ]),
         ]),
+        // Every message is indexed again by the chunks below: nothing may stay pending for a flush
+        // to index a second time (the table exists from migration 2026-12-01T06.00 on).
+        ...((await this.hasPendingTable(db)) ? [`delete from ${SEARCH_PENDING_TABLE}`] : []),
         metaStatement(META_REBUILD, JSON.stringify(state)),
         metaStatement(META_WATERMARK, '0'),
         ...state.triggers.map(gated),
@@ -308,6 +324,13 @@ export class SqliteSearchIndex implements SearchIndexPort {
       // A missing or corrupt table has no settings worth keeping.
       return [];
     }
+  }
+
+  private async hasPendingTable(db: Executor): Promise<boolean> {
+    const { rows } = await sql<{
+      n: number;
+    }>`select count(*) as n from sqlite_master where type = 'table' and name = ${SEARCH_PENDING_TABLE}`.execute(db);
+    return Number(rows[0]?.n ?? 0) > 0;
   }
 
   async inProgress(db: Executor): Promise<boolean> {
