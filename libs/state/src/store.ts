@@ -152,8 +152,8 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
   // Lineage reads (the bounded walks) go to the read pool; its writes are units of work.
   const lineage = new LineageService(reads, uow, clock, ids, sqlDialectPort);
   const deferred = new DeferredWorkService(db, uow, clock, logger, between);
-  lineage.useDeferredWork(deferred, between);
   deletionEngine.useDeferredWork(deferred, uow);
+  lineage.useDeferredWork(deferred, deletionEngine, between);
   const auth = new AuthService(db, uow, clock, ids, sqlDialectPort, options.passwordHashing);
   const searchIndex = new SearchIndexService(
     db,

@@ -8,7 +8,7 @@ import type {
   TitleSource,
 } from '@statehouse/contracts';
 import type { Db, MessageRow, NewMessageRow, NewSessionRow, SessionRow } from '../db/database.js';
-import { DELETION_PURGE_WORK, HIDDEN_FOR_DELETION, PURGE_LATER_ABOVE_MESSAGES } from '../deletion/deletion.engine.js';
+import { type DeletionEngine, PURGE_LATER_ABOVE_MESSAGES } from '../deletion/deletion.engine.js';
 import { isAutomaticReason } from '../end-reasons.js';
 import { type BetweenChunks, ChunkSizer, reportChunk, STEP_BUDGET_MS, timeBoxed } from '../jobs/chunks.js';
 import type { DeferredWorkService } from '../jobs/deferred-work.service.js';
@@ -79,6 +79,7 @@ export class LineageService {
   private readonly hooks: ContinuationHook[] = [];
   private readonly usageRollups = new UsageRollupRepository();
   private deferred: DeferredWorkService | undefined;
+  private purge: DeletionEngine | undefined;
   private branchCopy: BranchCopyTuning = {
     inChunksAbove: BRANCH_IN_CHUNKS_ABOVE,
     between: () => new Promise<void>((resolve) => setImmediate(resolve)),
@@ -101,11 +102,12 @@ export class LineageService {
 
   /**
    * Where a compression's remaining archive work goes (chunked after commit), and what lets a huge
-   * branch copy in chunks (`between`: the pause between them). Without it every branch is one
-   * transaction.
+   * branch copy in chunks (`between`: the pause between them; `purge`: where a branch that will
+   * not be revealed goes). Without it every branch is one transaction.
    */
-  useDeferredWork(deferred: DeferredWorkService, between?: BetweenChunks): void {
+  useDeferredWork(deferred: DeferredWorkService, purge: DeletionEngine, between?: BetweenChunks): void {
     this.deferred = deferred;
+    this.purge = purge;
     if (between) this.branchCopy = { ...this.branchCopy, between };
     deferred.handle(COMPACTION_WORK, (parentId, between) => this.continueCompaction(parentId, between));
     deferred.handle(BRANCH_COPY_WORK, (childId) => this.reapAbandonedBranch(childId));
@@ -353,9 +355,7 @@ export class LineageService {
   }
 
   private async handToPurge(tx: Tx, childId: string): Promise<void> {
-    await this.sessions.hide(tx.db, [childId], HIDDEN_FOR_DELETION);
-    await this.usageRollups.removeSession(tx.db, childId);
-    await this.deferred!.enqueue(tx, DELETION_PURGE_WORK, childId);
+    await this.purge!.purgeLater(tx, [childId]);
     await this.deferred!.complete(tx, BRANCH_COPY_WORK, childId);
   }
 
