@@ -29,9 +29,9 @@ import { chainRows } from './list.bench.js';
 const ROUNDS = Number(process.argv[2] ?? 7);
 const CALLS = Number(process.argv[3] ?? 60);
 
-/** The first page's SQL as the repository compiles it (default filters, limit 51). */
+/** The first page's SQL as the repository compiles it (default filters, limit 51; the count bounded at 1,001). */
 const FIRST_PAGE = `select "s".* from "sessions" as "s" where "s"."hidden_for" is null and not exists (select "c"."id" from "sessions" as "c" where "c"."parent_session_id" = "s"."id" and "c"."lineage_kind" = 'compression' and "c"."hidden_for" is null) and "s"."archived" = 0 and "s"."hidden" = 0 and "s"."delegated" = 0 order by "s"."last_activity_at" desc, "s"."id" desc limit 51`;
-const COUNT = `select count(*) as "n" from (select 1 as "one" from "sessions" as "s" where "s"."hidden_for" is null and not exists (select "c"."id" from "sessions" as "c" where "c"."parent_session_id" = "s"."id" and "c"."lineage_kind" = 'compression' and "c"."hidden_for" is null) and "s"."archived" = 0 and "s"."hidden" = 0 and "s"."delegated" = 0 limit 10001) as "m"`;
+const COUNT = `select count(*) as "n" from (select 1 as "one" from "sessions" as "s" where "s"."hidden_for" is null and not exists (select "c"."id" from "sessions" as "c" where "c"."parent_session_id" = "s"."id" and "c"."lineage_kind" = 'compression' and "c"."hidden_for" is null) and "s"."archived" = 0 and "s"."hidden" = 0 and "s"."delegated" = 0 limit 1001) as "m"`;
 const WALK = (ids: string[]) => `with recursive up(start_id, id, parent_id, kind, started_at, depth) as (
   select id, id, parent_session_id, lineage_kind, started_at, 0 from sessions where id in (${ids.map((id) => `'${id}'`).join(',')})
   union all
