@@ -111,8 +111,8 @@ export class LineageRepository {
    * For each id, its compression-chain root and the message, token and cost counters of every segment from
    * the root to it (a listed tip: the whole conversation). Same bounded walk as `chainRootsOf`, summed in
    * the database: one row per id comes back, not one per segment (a first page of 50 tips 20 deep read
-   * 1,050 rows into JavaScript, 3.3 ms of the page's 9; summed, 1.4 ms — docs/architecture.md "Sessions
-   * list"). A walk that found no root (a parent row missing, or a cycle cut by the depth bound) is walked
+   * 1,050 rows into JavaScript, 3.3 ms of the page's 9; summed, 1.4 ms — docs/architecture.md, "The
+   * list's plans and the planner statistics"). A walk that found no root (a parent row missing, or a cycle cut by the depth bound) is walked
    * again row by row, where a segment met twice is counted once.
    */
   async chainUsageOf(db: Executor, ids: readonly string[]): Promise<Map<string, ChainUsage>> {

@@ -49,8 +49,8 @@ const base: SessionListFilter = {
 /**
  * A member's list over several profiles reads each profile's rows in order from its (profile, order,
  * id) index whatever the planner statistics say: as one `profile in (…)` it sorted every matching
- * row in a temporary b-tree (0.3 s at 10⁵ sessions) with no statistics and with PRAGMA optimize's
- * sampled ones (docs/architecture.md "Sessions list").
+ * row in a temporary b-tree (about 0.5 s at 10⁵ sessions) with no statistics and with PRAGMA
+ * optimize's sampled ones (docs/architecture.md, "The list's plans and the planner statistics").
  */
 describe('sessions list plan (sqlite file, after PRAGMA optimize)', () => {
   let t: TestStore;

@@ -398,8 +398,8 @@ export class SessionRepository {
       // Several profiles (a member's scope): one page per profile, each read in order from the
       // (profile, order, id) index, merged and cut here. As one `profile in (…)` the planner must
       // either sort every matching row or walk the whole-table order index filtering; which one it
-      // picks follows the statistics (none, or PRAGMA optimize's sampled ones, took the sort: 0.3 s
-      // at 10⁵ sessions; docs/architecture.md "Sessions list").
+      // picks follows the statistics (none, or PRAGMA optimize's sampled ones, took the sort: about
+      // 0.5 s at 10⁵ sessions; docs/architecture.md, "The list's plans and the planner statistics").
       const pages = filter.profiles.map((profile, i) =>
         db.selectFrom(this.tipsPage(db, { ...filter, profiles: [profile] }).as(`p${i}`)).selectAll(),
       );
