@@ -34,7 +34,7 @@ function chainStats(rows: readonly SessionSeedRow[]): { continuations: number; c
  * `count` compression chains `depth` continuations deep whose tips are the most recent sessions of
  * the store, so that every row of the first page is a projected tip whose root must be found.
  */
-function chainRows(count: number, depth: number, prefix: string, now: number): SessionSeedRow[] {
+export function chainRows(count: number, depth: number, prefix: string, now: number): SessionSeedRow[] {
   const rows: SessionSeedRow[] = [];
   for (let chain = 0; chain < count; chain++) {
     for (let d = 0; d <= depth; d++) {
@@ -72,7 +72,7 @@ function chainRows(count: number, depth: number, prefix: string, now: number): S
 }
 
 /** The SQL the first page runs with default filters, by hand: what the list costs without the layer. */
-const RAW_FIRST_PAGE = `
+export const RAW_FIRST_PAGE = `
   select s.* from sessions s
   where not exists (select c.id from sessions c where c.parent_session_id = s.id and c.lineage_kind = 'compression')
     and s.archived = 0 and s.hidden = 0 and s.delegated = 0

@@ -189,5 +189,48 @@ for (const { dialect, available } of TEST_DIALECTS) {
       });
       expect(listed.items).toEqual([]);
     });
+
+    it('chain usage is summed in the database; a cycle or a missing parent is walked row by row, each segment once', async () => {
+      const repository = new LineageRepository();
+      // The cycle above: no root, so the row-by-row walk decides; each of the three segments counts once.
+      const cyclic = (await repository.chainUsageOf(t.store.db, ['cyc-a'])).get('cyc-a')!;
+      expect(['cyc-a', 'cyc-b', 'cyc-c']).toContain(cyclic.rootId);
+      expect(cyclic.segments).toBe(3);
+      // A chain of three with counters, and a continuation whose parent row is gone.
+      for (const [id, parent] of [
+        ['sum-root', null],
+        ['sum-mid', 'sum-root'],
+        ['sum-tip', 'sum-mid'],
+        ['sum-orphan', null],
+      ] as const) {
+        await t.store.sessions.create(admin, { id, profile: 'cyc', source: 'cli' });
+        await sql`update sessions set parent_session_id = ${parent}, lineage_kind = ${parent ? 'compression' : null},
+          input_tokens = 100, output_tokens = 10, message_count = 2, estimated_cost_usd = 0.25 where id = ${id}`.execute(
+          t.store.db,
+        );
+      }
+      await sql`update sessions set parent_session_id = 'sum-gone', lineage_kind = 'compression' where id = 'sum-orphan'`.execute(
+        t.store.db,
+      );
+      const usage = await repository.chainUsageOf(t.store.db, ['sum-tip', 'sum-mid', 'sum-orphan', 'sum-root']);
+      const root = await sql<{ started_at: number }>`select started_at from sessions where id = 'sum-root'`.execute(
+        t.store.db,
+      );
+      expect(usage.get('sum-tip')).toEqual({
+        rootId: 'sum-root',
+        rootStartedAt: Number(root.rows[0].started_at),
+        segments: 3,
+        messageCount: 6,
+        inputTokens: 300,
+        outputTokens: 30,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+        reasoningTokens: 0,
+        estimatedCostUsd: 0.75,
+      });
+      expect(usage.get('sum-mid')).toMatchObject({ rootId: 'sum-root', segments: 2, inputTokens: 200 });
+      expect(usage.get('sum-root')).toMatchObject({ rootId: 'sum-root', segments: 1, inputTokens: 100 });
+      expect(usage.get('sum-orphan')).toMatchObject({ rootId: 'sum-orphan', segments: 1, inputTokens: 100 });
+    });
   });
 }

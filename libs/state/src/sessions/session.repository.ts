@@ -393,6 +393,31 @@ export class SessionRepository {
   async listConversationTips(db: Executor, filter: SessionListFilter): Promise<SessionRow[]> {
     if (filter.profiles !== null && filter.profiles.length === 0) return [];
     const orderColumn = filter.order === 'recent' ? 'last_activity_at' : 'started_at';
+    const direction = filter.before ? 'asc' : 'desc';
+    if (filter.profiles !== null && filter.profiles.length > 1 && !filter.profile) {
+      // Several profiles (a member's scope): one page per profile, each read in order from the
+      // (profile, order, id) index, merged and cut here. As one `profile in (…)` the planner must
+      // either sort every matching row or walk the whole-table order index filtering; which one it
+      // picks follows the statistics (none, or PRAGMA optimize's sampled ones, took the sort: about
+      // 0.5 s at 10⁵ sessions; docs/architecture.md, "The list's plans and the planner statistics").
+      const pages = filter.profiles.map((profile, i) =>
+        db.selectFrom(this.tipsPage(db, { ...filter, profiles: [profile] }).as(`p${i}`)).selectAll(),
+      );
+      const merged = pages.slice(1).reduce((union, page) => union.unionAll(page), pages[0]);
+      return db
+        .selectFrom(merged.as('m'))
+        .selectAll()
+        .orderBy(`m.${orderColumn}`, direction)
+        .orderBy('m.id', direction)
+        .limit(filter.limit)
+        .execute() as Promise<SessionRow[]>;
+    }
+    return this.tipsPage(db, filter).execute();
+  }
+
+  /** One page of tips in keyset order: the whole list, or one profile's part of a merged one. */
+  private tipsPage(db: Executor, filter: SessionListFilter) {
+    const orderColumn = filter.order === 'recent' ? 'last_activity_at' : 'started_at';
     let query = this.filteredTips(db, filter).selectAll('s');
     if (filter.after) {
       const { at, id } = filter.after;
@@ -405,9 +430,9 @@ export class SessionRepository {
       query = query.where((eb) =>
         eb.or([eb(`s.${orderColumn}`, '>', at), eb.and([eb(`s.${orderColumn}`, '=', at), eb('s.id', '>', id)])]),
       );
-      return query.orderBy(`s.${orderColumn}`, 'asc').orderBy('s.id', 'asc').limit(filter.limit).execute();
+      return query.orderBy(`s.${orderColumn}`, 'asc').orderBy('s.id', 'asc').limit(filter.limit);
     }
-    return query.orderBy(`s.${orderColumn}`, 'desc').orderBy('s.id', 'desc').limit(filter.limit).execute();
+    return query.orderBy(`s.${orderColumn}`, 'desc').orderBy('s.id', 'desc').limit(filter.limit);
   }
 
   /** Rows the list's filters match, counted up to `bound` + 1 (the caller shows "bound+" beyond it). */
