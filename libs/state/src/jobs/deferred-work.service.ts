@@ -89,7 +89,18 @@ export class DeferredWorkService {
     return {
       name: DEFERRED_WORK_JOB,
       intervalMs,
-      run: async (context) => ({ finished: await this.drain((ms) => context.checkpoint(ms)) }),
+      run: async (context) => {
+        // One drain at a time in a process: the job's pass waits for a running one, and work enqueued
+        // during the pass (a reaped branch handed to the purge) is left to this pass's loop instead
+        // of starting a second drain beside it that would race it for the same rows.
+        while (this.draining) await this.draining;
+        const pass = this.drain((ms) => context.checkpoint(ms));
+        this.draining = pass.then(
+          () => this.settle(),
+          () => this.settle(),
+        );
+        return { finished: await pass };
+      },
     };
   }
 
@@ -108,5 +119,14 @@ export class DeferredWorkService {
     })().finally(() => {
       this.draining = undefined;
     });
+  }
+
+  /** After the job's pass: a kick that arrived during it starts its own drain now. */
+  private settle(): void {
+    this.draining = undefined;
+    if (this.again) {
+      this.again = false;
+      this.kick();
+    }
   }
 }
