@@ -52,7 +52,10 @@ export interface HermesImportOptions {
   /** Profile for sessions without profile_name or origin.profile (default `default`). */
   profile?: string;
   onConflict: OnConflict;
-  /** Run every unit of work and roll it back: the same report, nothing written. */
+  /**
+   * Decide and count every unit of work as a write would, from reads only: the same report, nothing
+   * written, no write lock taken (SQLite) however large a session is.
+   */
   dryRun: boolean;
   jobId: string | null;
   actor: Principal;
@@ -70,7 +73,7 @@ export interface HermesImportOptions {
   batchTargetMs?: number;
   /**
    * Sessions with more messages than this are written in chunks (default SPLIT_SESSIONS_ABOVE).
-   * Dry runs write every session whole (each unit is rolled back, so a chunk could not build on the last).
+   * Dry runs read every session whole (they write nothing, so they hold no lock a chunk would bound).
    */
   splitSessionsAbove?: number;
   /** Upper bound of a chunk of a session written in chunks, in messages (tests; default: sized by time). */
@@ -172,8 +175,8 @@ export class HermesImporter {
         jobId: options.jobId,
         actor: options.actor,
         now: this.clock.now(),
-        // Old rows too many for one unit are purged in chunks first (not in a dry run: rolled back).
-        ...(options.dryRun ? {} : { purgeLaterAbove: splitAbove }),
+        // Old rows too many for one unit are purged in chunks first (a dry run purges nothing).
+        ...(options.dryRun ? { dryRun: true } : { purgeLaterAbove: splitAbove }),
       });
       const unit = async (work: (tx: Tx, delta: ReportDelta) => Promise<ImportProgress>) => {
         for (let attempt = 1; ; attempt++) {
@@ -435,8 +438,9 @@ export class HermesImporter {
   private async purge(ids: readonly string[]): Promise<void> {
     for (const id of new Set(ids)) await this.deletion.purgeNow(this.uow, id, this.betweenChunks);
   }
+  /** A dry run's units only read (the writer writes nothing with `dryRun`): no transaction, no write lock. */
   private transaction<T>(dryRun: boolean, work: (tx: Tx) => Promise<T>): Promise<T> {
-    return dryRun ? this.uow.rehearse(work) : this.uow.run(null, work);
+    return dryRun ? this.uow.readOnly(work) : this.uow.run(null, work);
   }
 
   /**

@@ -11,6 +11,9 @@ export class RunMemory {
   /** Ids whose conflicting session a replace removed: writing them again counts as an update. */
   readonly replaced = new Set<string>();
 
+  /** Dry runs: sessions a replace would have removed (with their delegate children). */
+  readonly removed = new Set<string>();
+
   /** The compression tip of a session of the file, from the plan (a dry run cannot ask the store). */
   constructor(readonly plannedTip: (id: string) => string = (id) => id) {}
 

@@ -91,6 +91,12 @@ export interface WriteOptions {
    * chunks (`blocked`, nothing to purge).
    */
   chunkMessages?: number;
+  /**
+   * A dry run: every decision and every figure of the report as a write would make them, from
+   * reads only — nothing is written, so no write lock is taken (docs/operations.md, Imports). What
+   * a write would have changed for a later session of the run is in the run's memory instead.
+   */
+  dryRun?: boolean;
 }
 
 /** Plain session fields a later import may move: [snapshot field, column]. */
@@ -191,11 +197,15 @@ export class HermesWriter {
           outcome.blocked.push({ session, purge: [row.id] });
           continue;
         }
-        // A dry run: answer as the store will once they are (this unit is rolled back).
-        await this.messages.deleteForSessions(tx.db, [row.id]);
-        await this.sessions.deleteByIds(tx.db, [row.id]);
+        // A dry run: answer as the store will once they are.
+        if (!options.dryRun) {
+          await this.messages.deleteForSessions(tx.db, [row.id]);
+          await this.sessions.deleteByIds(tx.db, [row.id]);
+        }
         row = undefined;
       }
+      // A dry run's replace removed it (with a conflicting parent): gone, as it would be here.
+      if (row && options.dryRun && memory.removed.has(row.id)) row = undefined;
       if (row && halfImportedHere(row, entry, session)) {
         // Left half-written by an interrupted run (split then, small enough for one unit now).
         const done = await this.resumePoint(tx, session, options);
@@ -253,13 +263,15 @@ export class HermesWriter {
     delta: ReportDelta,
   ): Promise<void> {
     const s = session.snapshot;
-    await this.profiles.ensure(tx.db, session.profile, options.now);
+    if (!options.dryRun) await this.profiles.ensure(tx.db, session.profile, options.now);
     const title = await this.freeTitle(tx, session, s.title, memory, delta);
     const preview = await this.previewFor(tx, session, memory);
-    await this.sessions.insert(tx.db, this.newRow(session, title));
-    await this.insertMessages(tx, session.id, session.messages, this.eligible(session));
-    await this.countAndRecord(tx, session, session, preview);
-    await this.saveLedger(tx, session, title, options);
+    if (!options.dryRun) {
+      await this.sessions.insert(tx.db, this.newRow(session, title));
+      await this.insertMessages(tx, session.id, session.messages, this.eligible(session));
+      await this.countAndRecord(tx, session, session, preview);
+      await this.saveLedger(tx, session, title, options);
+    }
     countWritten(session, memory, delta);
     delta.messages.created += session.messages.length;
     if (s.lineageKind) delta.lineage[s.lineageKind]++;
@@ -430,6 +442,7 @@ export class HermesWriter {
       }
     }
     if (intact) return new Set(imported.keys());
+    if (options.dryRun) return null;
     if (options.purgeLaterAbove !== undefined) {
       await this.deletion.purgeLater(tx, [session.id]);
       return null;
@@ -502,6 +515,22 @@ export class HermesWriter {
     memory: RunMemory,
     delta: ReportDelta,
   ): Promise<void> {
+    if (options.dryRun) {
+      // What the last chunk would count and report, from the hidden row as it stands.
+      const hidden = await this.sessions.findIncludingHidden(tx.db, session.id);
+      if (!hidden || hidden.hidden_for !== HIDDEN_FOR_IMPORT) {
+        throw new DomainError(
+          'store_unavailable',
+          `session ${session.id} was removed while it was being imported; import the same file again`,
+        );
+      }
+      delta.messages.created += rest.length;
+      const preview = await this.previewFor(tx, session, memory);
+      countWritten(session, memory, delta);
+      if (session.snapshot.lineageKind) delta.lineage[session.snapshot.lineageKind]++;
+      this.remember(session, hidden.title, preview, memory, delta);
+      return;
+    }
     await this.appendSplit(tx, session, rest, delta);
     await this.sessions.reveal(tx.db, session.id, HIDDEN_FOR_IMPORT);
     const row = (await this.sessions.findById(tx.db, session.id))!;
@@ -738,6 +767,20 @@ export class HermesWriter {
       patch.title = title;
       patch.title_source = title === null ? null : s.titleSource;
     }
+    if (options.dryRun) {
+      // Everything below moves rows and figures only; the report counts the same either way.
+      delta.sessions.updated++;
+      delta.messages.created += last.length;
+      delta.messages.skipped += session.messages.length - pending.fresh.length;
+      this.remember(
+        session,
+        title,
+        row.preview ?? last.find((m) => m.preview !== null)?.preview ?? null,
+        memory,
+        delta,
+      );
+      return;
+    }
     if (Object.keys(patch).length > 0) await this.sessions.update(tx.db, session.id, patch);
 
     // Visibility the source moved (a later rewind or compaction), where nobody changed it here.
@@ -857,6 +900,14 @@ export class HermesWriter {
     // Sessions bigger than a unit of work leave every reader now and their rows in chunks after;
     // the id is written again once they are gone (the caller purges them first).
     const plan = await this.deletion.plan(tx.db, [row], false);
+    if (options.dryRun) {
+      // Nothing removed: later sessions of the run take these rows for gone, as they would be.
+      for (const id of plan.members.keys()) memory.removed.add(id);
+      delta.warn(`conflict: session ${session.id}: ${why}; replaced by the imported one`);
+      memory.replaced.add(session.id);
+      await this.create(tx, session, options, memory, delta);
+      return undefined;
+    }
     let purgeLaterAbove: number | undefined;
     if (options.purgeLaterAbove !== undefined) {
       const budget = this.inlineRemovals.get(tx) ?? { left: options.purgeLaterAbove };
