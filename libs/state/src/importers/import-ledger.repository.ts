@@ -82,6 +82,19 @@ export class ImportLedgerRepository {
     return new Map(rows.map((row) => [Number(row.source_message_id), row]));
   }
 
+  /**
+   * How many message entries a session has, and the highest source id among them: whether entries
+   * read earlier still hold (`HermesWriter.importedMessages`), without reading them again.
+   */
+  async messageStamp(db: Executor, sessionId: string): Promise<{ count: number; top: number }> {
+    const row = await db
+      .selectFrom('import_messages')
+      .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.max('source_message_id').as('top')])
+      .where('session_id', '=', sessionId)
+      .executeTakeFirstOrThrow();
+    return { count: Number(row.n), top: row.top === null ? 0 : Number(row.top) };
+  }
+
   async insertMessages(db: Executor, rows: readonly Insertable<ImportMessagesTable>[]): Promise<void> {
     for (const part of chunk(rows, MESSAGE_CHUNK)) await db.insertInto('import_messages').values(part).execute();
   }

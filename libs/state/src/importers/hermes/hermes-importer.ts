@@ -353,11 +353,15 @@ export class HermesImporter {
     let rows = 0;
     let elapsed = 0;
     for (let attempt = 1; ; attempt++) {
+      // The session's ledger (10⁵ entries for a session of 10⁵ messages imported before) is read
+      // here, holding no lock; the unit checks it still holds and reads it again only if not.
+      const knownLedger = await this.writer.readLedgerAhead(this.db, session);
+      const firstOptions = (): WriteOptions => ({ ...writeOptions(), knownLedger });
       elapsed = await unit(async (tx, delta) => {
         pending = [];
         update = undefined;
         purge = undefined;
-        const start = await this.writer.splitStart(tx, session, writeOptions());
+        const start = await this.writer.splitStart(tx, session, firstOptions());
         if (start.kind === 'blocked') {
           purge = start.purge;
           return { ...progress };
@@ -371,7 +375,7 @@ export class HermesImporter {
           const outcome = await this.writer.writeSessions(
             tx,
             [session],
-            { ...writeOptions(), chunkMessages: size },
+            { ...firstOptions(), chunkMessages: size },
             memory,
             delta,
           );
