@@ -408,7 +408,22 @@ export class HermesImporter {
       if (options.signal?.aborted) throw new ImportAbortedError();
     }
     sizer.record(elapsed, rows);
-    for (let offset = 0; offset < pending.length; ) {
+    const moving = update;
+    // An update's rewinds and compactions of imported messages: a chunk per unit, all before its
+    // last unit (which then has only its new messages and the session's fields to write).
+    while (moving && moving.movedDone < moving.moved.length) {
+      if (options.signal?.aborted) throw new ImportAbortedError();
+      await this.betweenChunks(elapsed);
+      const count = chunkSize();
+      let applied = 0;
+      elapsed = await unit(async (tx) => {
+        applied = await this.writer.continueMoves(tx, moving, count);
+        return { ...progress };
+      });
+      sizer.record(elapsed, applied);
+    }
+    // An update always ends with its last unit, even with no new message left to write.
+    for (let offset = 0, finished = update === undefined; offset < pending.length || !finished; ) {
       await options.betweenSessionChunks?.({
         sessionId: session.id,
         messagesWritten: total - pending.length + offset,
@@ -418,6 +433,7 @@ export class HermesImporter {
       await this.betweenChunks(elapsed);
       const part = pending.slice(offset, offset + chunkSize());
       const last = offset + part.length === pending.length;
+      if (last) finished = true;
       const updating = update;
       elapsed = await unit(async (tx, delta) => {
         if (!last) {

@@ -14,7 +14,7 @@ import type { Tx } from '../../shared/unit-of-work.js';
 import { appendTriggerContribution, correctionFor, usageContributions } from '../../stats/usage-contributions.js';
 import { HOUR_MS, type UsageContribution, UsageRollupRepository } from '../../stats/usage-rollup.repository.js';
 import { SessionModelUsageRepository } from '../../usage/session-model-usage.repository.js';
-import { type ImportMessageRow, ImportLedgerRepository, type ImportSessionRow } from '../import-ledger.repository.js';
+import { ImportLedgerRepository, type ImportMessageRow, type ImportSessionRow } from '../import-ledger.repository.js';
 import type { ReportDelta } from '../import-report.js';
 import type { MappedMessage, MappedSession, SessionSnapshot } from './hermes-mapper.js';
 import type { RunMemory } from './hermes-run-memory.js';
@@ -48,8 +48,13 @@ export interface PendingUpdate {
   fresh: readonly MappedMessage[];
   /** How many of `fresh` are written (and counted) here. */
   written: number;
-  /** Imported messages whose visibility the source moved: applied by the last chunk. */
+  /**
+   * Imported messages whose visibility the source moved (rewinds, compactions): the importer applies
+   * them a chunk per unit (`continueMoves`) before the last chunk, which applies what is left.
+   */
   moved: readonly MovedMessage[];
+  /** How many of `moved` are applied. */
+  movedDone: number;
 }
 
 interface MovedMessage {
@@ -669,10 +674,12 @@ export class HermesWriter {
     if (fresh.some((message) => message.sourceId < highest)) {
       delta.warn(`session ${session.sourceId}: messages older than imported ones were appended at the end`);
     }
-    const pending: PendingUpdate = { session, fresh, written: 0, moved };
-    if (options.chunkMessages !== undefined && fresh.length > options.chunkMessages) {
-      // Too many for one unit: this one appends the first chunk; the importer writes the rest.
-      await this.appendFresh(tx, pending, row, fresh.slice(0, options.chunkMessages), delta);
+    const pending: PendingUpdate = { session, fresh, written: 0, moved, movedDone: 0 };
+    const size = options.chunkMessages;
+    if (size !== undefined && (fresh.length > size || moved.length > size)) {
+      // Too many for one unit: this one appends the first chunk of new messages (if they are too
+      // many); the importer writes the rest and applies the moved visibility in chunks.
+      if (fresh.length > size) await this.appendFresh(tx, pending, row, fresh.slice(0, size), delta);
       return pending;
     }
     await this.applyUpdate(tx, pending, row, entry, fresh, options, memory, delta);
@@ -687,6 +694,75 @@ export class HermesWriter {
    */
   async continueUpdate(tx: Tx, pending: PendingUpdate, part: readonly MappedMessage[], delta: ReportDelta) {
     await this.appendFresh(tx, pending, await this.stillHere(tx, pending.session), part, delta);
+  }
+
+  /**
+   * A chunk of a pending update's moved visibility (rewinds and compactions the source made of
+   * imported messages): at most `count` of them, counted as an append counts (counters and
+   * revision; nothing moves in the usage rollups, which count history whatever its visibility, as
+   * one unit does). Returns how many it took.
+   */
+  async continueMoves(tx: Tx, pending: PendingUpdate, count: number): Promise<number> {
+    const row = await this.stillHere(tx, pending.session);
+    const part = pending.moved.slice(pending.movedDone, pending.movedDone + count);
+    const id = pending.session.id;
+    const moved = await this.applyMoves(tx, id, part);
+    if (moved.counted !== 0 || moved.toolCalls !== 0) {
+      const counterDelta = { ...ZERO_DELTA, messages: moved.counted, toolCalls: moved.toolCalls };
+      await this.sessions.applyAppend(tx.db, id, counterDelta, Number(row.last_activity_at), null, undefined, {});
+      const after = (await this.sessions.findById(tx.db, id))!;
+      const who = { id, profile: after.profile, source: after.source, model: after.model };
+      // The sessions trigger rolled the change up at the last activity: take it out again.
+      await this.usageRollups.record(
+        tx.db,
+        correctionFor(
+          [],
+          appendTriggerContribution({ ...who, lastActivityAt: Number(after.last_activity_at) }, counterDelta),
+        ),
+      );
+    }
+    pending.movedDone += part.length;
+    return part.length;
+  }
+
+  /**
+   * Visibility the source moved (a later rewind or compaction), where nobody changed it here: the
+   * messages and their ledger entries. Returns what it changes in the session's counters.
+   */
+  private async applyMoves(
+    tx: Tx,
+    sessionId: string,
+    moved: readonly MovedMessage[],
+  ): Promise<{ counted: number; toolCalls: number }> {
+    if (moved.length === 0) return { counted: 0, toolCalls: 0 };
+    const current = await this.messages.visibilityOf(
+      tx.db,
+      sessionId,
+      moved.map((m) => m.messageId),
+    );
+    let counted = 0;
+    let toolCalls = 0;
+    const groups = new Map<string, { messageIds: number[]; sourceIds: number[] }>();
+    for (const { message, messageId, was } of moved) {
+      const now = current.get(messageId);
+      if (!now || now.active !== was.active || now.compacted !== was.compacted) continue;
+      const shown = now.displayKind !== 'hidden';
+      const liveBefore = was.active === 1 || was.compacted === 1;
+      const liveAfter = message.active === 1 || message.compacted === 1;
+      if (shown) counted += Number(liveAfter) - Number(liveBefore);
+      if (liveBefore !== liveAfter) toolCalls += (liveAfter ? 1 : -1) * message.toolCallsTotal;
+      const key = `${message.active}${message.compacted}`;
+      const group = groups.get(key) ?? { messageIds: [], sourceIds: [] };
+      group.messageIds.push(messageId);
+      group.sourceIds.push(message.sourceId);
+      groups.set(key, group);
+    }
+    for (const [key, group] of groups) {
+      const visibility = { active: Number(key[0]) as 0 | 1, compacted: Number(key[1]) as 0 | 1 };
+      await this.messages.setVisibility(tx.db, sessionId, group.messageIds, visibility);
+      await this.ledger.setMessageVisibility(tx.db, sessionId, group.sourceIds, visibility);
+    }
+    return { counted, toolCalls };
   }
 
   /** The last chunk of a pending update: its messages and everything else the update moves. */
@@ -840,34 +916,10 @@ export class HermesWriter {
     }
     if (Object.keys(patch).length > 0) await this.sessions.update(tx.db, session.id, patch);
 
-    // Visibility the source moved (a later rewind or compaction), where nobody changed it here.
-    const current = await this.messages.visibilityOf(
-      tx.db,
-      session.id,
-      moved.map((m) => m.messageId),
-    );
-    let countedDelta = 0;
-    let toolCallDelta = 0;
-    const groups = new Map<string, { messageIds: number[]; sourceIds: number[] }>();
-    for (const { message, messageId, was } of moved) {
-      const now = current.get(messageId);
-      if (!now || now.active !== was.active || now.compacted !== was.compacted) continue;
-      const shown = now.displayKind !== 'hidden';
-      const liveBefore = was.active === 1 || was.compacted === 1;
-      const liveAfter = message.active === 1 || message.compacted === 1;
-      if (shown) countedDelta += Number(liveAfter) - Number(liveBefore);
-      if (liveBefore !== liveAfter) toolCallDelta += (liveAfter ? 1 : -1) * message.toolCallsTotal;
-      const key = `${message.active}${message.compacted}`;
-      const group = groups.get(key) ?? { messageIds: [], sourceIds: [] };
-      group.messageIds.push(messageId);
-      group.sourceIds.push(message.sourceId);
-      groups.set(key, group);
-    }
-    for (const [key, group] of groups) {
-      const visibility = { active: Number(key[0]) as 0 | 1, compacted: Number(key[1]) as 0 | 1 };
-      await this.messages.setVisibility(tx.db, session.id, group.messageIds, visibility);
-      await this.ledger.setMessageVisibility(tx.db, session.id, group.sourceIds, visibility);
-    }
+    // Visibility the source moved, what earlier chunks left of it (`continueMoves`).
+    const movedNow = await this.applyMoves(tx, session.id, moved.slice(pending.movedDone));
+    const countedDelta = movedNow.counted;
+    const toolCallDelta = movedNow.toolCalls;
 
     const eligible = substringEligible(row);
     await this.insertMessages(tx, session.id, last, eligible);
