@@ -83,16 +83,21 @@ export class ImportLedgerRepository {
   }
 
   /**
-   * How many message entries a session has, and the highest source id among them: whether entries
-   * read earlier still hold (`HermesWriter.importedMessages`), without reading them again.
+   * The lowest and highest source id among a session's message entries (null: none), two lookups
+   * on the primary key: whether entries read earlier still hold (`HermesWriter.compareLedger`).
    */
-  async messageStamp(db: Executor, sessionId: string): Promise<{ count: number; top: number }> {
-    const row = await db
-      .selectFrom('import_messages')
-      .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.max('source_message_id').as('top')])
-      .where('session_id', '=', sessionId)
-      .executeTakeFirstOrThrow();
-    return { count: Number(row.n), top: row.top === null ? 0 : Number(row.top) };
+  async messageSpan(db: Executor, sessionId: string): Promise<{ lowest: number | null; highest: number | null }> {
+    const end = async (direction: 'asc' | 'desc') => {
+      const row = await db
+        .selectFrom('import_messages')
+        .select('source_message_id')
+        .where('session_id', '=', sessionId)
+        .orderBy('source_message_id', direction)
+        .limit(1)
+        .executeTakeFirst();
+      return row === undefined ? null : Number(row.source_message_id);
+    };
+    return { lowest: await end('asc'), highest: await end('desc') };
   }
 
   async insertMessages(db: Executor, rows: readonly Insertable<ImportMessagesTable>[]): Promise<void> {

@@ -110,14 +110,31 @@ export interface WriteOptions {
 }
 
 /**
- * A session's ledger as read outside any transaction: its entry and its message entries. A session
- * imported before with 10⁵ messages has 10⁵ message entries; reading them inside the first unit of
- * its update held the write lock for that read.
+ * A session's ledger as read outside any transaction — its entry, and its message entries compared
+ * with the source's messages. A session imported before with 10⁵ messages has 10⁵ message entries:
+ * reading and comparing them inside the first unit of its update held the write lock ≈ 1 s.
  */
 export interface KnownLedger {
   sessionId: string;
   entry: ImportSessionRow | undefined;
-  messages: Map<number, ImportMessageRow>;
+  comparison: LedgerComparison;
+}
+
+/** A session's message entries in the ledger, compared with its messages in the source. */
+export interface LedgerComparison {
+  /** Source messages without an entry (new since the last import), in source order. */
+  fresh: MappedMessage[];
+  /** Imported messages whose visibility the source moved. */
+  moved: MovedMessage[];
+  /** Imported messages whose content changed in the source. */
+  changed: number;
+  /** Every entry's message is still in the source, unchanged (a half-written session may resume). */
+  intact: boolean;
+  /** Source ids with an entry. */
+  done: ReadonlySet<number>;
+  /** The lowest and highest source id with an entry (null: none). */
+  lowest: number | null;
+  highest: number | null;
 }
 
 /** Plain session fields a later import may move: [snapshot field, column]. */
@@ -457,17 +474,8 @@ export class HermesWriter {
     entry: ImportSessionRow | undefined,
     options: WriteOptions,
   ): Promise<Set<number> | null> {
-    const imported = await this.importedMessages(tx, session, entry, options);
-    const bySource = new Map(session.messages.map((m) => [m.sourceId, m]));
-    let intact = true;
-    for (const [sourceId, known] of imported) {
-      const now = bySource.get(sourceId);
-      if (!now || now.fingerprint !== known.fingerprint) {
-        intact = false;
-        break;
-      }
-    }
-    if (intact) return new Set(imported.keys());
+    const compared = await this.compareLedger(tx, session, entry, options);
+    if (compared.intact) return new Set(compared.done);
     if (options.dryRun) return null;
     if (options.purgeLaterAbove !== undefined) {
       await this.deletion.purgeLater(tx, [session.id]);
@@ -485,33 +493,32 @@ export class HermesWriter {
    */
   async readLedgerAhead(db: Executor, session: MappedSession): Promise<KnownLedger> {
     const entry = (await this.ledger.sessionsBySourceIds(db, HERMES_SOURCE, [session.sourceId])).get(session.sourceId);
-    return { sessionId: session.id, entry, messages: await this.ledger.messagesOf(db, session.id) };
+    return { sessionId: session.id, entry, comparison: compare(session, await this.ledger.messagesOf(db, session.id)) };
   }
 
   /**
-   * The session's message entries in the ledger: the ones read ahead when they still hold, else read
-   * here. They still hold when the session's entry is the one read ahead (every import that moves a
-   * session's messages — appends, visibility — rewrites it with its time and job) and the message
-   * entries are as many, up to the same highest source id (one aggregate over the session's range of
-   * the ledger's primary key, no row read: ≈ 1 ms for 10⁵ entries; entries only come and go through
-   * imports, one at a time under the import lease, and through deletion purges, which remove the
-   * latest first). Anything else — a lease taken over, a purge between the read and this unit —
-   * reads them again inside, as before.
+   * The session's message entries compared with the source: as read ahead when they still hold,
+   * else read and compared here. They still hold when the session's entry is the one read ahead and
+   * its message entries span the same source ids (two index lookups). Why that suffices: entries
+   * come and go only through imports and deletions. An import that moves a session's messages
+   * rewrites its entry (its time and job) in its last unit, and its middle units commit only while
+   * it holds the import lease — which this unit checks before it commits (`persist`), so another
+   * run's chunks cannot have slipped in unnoticed. A deletion marks the entry deleted, and its purge
+   * removes the latest entries first (the highest source id moves). Anything else reads them again
+   * inside, as before.
    */
-  private async importedMessages(
+  private async compareLedger(
     tx: Tx,
     session: MappedSession,
     entry: ImportSessionRow | undefined,
     options: WriteOptions,
-  ): Promise<Map<number, ImportMessageRow>> {
+  ): Promise<LedgerComparison> {
     const known = options.knownLedger;
     if (known && known.sessionId === session.id && sameEntry(known.entry, entry)) {
-      let top = Number.NEGATIVE_INFINITY;
-      for (const sourceId of known.messages.keys()) if (sourceId > top) top = sourceId;
-      const stamp = await this.ledger.messageStamp(tx.db, session.id);
-      if (stamp.count === known.messages.size && (stamp.count === 0 || stamp.top === top)) return known.messages;
+      const span = await this.ledger.messageSpan(tx.db, session.id);
+      if (span.lowest === known.comparison.lowest && span.highest === known.comparison.highest) return known.comparison;
     }
-    return this.ledger.messagesOf(tx.db, session.id);
+    return compare(session, await this.ledger.messagesOf(tx.db, session.id));
   }
 
   /**
@@ -642,22 +649,7 @@ export class HermesWriter {
       delta.messages.skipped += session.messages.length;
       return undefined;
     }
-    const imported = await this.importedMessages(tx, session, entry, options);
-    const fresh: MappedMessage[] = [];
-    const moved: MovedMessage[] = [];
-    let changed = 0;
-    for (const message of session.messages) {
-      const known = imported.get(message.sourceId);
-      if (!known) fresh.push(message);
-      else if (known.fingerprint !== message.fingerprint) changed++;
-      else if (Number(known.active) !== message.active || Number(known.compacted) !== message.compacted) {
-        moved.push({
-          message,
-          messageId: Number(known.message_id),
-          was: { active: Number(known.active), compacted: Number(known.compacted) },
-        });
-      }
-    }
+    const { fresh, moved, changed, highest } = await this.compareLedger(tx, session, entry, options);
     if (changed > 0) {
       return this.conflict(
         tx,
@@ -669,9 +661,7 @@ export class HermesWriter {
         delta,
       );
     }
-    let highest = 0;
-    for (const sourceId of imported.keys()) if (sourceId > highest) highest = sourceId;
-    if (fresh.some((message) => message.sourceId < highest)) {
+    if (highest !== null && fresh.some((message) => message.sourceId < highest)) {
       delta.warn(`session ${session.sourceId}: messages older than imported ones were appended at the end`);
     }
     const pending: PendingUpdate = { session, fresh, written: 0, moved, movedDone: 0 };
@@ -1170,6 +1160,36 @@ function mergeHours(contributions: readonly UsageContribution[]): UsageContribut
 /** The times of the messages a session counts (shown and not rewound): what the overview counts. */
 function countedTimes(messages: readonly MappedMessage[]) {
   return messages.filter((m) => m.counted).map((m) => ({ timestamp: Number(m.row.timestamp) }));
+}
+
+/** A session's message entries compared with its source messages (`LedgerComparison`). */
+function compare(session: MappedSession, imported: ReadonlyMap<number, ImportMessageRow>): LedgerComparison {
+  const fresh: MappedMessage[] = [];
+  const moved: MovedMessage[] = [];
+  let changed = 0;
+  for (const message of session.messages) {
+    const known = imported.get(message.sourceId);
+    if (!known) fresh.push(message);
+    else if (known.fingerprint !== message.fingerprint) changed++;
+    else if (Number(known.active) !== message.active || Number(known.compacted) !== message.compacted) {
+      moved.push({
+        message,
+        messageId: Number(known.message_id),
+        was: { active: Number(known.active), compacted: Number(known.compacted) },
+      });
+    }
+  }
+  const bySource = new Map(session.messages.map((m) => [m.sourceId, m]));
+  let intact = true;
+  let lowest: number | null = null;
+  let highest: number | null = null;
+  for (const [sourceId, known] of imported) {
+    const now = bySource.get(sourceId);
+    if (!now || now.fingerprint !== known.fingerprint) intact = false;
+    if (lowest === null || sourceId < lowest) lowest = sourceId;
+    if (highest === null || sourceId > highest) highest = sourceId;
+  }
+  return { fresh, moved, changed, intact, done: new Set(imported.keys()), lowest, highest };
 }
 
 /** The same ledger entry, as last written (an import rewrites its time and job whenever it moves the session). */
