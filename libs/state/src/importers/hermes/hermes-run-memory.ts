@@ -5,7 +5,7 @@ export class RunMemory {
   /** Preview of sessions written by this run (a compression continuation shows its chain's opening). */
   readonly previews = new Map<string, string | null>();
 
-  /** Titles given by this run, per profile → session (a dry run's earlier units were rolled back). */
+  /** Titles given by this run, per profile → session (a dry run never wrote them). */
   readonly titles = new Map<string, Map<string, string>>();
 
   /** Ids whose conflicting session a replace removed: writing them again counts as an update. */

@@ -86,8 +86,8 @@ export interface WriteOptions {
   /**
    * Old rows of a session with more messages than this (a replaced conflict, a half-imported
    * session whose source changed) are hidden and purged in chunks before the id is written again
-   * (`WriteOutcome.blocked`). Unset (dry runs: every unit is rolled back, a purge could not
-   * precede the write), they are removed inline.
+   * (`WriteOutcome.blocked`). Unset, they are removed inline — or, in a dry run, taken for gone
+   * without removing anything.
    */
   purgeLaterAbove?: number;
   /**
@@ -466,7 +466,8 @@ export class HermesWriter {
    * them since (or the session is gone): then the half-written rows are removed — nobody ever saw
    * them, so without a receipt — and the caller writes the session from scratch. With
    * `purgeLaterAbove` they are hidden for deletion and purged in chunks first (the caller waits for
-   * that: `blocked`); without (a dry run), removed in this unit.
+   * that: `blocked`); without, removed in this unit; in a dry run, left as they are (the caller
+   * answers as if they were gone).
    */
   private async resumePoint(
     tx: Tx,
@@ -1078,7 +1079,7 @@ export class HermesWriter {
 
   /**
    * Titles are unique per profile: a taken one gets the next free "title (n)", with a warning. Titles
-   * given earlier in this run count as taken too (in a dry run the store no longer has them).
+   * given earlier in this run count as taken too (a dry run never wrote them).
    */
   private async freeTitle(
     tx: Tx,
