@@ -179,6 +179,46 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(realReplace.report.sessions).toEqual({ created: 4, updated: 4, skipped: 1, conflicts: 2 });
     });
 
+    // Whether the replaced boss and its helper are decided in one unit (each decides from the rows it
+    // read at its start) or the helper in a later one (300 messages fill the first unit).
+    for (const [bossMessages, expected] of [
+      [1, { created: 0, updated: 2, skipped: 0, conflicts: 2 }],
+      [300, { created: 1, updated: 1, skipped: 0, conflicts: 1 }],
+    ] as const) {
+      it(`a replace that would remove a delegate child here that the file holds too (boss of ${bossMessages} messages): reported as the real run reports it`, async () => {
+        const path = build(dirs, (f) => {
+          f.session({ id: 'boss', source: 'cli', profile_name: 'dry', title: 'Boss', started_at: t0 });
+          for (let i = 0; i < bossMessages; i++) {
+            f.message('boss', { role: 'user', content: `boss from the file ${i}`, timestamp: t0 + i });
+          }
+          f.session({
+            id: 'boss-helper',
+            source: 'subagent',
+            profile_name: 'dry',
+            parent_session_id: 'boss',
+            started_at: t0 + 1,
+          });
+          f.message('boss-helper', { role: 'user', content: 'helper from the file', timestamp: t0 + 1 });
+        });
+        const seeded = async () => {
+          const t = await open();
+          await t.store.sessions.create(admin, { id: 'boss', profile: 'dry', source: 'cli', title: 'Boss here' });
+          await t.store.sessions.create(admin, {
+            id: 'boss-helper',
+            profile: 'dry',
+            source: 'subagent',
+            parentSessionId: 'boss',
+            lineageKind: 'delegate',
+          });
+          return t;
+        };
+        const dry = await run(await seeded(), path, 'replace', true);
+        const real = await run(await seeded(), path, 'replace', false);
+        expect(dry.report).toEqual(real.report);
+        expect(real.report.sessions).toEqual(expected);
+      });
+    }
+
     it.skipIf(dialect !== 'sqlite')(
       'another writer of the file is never locked out while a dry run reads a large session',
       async () => {

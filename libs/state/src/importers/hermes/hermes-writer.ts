@@ -211,6 +211,7 @@ export class HermesWriter {
     delta: ReportDelta,
   ): Promise<WriteOutcome> {
     const outcome: WriteOutcome = { blocked: [], pending: undefined };
+    const removedEarlier = options.dryRun ? new Set(memory.removed) : undefined;
     const ledger = await this.ledger.sessionsBySourceIds(
       tx.db,
       HERMES_SOURCE,
@@ -242,8 +243,10 @@ export class HermesWriter {
         }
         row = undefined;
       }
-      // A dry run's replace removed it (with a conflicting parent): gone, as it would be here.
-      if (row && options.dryRun && memory.removed.has(row.id)) row = undefined;
+      // A dry run's replace in an earlier unit removed it (with a conflicting parent): gone, as it
+      // would be by now. (One removed in this unit still counts as here: a real run decides the whole
+      // unit from the rows it read at its start.)
+      if (row && removedEarlier?.has(row.id)) row = undefined;
       if (row && halfImportedHere(row, entry, session)) {
         // Left half-written by an interrupted run (split then, small enough for one unit now).
         const done = await this.resumePoint(tx, session, entry, options);
