@@ -82,6 +82,24 @@ export class ImportLedgerRepository {
     return new Map(rows.map((row) => [Number(row.source_message_id), row]));
   }
 
+  /**
+   * The lowest and highest source id among a session's message entries (null: none), two lookups
+   * on the primary key: whether entries read earlier still hold (`HermesWriter.compareLedger`).
+   */
+  async messageSpan(db: Executor, sessionId: string): Promise<{ lowest: number | null; highest: number | null }> {
+    const end = async (direction: 'asc' | 'desc') => {
+      const row = await db
+        .selectFrom('import_messages')
+        .select('source_message_id')
+        .where('session_id', '=', sessionId)
+        .orderBy('source_message_id', direction)
+        .limit(1)
+        .executeTakeFirst();
+      return row === undefined ? null : Number(row.source_message_id);
+    };
+    return { lowest: await end('asc'), highest: await end('desc') };
+  }
+
   async insertMessages(db: Executor, rows: readonly Insertable<ImportMessagesTable>[]): Promise<void> {
     for (const part of chunk(rows, MESSAGE_CHUNK)) await db.insertInto('import_messages').values(part).execute();
   }

@@ -55,6 +55,14 @@ export function registerDirectReads(db: object, reads: DirectReads): void {
   directReads.set(db, reads);
 }
 
+/** Executors that must not write (`UnitOfWork.readOnly`): a prepared write on one throws. */
+const readOnlyExecutors = new WeakSet<object>();
+
+/** `db` only reads: a prepared statement that is not a SELECT throws instead of running on it. */
+export function markReadOnly(db: object): void {
+  readOnlyExecutors.add(db);
+}
+
 /**
  * A query built with Kysely once and then reused as compiled SQL: on the hottest paths (a
  * single-message append) building and compiling the query tree costs as much as running it.
@@ -82,6 +90,10 @@ export class PreparedQuery<P extends string, R = unknown> {
             : { value: parameter },
         ),
       };
+    }
+    // Compiled once, run as raw SQL: Kysely plugins never see it again, so the guard is here.
+    if (!this.compiled.select && readOnlyExecutors.has(db)) {
+      throw new Error(`a read-only unit of work tried to write (${this.compiled.operation})`);
     }
     const parameters = this.compiled.slots.map((slot) => ('name' in slot ? values[slot.name] : slot.value));
     const writes = directWrites.get(db);

@@ -1,9 +1,14 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IdempotencyRepository } from '../idempotency/idempotency.repository.js';
 import { adminPrincipal, contextOf, openTestStore, TEST_DIALECTS, type TestStore } from '../testing/index.js';
 import { principalKey } from './access.js';
+import { systemClock } from './clock.js';
 import type { OperationContext } from './context.js';
 import { IdempotencyConflictError } from './errors.js';
+import { silentLogger } from './logger.js';
+import { PreparedQuery } from './prepared.js';
+import { UnitOfWork } from './unit-of-work.js';
 
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`unit of work and idempotency records on ${dialect}`, () => {
@@ -68,6 +73,30 @@ for (const { dialect, available } of TEST_DIALECTS) {
         }),
       ).rejects.toThrow('rollback');
       expect(order).not.toContain('never');
+    });
+
+    it('a read-only unit reads outside any transaction, and a write it tries throws before it runs', async () => {
+      const uow = new UnitOfWork(t.store.db, dialect, systemClock, silentLogger);
+      await t.store.sessions.create(contextOf(adminPrincipal), { id: 'read-only', profile: 'p', source: 'cli' });
+      const rename = new PreparedQuery<'id'>((db, param) =>
+        db.updateTable('sessions').set({ title: 'renamed' }).where('id', '=', param('id')),
+      );
+      // Compiled on the store (as a repository's statement would be), then tried in the read-only unit.
+      await rename.execute(t.store.db, { id: 'nobody' });
+      const read = await uow.readOnly((tx) =>
+        tx.db.selectFrom('sessions').select('id').where('id', '=', 'read-only').executeTakeFirst(),
+      );
+      expect(read).toEqual({ id: 'read-only' });
+      await expect(
+        uow.readOnly((tx) =>
+          tx.db.updateTable('sessions').set({ title: 'renamed' }).where('id', '=', 'read-only').execute(),
+        ),
+      ).rejects.toThrow(/tried to write/);
+      await expect(uow.readOnly((tx) => rename.execute(tx.db, { id: 'read-only' }))).rejects.toThrow(/tried to write/);
+      await expect(
+        uow.readOnly((tx) => sql`delete from sessions where id = 'read-only'`.execute(tx.db)),
+      ).rejects.toThrow(/tried to write/);
+      expect((await t.store.sessions.get(contextOf(adminPrincipal), 'read-only')).title).toBeNull();
     });
   });
 }

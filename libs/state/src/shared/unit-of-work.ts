@@ -1,4 +1,14 @@
-import { sql, type Transaction } from 'kysely';
+import {
+  type KyselyPlugin,
+  type PluginTransformQueryArgs,
+  type PluginTransformResultArgs,
+  type QueryResult,
+  type RawNode,
+  type RootOperationNode,
+  sql,
+  type Transaction,
+  type UnknownRow,
+} from 'kysely';
 import type { DB, Db, Dialect } from '../db/database.js';
 import { IdempotencyRepository } from '../idempotency/idempotency.repository.js';
 import { principalKey } from './access.js';
@@ -6,11 +16,30 @@ import type { Clock } from './clock.js';
 import type { OperationContext } from './context.js';
 import { IdempotencyRaceError } from './errors.js';
 import type { Logger } from './logger.js';
-import { bindDirectWrites } from './prepared.js';
+import { bindDirectWrites, markReadOnly } from './prepared.js';
 import { isUniqueViolation } from './sql-dialect.js';
 import { toDomainError } from './store-errors.js';
 
 export type Effect = () => void | Promise<void>;
+
+/** Lets SELECTs (and raw SELECT/WITH statements) through; any other statement throws before it runs. */
+class ReadOnlyPlugin implements KyselyPlugin {
+  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+    const node = args.node;
+    const reads =
+      node.kind === 'SelectQueryNode' ||
+      (node.kind === 'RawNode' && /^\s*(select|with)\b/i.test((node as RawNode).sqlFragments[0] ?? ''));
+    if (!reads) throw new Error(`a read-only unit of work tried to write (${node.kind})`);
+    return node;
+  }
+
+  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    return args.result;
+  }
+}
+const READ_ONLY = new ReadOnlyPlugin();
+/** One read-only view per store (`readOnly`). */
+const readOnlyViews = new WeakMap<object, Transaction<DB>>();
 
 class Rehearsal {
   constructor(readonly value: unknown) {}
@@ -62,6 +91,27 @@ export class UnitOfWork {
       throw toDomainError(error);
     }
     throw new Error('unreachable: a rehearsal always rolls back');
+  }
+
+  /**
+   * Runs work that only reads, outside any transaction: no write lock is taken (on SQLite the reads
+   * go to the reader connection, which never waits on a writer), so it may take as long as it
+   * needs. Each statement sees the store as it stands then (no snapshot across statements). A
+   * write the work attempts throws instead of running (`ReadOnlyPlugin`). No effects.
+   */
+  async readOnly<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    // Typed as a transaction so the same code paths serve both; it never begins one.
+    let db = readOnlyViews.get(this.db);
+    if (!db) {
+      db = this.db.withPlugin(READ_ONLY) as unknown as Transaction<DB>;
+      markReadOnly(db);
+      readOnlyViews.set(this.db, db);
+    }
+    try {
+      return await work({ db, afterCommit: () => undefined });
+    } catch (error) {
+      throw toDomainError(error);
+    }
   }
 
   async run<T>(ctx: OperationContext | null, work: (tx: Tx) => Promise<T>): Promise<T> {

@@ -52,7 +52,10 @@ export interface HermesImportOptions {
   /** Profile for sessions without profile_name or origin.profile (default `default`). */
   profile?: string;
   onConflict: OnConflict;
-  /** Run every unit of work and roll it back: the same report, nothing written. */
+  /**
+   * Decide and count every unit of work as a write would, from reads only: the same report, nothing
+   * written, no write lock taken (SQLite) however large a session is.
+   */
   dryRun: boolean;
   jobId: string | null;
   actor: Principal;
@@ -70,7 +73,7 @@ export interface HermesImportOptions {
   batchTargetMs?: number;
   /**
    * Sessions with more messages than this are written in chunks (default SPLIT_SESSIONS_ABOVE).
-   * Dry runs write every session whole (each unit is rolled back, so a chunk could not build on the last).
+   * Dry runs read every session whole (they write nothing, so they hold no lock a chunk would bound).
    */
   splitSessionsAbove?: number;
   /** Upper bound of a chunk of a session written in chunks, in messages (tests; default: sized by time). */
@@ -172,8 +175,8 @@ export class HermesImporter {
         jobId: options.jobId,
         actor: options.actor,
         now: this.clock.now(),
-        // Old rows too many for one unit are purged in chunks first (not in a dry run: rolled back).
-        ...(options.dryRun ? {} : { purgeLaterAbove: splitAbove }),
+        // Old rows too many for one unit are purged in chunks first (a dry run purges nothing).
+        ...(options.dryRun ? { dryRun: true } : { purgeLaterAbove: splitAbove }),
       });
       const unit = async (work: (tx: Tx, delta: ReportDelta) => Promise<ImportProgress>) => {
         for (let attempt = 1; ; attempt++) {
@@ -350,11 +353,15 @@ export class HermesImporter {
     let rows = 0;
     let elapsed = 0;
     for (let attempt = 1; ; attempt++) {
+      // The session's ledger (10⁵ entries for a session of 10⁵ messages imported before) is read
+      // here, holding no lock; the unit checks it still holds and reads it again only if not.
+      const knownLedger = await this.writer.readLedgerAhead(this.db, session);
+      const firstOptions = (): WriteOptions => ({ ...writeOptions(), knownLedger });
       elapsed = await unit(async (tx, delta) => {
         pending = [];
         update = undefined;
         purge = undefined;
-        const start = await this.writer.splitStart(tx, session, writeOptions());
+        const start = await this.writer.splitStart(tx, session, firstOptions());
         if (start.kind === 'blocked') {
           purge = start.purge;
           return { ...progress };
@@ -368,7 +375,7 @@ export class HermesImporter {
           const outcome = await this.writer.writeSessions(
             tx,
             [session],
-            { ...writeOptions(), chunkMessages: size },
+            { ...firstOptions(), chunkMessages: size },
             memory,
             delta,
           );
@@ -401,7 +408,22 @@ export class HermesImporter {
       if (options.signal?.aborted) throw new ImportAbortedError();
     }
     sizer.record(elapsed, rows);
-    for (let offset = 0; offset < pending.length; ) {
+    const moving = update;
+    // An update's rewinds and compactions of imported messages: a chunk per unit, all before its
+    // last unit (which then has only its new messages and the session's fields to write).
+    while (moving && moving.movedDone < moving.moved.length) {
+      if (options.signal?.aborted) throw new ImportAbortedError();
+      await this.betweenChunks(elapsed);
+      const count = chunkSize();
+      let applied = 0;
+      elapsed = await unit(async (tx) => {
+        applied = await this.writer.continueMoves(tx, moving, count);
+        return { ...progress };
+      });
+      sizer.record(elapsed, applied);
+    }
+    // An update always ends with its last unit, even with no new message left to write.
+    for (let offset = 0, finished = update === undefined; offset < pending.length || !finished; ) {
       await options.betweenSessionChunks?.({
         sessionId: session.id,
         messagesWritten: total - pending.length + offset,
@@ -411,6 +433,7 @@ export class HermesImporter {
       await this.betweenChunks(elapsed);
       const part = pending.slice(offset, offset + chunkSize());
       const last = offset + part.length === pending.length;
+      if (last) finished = true;
       const updating = update;
       elapsed = await unit(async (tx, delta) => {
         if (!last) {
@@ -435,8 +458,9 @@ export class HermesImporter {
   private async purge(ids: readonly string[]): Promise<void> {
     for (const id of new Set(ids)) await this.deletion.purgeNow(this.uow, id, this.betweenChunks);
   }
+  /** A dry run's units only read (the writer writes nothing with `dryRun`): no transaction, no write lock. */
   private transaction<T>(dryRun: boolean, work: (tx: Tx) => Promise<T>): Promise<T> {
-    return dryRun ? this.uow.rehearse(work) : this.uow.run(null, work);
+    return dryRun ? this.uow.readOnly(work) : this.uow.run(null, work);
   }
 
   /**

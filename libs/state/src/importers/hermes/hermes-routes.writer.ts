@@ -39,6 +39,11 @@ export class HermesRoutesWriter {
     delta: ReportDelta,
   ): Promise<void> {
     const repairs = new Repairs();
+    // A dry run writes nothing: the routes it would have written in this unit, for the next entries.
+    const wouldWrite = new Map<
+      string,
+      { session_id: string; updated_at: number; origin: string | null; created_at: number }
+    >();
     for (const entry of entries) {
       const parsed = jsonObject(entry.entry_json, 'gateway_routing.entry_json', repairs);
       const label = text(entry.session_key, repairs) ?? '?';
@@ -65,7 +70,8 @@ export class HermesRoutesWriter {
       const origin =
         parsed.origin && typeof parsed.origin === 'object' ? (parsed.origin as Record<string, unknown>) : null;
       const updatedAt = epochMs(entry.updated_at, 'gateway_routing.updated_at', repairs, options.now) ?? options.now;
-      const existing = await this.routes.find(tx.db, profile, sessionKey);
+      const existing =
+        wouldWrite.get(`${profile}\n${sessionKey}`) ?? (await this.routes.find(tx.db, profile, sessionKey));
       if (existing && existing.session_id === tip) continue;
       if (existing && Number(existing.updated_at) > updatedAt) {
         delta.warn(`route ${sessionKey}: a newer route here points at ${existing.session_id}; kept`);
@@ -78,16 +84,21 @@ export class HermesRoutesWriter {
           `route ${sessionKey}: origin names profile ${origin.profile}; kept in its session's profile ${profile}`,
         );
       }
-      await this.profiles.ensure(tx.db, profile, options.now);
-      await this.routes.upsert(tx.db, {
+      const route = {
         profile,
         session_key: sessionKey,
         session_id: tip,
         origin: origin ? JSON.stringify(origin) : (existing?.origin ?? null),
-        suspended: truthy(parsed.suspended) ? 1 : 0,
+        suspended: truthy(parsed.suspended) ? (1 as const) : (0 as const),
         created_at: existing ? Number(existing.created_at) : updatedAt,
         updated_at: updatedAt,
-      });
+      };
+      if (options.dryRun) {
+        wouldWrite.set(`${profile}\n${sessionKey}`, route);
+      } else {
+        await this.profiles.ensure(tx.db, profile, options.now);
+        await this.routes.upsert(tx.db, route);
+      }
       delta.routes++;
     }
     for (const line of repairs.describe('gateway_routing')) delta.warn(line);
@@ -99,6 +110,8 @@ export class HermesRoutesWriter {
     generations: readonly { source: string; sessionKey: string; generation: number }[],
     options: WriteOptions,
   ): Promise<void> {
+    // Nothing of them is in the report: a dry run has nothing to decide here.
+    if (options.dryRun) return;
     for (const g of generations) {
       await this.generations.raiseTo(tx.db, mapSource(g.source), g.sessionKey, g.generation, options.now);
     }

@@ -5,11 +5,14 @@ export class RunMemory {
   /** Preview of sessions written by this run (a compression continuation shows its chain's opening). */
   readonly previews = new Map<string, string | null>();
 
-  /** Titles given by this run, per profile → session (a dry run's earlier units were rolled back). */
+  /** Titles given by this run, per profile → session (a dry run never wrote them). */
   readonly titles = new Map<string, Map<string, string>>();
 
   /** Ids whose conflicting session a replace removed: writing them again counts as an update. */
   readonly replaced = new Set<string>();
+
+  /** Dry runs: sessions a replace would have removed (with their delegate children). */
+  readonly removed = new Set<string>();
 
   /** The compression tip of a session of the file, from the plan (a dry run cannot ask the store). */
   constructor(readonly plannedTip: (id: string) => string = (id) => id) {}

@@ -1,5 +1,5 @@
 import type { Principal, TitleSource } from '@statehouse/contracts';
-import type { NewMessageRow, NewSessionRow, SessionPatch, SessionRow } from '../../db/database.js';
+import type { Executor, NewMessageRow, NewSessionRow, SessionPatch, SessionRow } from '../../db/database.js';
 import { type DeletionEngine, HIDDEN_FOR_DELETION } from '../../deletion/deletion.engine.js';
 import { ORPHAN_REAP_REASON } from '../../gateways/gateway.service.js';
 import { MessageRepository } from '../../messages/message.repository.js';
@@ -14,7 +14,7 @@ import type { Tx } from '../../shared/unit-of-work.js';
 import { appendTriggerContribution, correctionFor, usageContributions } from '../../stats/usage-contributions.js';
 import { HOUR_MS, type UsageContribution, UsageRollupRepository } from '../../stats/usage-rollup.repository.js';
 import { SessionModelUsageRepository } from '../../usage/session-model-usage.repository.js';
-import { ImportLedgerRepository, type ImportSessionRow } from '../import-ledger.repository.js';
+import { ImportLedgerRepository, type ImportMessageRow, type ImportSessionRow } from '../import-ledger.repository.js';
 import type { ReportDelta } from '../import-report.js';
 import type { MappedMessage, MappedSession, SessionSnapshot } from './hermes-mapper.js';
 import type { RunMemory } from './hermes-run-memory.js';
@@ -48,8 +48,13 @@ export interface PendingUpdate {
   fresh: readonly MappedMessage[];
   /** How many of `fresh` are written (and counted) here. */
   written: number;
-  /** Imported messages whose visibility the source moved: applied by the last chunk. */
+  /**
+   * Imported messages whose visibility the source moved (rewinds, compactions): the importer applies
+   * them a chunk per unit (`continueMoves`) before the last chunk, which applies what is left.
+   */
   moved: readonly MovedMessage[];
+  /** How many of `moved` are applied. */
+  movedDone: number;
 }
 
 interface MovedMessage {
@@ -81,8 +86,8 @@ export interface WriteOptions {
   /**
    * Old rows of a session with more messages than this (a replaced conflict, a half-imported
    * session whose source changed) are hidden and purged in chunks before the id is written again
-   * (`WriteOutcome.blocked`). Unset (dry runs: every unit is rolled back, a purge could not
-   * precede the write), they are removed inline.
+   * (`WriteOutcome.blocked`). Unset, they are removed inline — or, in a dry run, taken for gone
+   * without removing anything.
    */
   purgeLaterAbove?: number;
   /**
@@ -91,6 +96,45 @@ export interface WriteOptions {
    * chunks (`blocked`, nothing to purge).
    */
   chunkMessages?: number;
+  /**
+   * A dry run: every decision and every figure of the report as a write would make them, from
+   * reads only — nothing is written, so no write lock is taken (docs/operations.md, Imports). What
+   * a write would have changed for a later session of the run is in the run's memory instead.
+   */
+  dryRun?: boolean;
+  /**
+   * A session's import ledger read ahead, outside the unit of work (`readLedgerAhead`): used in
+   * place of reading it inside when it still holds (`importedMessages`).
+   */
+  knownLedger?: KnownLedger;
+}
+
+/**
+ * A session's ledger as read outside any transaction — its entry, and its message entries compared
+ * with the source's messages. A session imported before with 10⁵ messages has 10⁵ message entries:
+ * reading and comparing them inside the first unit of its update held the write lock ≈ 1 s.
+ */
+export interface KnownLedger {
+  sessionId: string;
+  entry: ImportSessionRow | undefined;
+  comparison: LedgerComparison;
+}
+
+/** A session's message entries in the ledger, compared with its messages in the source. */
+export interface LedgerComparison {
+  /** Source messages without an entry (new since the last import), in source order. */
+  fresh: MappedMessage[];
+  /** Imported messages whose visibility the source moved. */
+  moved: MovedMessage[];
+  /** Imported messages whose content changed in the source. */
+  changed: number;
+  /** Every entry's message is still in the source, unchanged (a half-written session may resume). */
+  intact: boolean;
+  /** Source ids with an entry. */
+  done: ReadonlySet<number>;
+  /** The lowest and highest source id with an entry (null: none). */
+  lowest: number | null;
+  highest: number | null;
 }
 
 /** Plain session fields a later import may move: [snapshot field, column]. */
@@ -167,6 +211,7 @@ export class HermesWriter {
     delta: ReportDelta,
   ): Promise<WriteOutcome> {
     const outcome: WriteOutcome = { blocked: [], pending: undefined };
+    const removedEarlier = options.dryRun ? new Set(memory.removed) : undefined;
     const ledger = await this.ledger.sessionsBySourceIds(
       tx.db,
       HERMES_SOURCE,
@@ -191,14 +236,20 @@ export class HermesWriter {
           outcome.blocked.push({ session, purge: [row.id] });
           continue;
         }
-        // A dry run: answer as the store will once they are (this unit is rolled back).
-        await this.messages.deleteForSessions(tx.db, [row.id]);
-        await this.sessions.deleteByIds(tx.db, [row.id]);
+        // A dry run: answer as the store will once they are.
+        if (!options.dryRun) {
+          await this.messages.deleteForSessions(tx.db, [row.id]);
+          await this.sessions.deleteByIds(tx.db, [row.id]);
+        }
         row = undefined;
       }
+      // A dry run's replace in an earlier unit removed it (with a conflicting parent): gone, as it
+      // would be by now. (One removed in this unit still counts as here: a real run decides the whole
+      // unit from the rows it read at its start.)
+      if (row && removedEarlier?.has(row.id)) row = undefined;
       if (row && halfImportedHere(row, entry, session)) {
         // Left half-written by an interrupted run (split then, small enough for one unit now).
-        const done = await this.resumePoint(tx, session, options);
+        const done = await this.resumePoint(tx, session, entry, options);
         if (done) {
           await this.finishSplit(tx, session, remainingOf(session, done), options, memory, delta);
           continue;
@@ -253,13 +304,15 @@ export class HermesWriter {
     delta: ReportDelta,
   ): Promise<void> {
     const s = session.snapshot;
-    await this.profiles.ensure(tx.db, session.profile, options.now);
+    if (!options.dryRun) await this.profiles.ensure(tx.db, session.profile, options.now);
     const title = await this.freeTitle(tx, session, s.title, memory, delta);
     const preview = await this.previewFor(tx, session, memory);
-    await this.sessions.insert(tx.db, this.newRow(session, title));
-    await this.insertMessages(tx, session.id, session.messages, this.eligible(session));
-    await this.countAndRecord(tx, session, session, preview);
-    await this.saveLedger(tx, session, title, options);
+    if (!options.dryRun) {
+      await this.sessions.insert(tx.db, this.newRow(session, title));
+      await this.insertMessages(tx, session.id, session.messages, this.eligible(session));
+      await this.countAndRecord(tx, session, session, preview);
+      await this.saveLedger(tx, session, title, options);
+    }
     countWritten(session, memory, delta);
     delta.messages.created += session.messages.length;
     if (s.lineageKind) delta.lineage[s.lineageKind]++;
@@ -406,7 +459,7 @@ export class HermesWriter {
     }
     if (row.hidden_for === HIDDEN_FOR_DELETION) return { kind: 'blocked', purge: [row.id] };
     if (!halfImportedHere(row, entry, session)) return { kind: 'whole' };
-    const done = await this.resumePoint(tx, session, options);
+    const done = await this.resumePoint(tx, session, entry, options);
     if (done) return { kind: 'resume', done };
     return options.purgeLaterAbove !== undefined ? { kind: 'blocked', purge: [session.id] } : { kind: 'fresh' };
   }
@@ -416,20 +469,18 @@ export class HermesWriter {
    * them since (or the session is gone): then the half-written rows are removed — nobody ever saw
    * them, so without a receipt — and the caller writes the session from scratch. With
    * `purgeLaterAbove` they are hidden for deletion and purged in chunks first (the caller waits for
-   * that: `blocked`); without (a dry run), removed in this unit.
+   * that: `blocked`); without, removed in this unit; in a dry run, left as they are (the caller
+   * answers as if they were gone).
    */
-  private async resumePoint(tx: Tx, session: MappedSession, options: WriteOptions): Promise<Set<number> | null> {
-    const imported = await this.ledger.messagesOf(tx.db, session.id);
-    const bySource = new Map(session.messages.map((m) => [m.sourceId, m]));
-    let intact = true;
-    for (const [sourceId, known] of imported) {
-      const now = bySource.get(sourceId);
-      if (!now || now.fingerprint !== known.fingerprint) {
-        intact = false;
-        break;
-      }
-    }
-    if (intact) return new Set(imported.keys());
+  private async resumePoint(
+    tx: Tx,
+    session: MappedSession,
+    entry: ImportSessionRow | undefined,
+    options: WriteOptions,
+  ): Promise<Set<number> | null> {
+    const compared = await this.compareLedger(tx, session, entry, options);
+    if (compared.intact) return new Set(compared.done);
+    if (options.dryRun) return null;
     if (options.purgeLaterAbove !== undefined) {
       await this.deletion.purgeLater(tx, [session.id]);
       return null;
@@ -437,6 +488,41 @@ export class HermesWriter {
     await this.messages.deleteForSessions(tx.db, [session.id]);
     await this.sessions.deleteByIds(tx.db, [session.id]);
     return null;
+  }
+
+  /**
+   * A session's ledger, read outside any transaction (on SQLite the reader connection, which never
+   * waits on the writer and holds no lock): the importer reads it before the unit of work that
+   * decides the session (`WriteOptions.knownLedger`).
+   */
+  async readLedgerAhead(db: Executor, session: MappedSession): Promise<KnownLedger> {
+    const entry = (await this.ledger.sessionsBySourceIds(db, HERMES_SOURCE, [session.sourceId])).get(session.sourceId);
+    return { sessionId: session.id, entry, comparison: compare(session, await this.ledger.messagesOf(db, session.id)) };
+  }
+
+  /**
+   * The session's message entries compared with the source: as read ahead when they still hold,
+   * else read and compared here. They still hold when the session's entry is the one read ahead and
+   * its message entries span the same source ids (two index lookups). Why that suffices: entries
+   * come and go only through imports and deletions. An import that moves a session's messages
+   * rewrites its entry (its time and job) in its last unit, and its middle units commit only while
+   * it holds the import lease — which this unit checks before it commits (`persist`), so another
+   * run's chunks cannot have slipped in unnoticed. A deletion marks the entry deleted, and its purge
+   * removes the latest entries first (the highest source id moves). Anything else reads them again
+   * inside, as before.
+   */
+  private async compareLedger(
+    tx: Tx,
+    session: MappedSession,
+    entry: ImportSessionRow | undefined,
+    options: WriteOptions,
+  ): Promise<LedgerComparison> {
+    const known = options.knownLedger;
+    if (known && known.sessionId === session.id && sameEntry(known.entry, entry)) {
+      const span = await this.ledger.messageSpan(tx.db, session.id);
+      if (span.lowest === known.comparison.lowest && span.highest === known.comparison.highest) return known.comparison;
+    }
+    return compare(session, await this.ledger.messagesOf(tx.db, session.id));
   }
 
   /**
@@ -502,6 +588,22 @@ export class HermesWriter {
     memory: RunMemory,
     delta: ReportDelta,
   ): Promise<void> {
+    if (options.dryRun) {
+      // What the last chunk would count and report, from the hidden row as it stands.
+      const hidden = await this.sessions.findIncludingHidden(tx.db, session.id);
+      if (!hidden || hidden.hidden_for !== HIDDEN_FOR_IMPORT) {
+        throw new DomainError(
+          'store_unavailable',
+          `session ${session.id} was removed while it was being imported; import the same file again`,
+        );
+      }
+      delta.messages.created += rest.length;
+      const preview = await this.previewFor(tx, session, memory);
+      countWritten(session, memory, delta);
+      if (session.snapshot.lineageKind) delta.lineage[session.snapshot.lineageKind]++;
+      this.remember(session, hidden.title, preview, memory, delta);
+      return;
+    }
     await this.appendSplit(tx, session, rest, delta);
     await this.sessions.reveal(tx.db, session.id, HIDDEN_FOR_IMPORT);
     const row = (await this.sessions.findById(tx.db, session.id))!;
@@ -551,22 +653,7 @@ export class HermesWriter {
       delta.messages.skipped += session.messages.length;
       return undefined;
     }
-    const imported = await this.ledger.messagesOf(tx.db, session.id);
-    const fresh: MappedMessage[] = [];
-    const moved: MovedMessage[] = [];
-    let changed = 0;
-    for (const message of session.messages) {
-      const known = imported.get(message.sourceId);
-      if (!known) fresh.push(message);
-      else if (known.fingerprint !== message.fingerprint) changed++;
-      else if (Number(known.active) !== message.active || Number(known.compacted) !== message.compacted) {
-        moved.push({
-          message,
-          messageId: Number(known.message_id),
-          was: { active: Number(known.active), compacted: Number(known.compacted) },
-        });
-      }
-    }
+    const { fresh, moved, changed, highest } = await this.compareLedger(tx, session, entry, options);
     if (changed > 0) {
       return this.conflict(
         tx,
@@ -578,15 +665,15 @@ export class HermesWriter {
         delta,
       );
     }
-    let highest = 0;
-    for (const sourceId of imported.keys()) if (sourceId > highest) highest = sourceId;
-    if (fresh.some((message) => message.sourceId < highest)) {
+    if (highest !== null && fresh.some((message) => message.sourceId < highest)) {
       delta.warn(`session ${session.sourceId}: messages older than imported ones were appended at the end`);
     }
-    const pending: PendingUpdate = { session, fresh, written: 0, moved };
-    if (options.chunkMessages !== undefined && fresh.length > options.chunkMessages) {
-      // Too many for one unit: this one appends the first chunk; the importer writes the rest.
-      await this.appendFresh(tx, pending, row, fresh.slice(0, options.chunkMessages), delta);
+    const pending: PendingUpdate = { session, fresh, written: 0, moved, movedDone: 0 };
+    const size = options.chunkMessages;
+    if (size !== undefined && (fresh.length > size || moved.length > size)) {
+      // Too many for one unit: this one appends the first chunk of new messages (if they are too
+      // many); the importer writes the rest and applies the moved visibility in chunks.
+      if (fresh.length > size) await this.appendFresh(tx, pending, row, fresh.slice(0, size), delta);
       return pending;
     }
     await this.applyUpdate(tx, pending, row, entry, fresh, options, memory, delta);
@@ -601,6 +688,75 @@ export class HermesWriter {
    */
   async continueUpdate(tx: Tx, pending: PendingUpdate, part: readonly MappedMessage[], delta: ReportDelta) {
     await this.appendFresh(tx, pending, await this.stillHere(tx, pending.session), part, delta);
+  }
+
+  /**
+   * A chunk of a pending update's moved visibility (rewinds and compactions the source made of
+   * imported messages): at most `count` of them, counted as an append counts (counters and
+   * revision; nothing moves in the usage rollups, which count history whatever its visibility, as
+   * one unit does). Returns how many it took.
+   */
+  async continueMoves(tx: Tx, pending: PendingUpdate, count: number): Promise<number> {
+    const row = await this.stillHere(tx, pending.session);
+    const part = pending.moved.slice(pending.movedDone, pending.movedDone + count);
+    const id = pending.session.id;
+    const moved = await this.applyMoves(tx, id, part);
+    if (moved.counted !== 0 || moved.toolCalls !== 0) {
+      const counterDelta = { ...ZERO_DELTA, messages: moved.counted, toolCalls: moved.toolCalls };
+      await this.sessions.applyAppend(tx.db, id, counterDelta, Number(row.last_activity_at), null, undefined, {});
+      const after = (await this.sessions.findById(tx.db, id))!;
+      const who = { id, profile: after.profile, source: after.source, model: after.model };
+      // The sessions trigger rolled the change up at the last activity: take it out again.
+      await this.usageRollups.record(
+        tx.db,
+        correctionFor(
+          [],
+          appendTriggerContribution({ ...who, lastActivityAt: Number(after.last_activity_at) }, counterDelta),
+        ),
+      );
+    }
+    pending.movedDone += part.length;
+    return part.length;
+  }
+
+  /**
+   * Visibility the source moved (a later rewind or compaction), where nobody changed it here: the
+   * messages and their ledger entries. Returns what it changes in the session's counters.
+   */
+  private async applyMoves(
+    tx: Tx,
+    sessionId: string,
+    moved: readonly MovedMessage[],
+  ): Promise<{ counted: number; toolCalls: number }> {
+    if (moved.length === 0) return { counted: 0, toolCalls: 0 };
+    const current = await this.messages.visibilityOf(
+      tx.db,
+      sessionId,
+      moved.map((m) => m.messageId),
+    );
+    let counted = 0;
+    let toolCalls = 0;
+    const groups = new Map<string, { messageIds: number[]; sourceIds: number[] }>();
+    for (const { message, messageId, was } of moved) {
+      const now = current.get(messageId);
+      if (!now || now.active !== was.active || now.compacted !== was.compacted) continue;
+      const shown = now.displayKind !== 'hidden';
+      const liveBefore = was.active === 1 || was.compacted === 1;
+      const liveAfter = message.active === 1 || message.compacted === 1;
+      if (shown) counted += Number(liveAfter) - Number(liveBefore);
+      if (liveBefore !== liveAfter) toolCalls += (liveAfter ? 1 : -1) * message.toolCallsTotal;
+      const key = `${message.active}${message.compacted}`;
+      const group = groups.get(key) ?? { messageIds: [], sourceIds: [] };
+      group.messageIds.push(messageId);
+      group.sourceIds.push(message.sourceId);
+      groups.set(key, group);
+    }
+    for (const [key, group] of groups) {
+      const visibility = { active: Number(key[0]) as 0 | 1, compacted: Number(key[1]) as 0 | 1 };
+      await this.messages.setVisibility(tx.db, sessionId, group.messageIds, visibility);
+      await this.ledger.setMessageVisibility(tx.db, sessionId, group.sourceIds, visibility);
+    }
+    return { counted, toolCalls };
   }
 
   /** The last chunk of a pending update: its messages and everything else the update moves. */
@@ -738,36 +894,26 @@ export class HermesWriter {
       patch.title = title;
       patch.title_source = title === null ? null : s.titleSource;
     }
+    if (options.dryRun) {
+      // Everything below moves rows and figures only; the report counts the same either way.
+      delta.sessions.updated++;
+      delta.messages.created += last.length;
+      delta.messages.skipped += session.messages.length - pending.fresh.length;
+      this.remember(
+        session,
+        title,
+        row.preview ?? last.find((m) => m.preview !== null)?.preview ?? null,
+        memory,
+        delta,
+      );
+      return;
+    }
     if (Object.keys(patch).length > 0) await this.sessions.update(tx.db, session.id, patch);
 
-    // Visibility the source moved (a later rewind or compaction), where nobody changed it here.
-    const current = await this.messages.visibilityOf(
-      tx.db,
-      session.id,
-      moved.map((m) => m.messageId),
-    );
-    let countedDelta = 0;
-    let toolCallDelta = 0;
-    const groups = new Map<string, { messageIds: number[]; sourceIds: number[] }>();
-    for (const { message, messageId, was } of moved) {
-      const now = current.get(messageId);
-      if (!now || now.active !== was.active || now.compacted !== was.compacted) continue;
-      const shown = now.displayKind !== 'hidden';
-      const liveBefore = was.active === 1 || was.compacted === 1;
-      const liveAfter = message.active === 1 || message.compacted === 1;
-      if (shown) countedDelta += Number(liveAfter) - Number(liveBefore);
-      if (liveBefore !== liveAfter) toolCallDelta += (liveAfter ? 1 : -1) * message.toolCallsTotal;
-      const key = `${message.active}${message.compacted}`;
-      const group = groups.get(key) ?? { messageIds: [], sourceIds: [] };
-      group.messageIds.push(messageId);
-      group.sourceIds.push(message.sourceId);
-      groups.set(key, group);
-    }
-    for (const [key, group] of groups) {
-      const visibility = { active: Number(key[0]) as 0 | 1, compacted: Number(key[1]) as 0 | 1 };
-      await this.messages.setVisibility(tx.db, session.id, group.messageIds, visibility);
-      await this.ledger.setMessageVisibility(tx.db, session.id, group.sourceIds, visibility);
-    }
+    // Visibility the source moved, what earlier chunks left of it (`continueMoves`).
+    const movedNow = await this.applyMoves(tx, session.id, moved.slice(pending.movedDone));
+    const countedDelta = movedNow.counted;
+    const toolCallDelta = movedNow.toolCalls;
 
     const eligible = substringEligible(row);
     await this.insertMessages(tx, session.id, last, eligible);
@@ -857,6 +1003,14 @@ export class HermesWriter {
     // Sessions bigger than a unit of work leave every reader now and their rows in chunks after;
     // the id is written again once they are gone (the caller purges them first).
     const plan = await this.deletion.plan(tx.db, [row], false);
+    if (options.dryRun) {
+      // Nothing removed: later sessions of the run take these rows for gone, as they would be.
+      for (const id of plan.members.keys()) memory.removed.add(id);
+      delta.warn(`conflict: session ${session.id}: ${why}; replaced by the imported one`);
+      memory.replaced.add(session.id);
+      await this.create(tx, session, options, memory, delta);
+      return undefined;
+    }
     let purgeLaterAbove: number | undefined;
     if (options.purgeLaterAbove !== undefined) {
       const budget = this.inlineRemovals.get(tx) ?? { left: options.purgeLaterAbove };
@@ -928,7 +1082,7 @@ export class HermesWriter {
 
   /**
    * Titles are unique per profile: a taken one gets the next free "title (n)", with a warning. Titles
-   * given earlier in this run count as taken too (in a dry run the store no longer has them).
+   * given earlier in this run count as taken too (a dry run never wrote them).
    */
   private async freeTitle(
     tx: Tx,
@@ -1010,6 +1164,50 @@ function mergeHours(contributions: readonly UsageContribution[]): UsageContribut
 /** The times of the messages a session counts (shown and not rewound): what the overview counts. */
 function countedTimes(messages: readonly MappedMessage[]) {
   return messages.filter((m) => m.counted).map((m) => ({ timestamp: Number(m.row.timestamp) }));
+}
+
+/** A session's message entries compared with its source messages (`LedgerComparison`). */
+function compare(session: MappedSession, imported: ReadonlyMap<number, ImportMessageRow>): LedgerComparison {
+  const fresh: MappedMessage[] = [];
+  const moved: MovedMessage[] = [];
+  let changed = 0;
+  for (const message of session.messages) {
+    const known = imported.get(message.sourceId);
+    if (!known) fresh.push(message);
+    else if (known.fingerprint !== message.fingerprint) changed++;
+    else if (Number(known.active) !== message.active || Number(known.compacted) !== message.compacted) {
+      moved.push({
+        message,
+        messageId: Number(known.message_id),
+        was: { active: Number(known.active), compacted: Number(known.compacted) },
+      });
+    }
+  }
+  const bySource = new Map(session.messages.map((m) => [m.sourceId, m]));
+  let intact = true;
+  let lowest: number | null = null;
+  let highest: number | null = null;
+  for (const [sourceId, known] of imported) {
+    const now = bySource.get(sourceId);
+    if (!now || now.fingerprint !== known.fingerprint) intact = false;
+    if (lowest === null || sourceId < lowest) lowest = sourceId;
+    if (highest === null || sourceId > highest) highest = sourceId;
+  }
+  return { fresh, moved, changed, intact, done: new Set(imported.keys()), lowest, highest };
+}
+
+/** The same ledger entry, as last written (an import rewrites its time and job whenever it moves the session). */
+function sameEntry(a: ImportSessionRow | undefined, b: ImportSessionRow | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return (
+    a.session_id === b.session_id &&
+    a.identity === b.identity &&
+    a.state === b.state &&
+    a.snapshot === b.snapshot &&
+    a.messages_hash === b.messages_hash &&
+    same(a.imported_at, b.imported_at) &&
+    a.job_id === b.job_id
+  );
 }
 
 /** The row is hidden by an import of this very source session, which the ledger records as `importing`. */

@@ -1,0 +1,162 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Kysely } from 'kysely';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import type { DB } from '../../db/database.js';
+import {
+  adminPrincipal,
+  contextOf,
+  dumpImportedState,
+  HermesFixture,
+  openTestStore,
+  SCENARIO_T0,
+  TEST_DIALECTS,
+  type TestStore,
+} from '../../testing/index.js';
+import type { HermesSplitTuning } from '../import.service.js';
+import { ImportLedgerRepository } from '../import-ledger.repository.js';
+
+/**
+ * A session imported before is decided (update, conflict, resume) from its ledger — one entry per
+ * message imported. That read happens before the unit of work, holding no lock; the unit checks
+ * cheaply that it still holds and reads again only when it does not.
+ */
+const admin = contextOf(adminPrincipal);
+const t0 = SCENARIO_T0;
+const SPLIT: HermesSplitTuning = { splitSessionsAbove: 300, maxSessionChunk: 200 };
+const FIRST = 1200;
+
+function sourceFile(dirs: string[], messages: number): string {
+  const dir = mkdtempSync(join(tmpdir(), 'hermes-ledger-'));
+  dirs.push(dir);
+  const path = join(dir, 'state.db');
+  const f = new HermesFixture(path, 30);
+  f.transaction(() => {
+    f.session({ id: 'long', source: 'cli', profile_name: 'ledger', title: 'Long', started_at: t0 });
+    for (let i = 0; i < messages; i++) {
+      f.message('long', { role: i % 2 ? 'assistant' : 'user', content: `line ${i}`, timestamp: t0 + i });
+    }
+  });
+  f.close();
+  return path;
+}
+
+/** Every read of a session's message entries: inside a transaction or not. */
+function watchLedgerReads(after?: (db: Kysely<DB>) => Promise<void>) {
+  const reads: { inTransaction: boolean }[] = [];
+  const original = ImportLedgerRepository.prototype.messagesOf;
+  vi.spyOn(ImportLedgerRepository.prototype, 'messagesOf').mockImplementation(async function (
+    this: ImportLedgerRepository,
+    db,
+    sessionId,
+  ) {
+    const result = await original.call(this, db, sessionId);
+    reads.push({ inTransaction: db.isTransaction });
+    if (!db.isTransaction) await after?.(db as Kysely<DB>);
+    return result;
+  });
+  return reads;
+}
+
+for (const { dialect, available } of TEST_DIALECTS) {
+  describe.skipIf(!available)(
+    `Hermes import reads a session's ledger ahead on ${dialect}`,
+    { timeout: 180_000 },
+    () => {
+      const dirs: string[] = [];
+      const stores: TestStore[] = [];
+      const open = async () => {
+        const t = await openTestStore(dialect);
+        stores.push(t);
+        return t;
+      };
+      const run = (t: TestStore, path: string, split = SPLIT) =>
+        t.store.imports.runHermes(admin, { path, profile: 'ledger', onConflict: 'skip', dryRun: false, split });
+      afterEach(() => {
+        vi.restoreAllMocks();
+      });
+      afterAll(async () => {
+        for (const t of stores) await t.close();
+        for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+      }, 60_000);
+
+      it('an update of a large session imported before reads its ledger outside every transaction', async () => {
+        const before = sourceFile(dirs, FIRST);
+        const after = sourceFile(dirs, FIRST + 10);
+        const t = await open();
+        await run(t, before);
+        const reference = await open();
+        await run(reference, before);
+        await run(reference, after, { splitSessionsAbove: 1_000_000_000 });
+
+        const reads = watchLedgerReads();
+        const updated = await run(t, after);
+        expect(updated.report.sessions).toEqual({ created: 0, updated: 1, skipped: 0, conflicts: 0 });
+        expect(updated.report.messages).toMatchObject({ created: 10, skipped: FIRST });
+        expect(reads.length).toBeGreaterThan(0);
+        expect(reads.filter((read) => read.inTransaction)).toEqual([]);
+        expect(await dumpImportedState(t.store)).toEqual(await dumpImportedState(reference.store));
+      });
+
+      it('a resumed half-imported session reads its ledger outside every transaction', async () => {
+        const path = sourceFile(dirs, FIRST);
+        const t = await open();
+        await expect(
+          run(t, path, {
+            ...SPLIT,
+            betweenSessionChunks: async ({ messagesWritten }) => {
+              if (messagesWritten >= 600) throw new Error('simulated crash');
+            },
+          }),
+        ).rejects.toThrow('simulated crash');
+        const reference = await open();
+        await run(reference, path);
+
+        const reads = watchLedgerReads();
+        await run(t, path);
+        expect(reads.length).toBeGreaterThan(0);
+        expect(reads.filter((read) => read.inTransaction)).toEqual([]);
+        expect(await dumpImportedState(t.store)).toEqual(await dumpImportedState(reference.store));
+      });
+
+      it('entries that changed between the read ahead and the unit are read again inside it', async () => {
+        const before = sourceFile(dirs, FIRST);
+        const after = sourceFile(dirs, FIRST + 10);
+        // The newest message entry goes away meanwhile (as a purge's first chunk would take it): the
+        // import must decide from the ledger as it is then, as the reference (changed before) does.
+        const dropNewest = async (db: Kysely<DB>) => {
+          const top = await db
+            .selectFrom('import_messages')
+            .select((eb) => eb.fn.max('source_message_id').as('top'))
+            .where('session_id', '=', 'long')
+            .executeTakeFirstOrThrow();
+          await db
+            .deleteFrom('import_messages')
+            .where('session_id', '=', 'long')
+            .where('source_message_id', '=', Number(top.top))
+            .execute();
+        };
+        const reference = await open();
+        await run(reference, before);
+        await dropNewest(reference.store.db);
+        await run(reference, after);
+
+        const t = await open();
+        await run(t, before);
+        let dropped = false;
+        const reads = watchLedgerReads(async () => {
+          if (dropped) return;
+          dropped = true;
+          await dropNewest(t.store.db);
+        });
+        const updated = await run(t, after);
+        expect(dropped).toBe(true);
+        expect(reads.filter((read) => read.inTransaction)).toHaveLength(1);
+        // The entry gone, its message counts as new again (the reference did the same).
+        expect(updated.report.messages).toMatchObject({ created: 11 });
+        expect(await dumpImportedState(t.store)).toEqual(await dumpImportedState(reference.store));
+      });
+    },
+  );
+}
