@@ -18,6 +18,7 @@ import { ftsMergeOffRequestPathMigration } from './migrations/2026-11-30T06.30-f
 import { hiddenSessionsMigration } from './migrations/2026-12-01T03.00-hidden-sessions.js';
 import { usageDailyStripesMigration } from './migrations/2026-12-01T03.10-usage-daily-stripes.js';
 import { searchIndexAtCommitMigration } from './migrations/2026-12-01T06.00-search-index-at-commit.js';
+import { ftsShadowStatsMigration } from './migrations/2026-12-01T12.00-fts-shadow-stats.js';
 
 /** Every migration, in order. Names are timestamps; files are frozen once shipped. */
 function migrations(dialect: Dialect): Record<string, Migration> {
@@ -39,6 +40,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '2026-12-01T03.00-hidden-sessions': hiddenSessionsMigration(dialect),
     '2026-12-01T03.10-usage-daily-stripes': usageDailyStripesMigration(dialect),
     '2026-12-01T06.00-search-index-at-commit': searchIndexAtCommitMigration(dialect),
+    '2026-12-01T12.00-fts-shadow-stats': ftsShadowStatsMigration(dialect),
   };
 }
 

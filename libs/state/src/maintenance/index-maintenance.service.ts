@@ -30,6 +30,8 @@ const FOLD_CHUNK = 2000;
  */
 /** Rows ANALYZE reads per index (SQLite's own suggestion is 100–1000): statistics good enough to plan by. */
 const ANALYSIS_LIMIT = 1000;
+/** `sqlite_stat1`/`sqlite_stat4` rows of the search indexes' FTS5 shadow tables (see optimizePlanner). */
+export const FTS_SHADOW_STATS = `tbl like 'messages\\_fts\\_%' escape '\\' or tbl like 'messages\\_trgm\\_%' escape '\\'`;
 
 export class IndexMaintenanceService {
   constructor(
@@ -148,15 +150,23 @@ export class IndexMaintenanceService {
    * writer, an unbounded ANALYZE of 10⁶ messages held the event loop 96–122 ms (the health bench's
    * longest gap during maintenance). `0x10002`: check every table — a worker's fresh connection
    * has queried none, and plain `optimize` only looks at tables its connection used.
+   * The search indexes' FTS5 shadow tables keep no statistics: only FTS5's own statements read them,
+   * by key, and a count taken while an index was small planned its per-segment `DELETE … WHERE id
+   * BETWEEN` as a full scan — every merge then read the whole table once per input segment
+   * (migration 2026-12-01T12.00; docs/operations.md, "Planner statistics and the search indexes").
    */
   async optimizePlanner(writer?: BatchWriter): Promise<void> {
     await this.withWriter(writer, (own) =>
-      own.transaction((batch) =>
-        batch([
+      own.transaction(async (batch) => {
+        const [, , stats] = await batch([
           { sql: `pragma analysis_limit = ${ANALYSIS_LIMIT}`, rows: true },
           { sql: 'pragma optimize = 0x10002', rows: true },
-        ]),
-      ),
+          { sql: `select name from sqlite_master where name in ('sqlite_stat1', 'sqlite_stat4')`, rows: true },
+        ]);
+        const tables = stats.rows.map((row) => String((row as { name: string }).name));
+        if (tables.length > 0)
+          await batch(tables.map((table) => ({ sql: `delete from ${table} where ${FTS_SHADOW_STATS}` })));
+      }),
     );
   }
 

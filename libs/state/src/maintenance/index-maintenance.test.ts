@@ -1,5 +1,7 @@
+import Database from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ftsShadowStatsMigration } from '../db/migrations/2026-12-01T12.00-fts-shadow-stats.js';
 import { CHUNK_STOP_MS, type ChunkEvent, observeChunks } from '../jobs/chunks.js';
 import { adminPrincipal, contextOf, openTestStore, TEST_DIALECTS, type TestStore } from '../testing/index.js';
 import { INDEX_MAINTENANCE_JOB } from './index-maintenance.service.js';
@@ -129,5 +131,77 @@ describe('PRAGMA optimize off the event loop (sqlite file)', () => {
     expect(mainThreadQueries).toEqual([]);
     const { rows } = await sql<{ tbl: string }>`select distinct tbl from sqlite_stat1`.execute(t.store.db);
     expect(rows.map((row) => row.tbl)).toEqual(expect.arrayContaining(['messages', 'sessions']));
+  });
+
+  // A count of the FTS5 shadow tables taken while an index is small made FTS5's per-segment
+  // `DELETE … WHERE id >= ? AND id <= ?` a full scan: a crisis merge read the table once per segment.
+  it('keeps no statistics of the search indexes’ shadow tables, so FTS5 deletes a segment by rowid range', async () => {
+    await t.store.maintenance.optimizePlanner();
+    const { rows } = await sql<{
+      tbl: string;
+    }>`select tbl from sqlite_stat1 where tbl like 'messages!_fts!_%' escape '!'
+      or tbl like 'messages!_trgm!_%' escape '!'`.execute(t.store.db);
+    expect(rows).toEqual([]);
+    // A connection opened now loads the statistics the maintenance pass left.
+    const fresh = new Database(t.url.replace(/^file:/, ''), { readonly: true });
+    try {
+      for (const table of ['messages_fts_data', 'messages_trgm_data']) {
+        const plan = fresh.prepare(`explain query plan select id from ${table} where id >= ? and id <= ?`).all(1, 2);
+        expect(plan.map((step) => (step as { detail: string }).detail).join(' ')).toMatch(/^SEARCH .*rowid/);
+      }
+    } finally {
+      fresh.close();
+    }
+  });
+});
+
+describe('migration 2026-12-01T12.00: statistics of the FTS5 shadow tables removed (sqlite)', () => {
+  let t: TestStore;
+  beforeAll(async () => {
+    t = await openTestStore('sqlite');
+  });
+  afterAll(async () => t?.close());
+
+  // `from`: a statement text of its own per look — the connections cache prepared statements, and a
+  // cached EXPLAIN shows the plan of when it was prepared.
+  const plans = async (from: number) => {
+    const query = sql.raw<{ detail: string }>(
+      `explain query plan select id from messages_trgm_data where id >= ${from} and id <= ${from + 1}`,
+    );
+    // A statement first: a connection notices a schema change when it runs one (EXPLAIN does not).
+    await sql`select count(*) from sessions`.execute(t.store.db);
+    const reader = (await query.execute(t.store.db)).rows.map((row) => row.detail).join(' ');
+    const writer = await t.store.db.transaction().execute(async (tx) => {
+      await sql`select count(*) from sessions`.execute(tx);
+      return (await query.execute(tx)).rows.map((row) => row.detail).join(' ');
+    });
+    return { reader, writer };
+  };
+
+  it('deletes the shadow tables’ rows of sqlite_stat1, and every connection plans by rowid range again', async () => {
+    await sql`analyze`.execute(t.store.db);
+    await sql`delete from sqlite_stat1 where tbl in ('messages_trgm_data', 'messages_fts_data', 'messages')`.execute(
+      t.store.db,
+    );
+    await sql`insert into sqlite_stat1(tbl, idx, stat) values ('messages_trgm_data', null, '2'), ('messages_fts_data', null, '2'), ('messages', null, '1000')`.execute(
+      t.store.db,
+    );
+    // What a store upgraded to this migration had: every connection planning with the small count.
+    await sql`create table stale_stats_loaded (x)`.execute(t.store.db);
+    await sql`drop table stale_stats_loaded`.execute(t.store.db);
+    await sql`pragma writable_schema = reset`.execute(t.store.db);
+    expect(await plans(1)).toEqual({ reader: expect.stringMatching(/^SCAN/), writer: expect.stringMatching(/^SCAN/) });
+
+    await ftsShadowStatsMigration('sqlite').up(t.store.db);
+    const { rows } = await sql<{ tbl: string }>`select tbl from sqlite_stat1 where idx is null order by tbl`.execute(
+      t.store.db,
+    );
+    expect(rows.map((row) => row.tbl)).toContain('messages');
+    expect(rows.map((row) => row.tbl)).not.toContain('messages_trgm_data');
+    expect(rows.map((row) => row.tbl)).not.toContain('messages_fts_data');
+    expect(await plans(3)).toEqual({
+      reader: expect.stringMatching(/^SEARCH .*rowid/),
+      writer: expect.stringMatching(/^SEARCH .*rowid/),
+    });
   });
 });
