@@ -15,6 +15,9 @@ import { SqliteReadPool, SqliteReadPoolDialect } from './sqlite-read-pool.js';
 
 export const DEFAULT_DATABASE_URL = 'file:./data/statehouse.db';
 
+/** The size a SQLite WAL file is cut back to once it has been checkpointed (`journal_size_limit`). */
+export const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
+
 export interface Connection {
   db: Kysely<DB>;
   /**
@@ -135,6 +138,9 @@ async function connectSqlite(url: string, options: ConnectOptions): Promise<Conn
     writer.pragma('foreign_keys = ON');
     // Checkpoints run on a worker (SqliteCheckpointer), never inside a commit on the event loop.
     if (path !== ':memory:') writer.pragma('wal_autocheckpoint = 0');
+    // Without a limit the WAL keeps the size of its busiest moment for ever (a bulk import or a
+    // rebuild left 100–800 MB); with it, the first write after a complete checkpoint truncates it.
+    writer.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
     // Touch the schema now: a file that is not a database (or is corrupt) fails here, not later.
     writer.prepare('select count(*) from sqlite_master').get();
     if (path !== ':memory:') {

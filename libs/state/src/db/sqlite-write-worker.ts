@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { CompiledQuery } from 'kysely';
+import { WAL_SIZE_LIMIT_BYTES } from './connect.js';
 import type { Db } from './database.js';
 import { MAX_LOCK_RETRY_MS } from './sqlite-dialect.js';
 import { SEARCH_PENDING_ANY, SEARCH_PENDING_FLUSH, SEARCH_PENDING_TABLE } from './sqlite-search-pending.js';
@@ -43,6 +44,8 @@ db.pragma('synchronous = NORMAL');
 db.pragma('foreign_keys = ON');
 // Checkpoints belong to the checkpointer's worker, as for the store's own writer.
 db.pragma('wal_autocheckpoint = 0');
+// As the store's writer (db/connect.ts): a WAL this worker restarts is cut back to the limit.
+db.pragma('journal_size_limit = ' + workerData.walSizeLimit);
 const statements = new Map();
 function prepare(sql) {
   let statement = statements.get(sql);
@@ -152,6 +155,7 @@ export class SqliteWriteWorker implements BatchWriter {
         path,
         lockTimeoutMs,
         maxRetryMs: MAX_LOCK_RETRY_MS,
+        walSizeLimit: WAL_SIZE_LIMIT_BYTES,
         pendingAny: SEARCH_PENDING_ANY,
         pendingFlush: SEARCH_PENDING_FLUSH,
         pendingMissing: `no such table: (main\\.)?${SEARCH_PENDING_TABLE}\\b`,
