@@ -68,6 +68,25 @@ interface ChainUsageRow {
 export const MAX_WALK = 1000;
 
 /**
+ * `up`: the bounded walk from each id up its compression edges (a segment's counters ride along, so
+ * no second lookup per segment); the row where it stops — its edge up is not a compression, or it
+ * has none — is the root.
+ */
+const usageWalk = (ids: readonly string[]) => sql`
+  with recursive up(start_id, id, parent_id, kind, started_at, depth, message_count, input_tokens, output_tokens,
+    cache_read_tokens, cache_write_tokens, reasoning_tokens, estimated_cost_usd) as (
+    select id, id, parent_session_id, lineage_kind, started_at, 0, message_count, input_tokens, output_tokens,
+      cache_read_tokens, cache_write_tokens, reasoning_tokens, estimated_cost_usd
+    from sessions where id in (${sql.join(ids)})
+    union all
+    select up.start_id, s.id, s.parent_session_id, s.lineage_kind, s.started_at, up.depth + 1, s.message_count,
+      s.input_tokens, s.output_tokens, s.cache_read_tokens, s.cache_write_tokens, s.reasoning_tokens,
+      s.estimated_cost_usd
+    from up join sessions s on s.id = up.parent_id
+    where up.kind = 'compression' and up.depth < ${MAX_WALK}
+  )`;
+
+/**
  * The compression child a walk forward follows from `down.id`: prefer a child that itself ended by
  * compression, then an open child, then the freshest (docs/domain.md §3).
  */
@@ -119,20 +138,8 @@ export class LineageRepository {
     const result = new Map<string, ChainUsage>();
     const unresolved: string[] = [];
     for (const part of chunk([...new Set(ids)])) {
-      // The row where the walk stops is the root: its edge up is not a compression, or it has none.
       const { rows } = await sql<ChainTotalsRow>`
-        with recursive up(start_id, id, parent_id, kind, started_at, depth, message_count, input_tokens, output_tokens,
-          cache_read_tokens, cache_write_tokens, reasoning_tokens, estimated_cost_usd) as (
-          select id, id, parent_session_id, lineage_kind, started_at, 0, message_count, input_tokens, output_tokens,
-            cache_read_tokens, cache_write_tokens, reasoning_tokens, estimated_cost_usd
-          from sessions where id in (${sql.join(part)})
-          union all
-          select up.start_id, s.id, s.parent_session_id, s.lineage_kind, s.started_at, up.depth + 1, s.message_count,
-            s.input_tokens, s.output_tokens, s.cache_read_tokens, s.cache_write_tokens, s.reasoning_tokens,
-            s.estimated_cost_usd
-          from up join sessions s on s.id = up.parent_id
-          where up.kind = 'compression' and up.depth < ${MAX_WALK}
-        )
+        ${usageWalk(part)}
         select start_id, count(*) as segments,
           max(case when kind is null or kind <> 'compression' or parent_id is null then id end) as root_id,
           max(case when kind is null or kind <> 'compression' or parent_id is null then started_at end)
@@ -171,20 +178,8 @@ export class LineageRepository {
     const result = new Map<string, ChainUsage & { depth: number }>();
     const seen = new Set<string>();
     for (const part of chunk([...new Set(ids)])) {
-      // The counters ride along the walk (no second lookup per segment).
       const { rows } = await sql<ChainUsageRow>`
-        with recursive up(start_id, id, parent_id, kind, started_at, depth, message_count, input_tokens, output_tokens,
-          cache_read_tokens, cache_write_tokens, reasoning_tokens, estimated_cost_usd) as (
-          select id, id, parent_session_id, lineage_kind, started_at, 0, message_count, input_tokens, output_tokens,
-            cache_read_tokens, cache_write_tokens, reasoning_tokens, estimated_cost_usd
-          from sessions where id in (${sql.join(part)})
-          union all
-          select up.start_id, s.id, s.parent_session_id, s.lineage_kind, s.started_at, up.depth + 1, s.message_count,
-            s.input_tokens, s.output_tokens, s.cache_read_tokens, s.cache_write_tokens, s.reasoning_tokens,
-            s.estimated_cost_usd
-          from up join sessions s on s.id = up.parent_id
-          where up.kind = 'compression' and up.depth < ${MAX_WALK}
-        )
+        ${usageWalk(part)}
         select start_id, id, started_at, depth, message_count, input_tokens, output_tokens, cache_read_tokens,
           cache_write_tokens, reasoning_tokens, estimated_cost_usd
         from up`.execute(db);
