@@ -32,11 +32,8 @@ export interface ChainUsage {
   estimatedCostUsd: number;
 }
 
-interface ChainTotalsRow {
-  start_id: string;
-  segments: number;
-  root_id: string | null;
-  root_started_at: number | null;
+/** A session's counters as a chain walk carries them (per segment, or summed over a chain). */
+interface SegmentCounters {
   message_count: number;
   input_tokens: number;
   output_tokens: number;
@@ -46,18 +43,18 @@ interface ChainTotalsRow {
   estimated_cost_usd: number;
 }
 
-interface ChainUsageRow {
+interface ChainTotalsRow extends SegmentCounters {
+  start_id: string;
+  segments: number;
+  root_id: string | null;
+  root_started_at: number | null;
+}
+
+interface ChainUsageRow extends SegmentCounters {
   start_id: string;
   id: string;
   started_at: number;
   depth: number;
-  message_count: number;
-  input_tokens: number;
-  output_tokens: number;
-  cache_read_tokens: number;
-  cache_write_tokens: number;
-  reasoning_tokens: number;
-  estimated_cost_usd: number;
 }
 
 /**
