@@ -80,7 +80,7 @@ async function main(): Promise<void> {
       dialect: 'SQLite',
       checkpoints: config.list.checkpoints,
       iterations: config.list.iterations,
-      open: () => openSqliteStore('list'),
+      open: (label) => openSqliteStore(label),
       raw: (path) => openRawSqlite(path),
     });
   }
@@ -104,7 +104,7 @@ async function main(): Promise<void> {
         dialect: 'PostgreSQL',
         checkpoints: config.pg.listCheckpoints,
         iterations: config.list.iterations,
-        open: openPg('list'),
+        open: (label) => openPgStore(config.pgUrl!, label.replace('-', '_')),
         analyze: async (store) => {
           await sql`analyze`.execute(store.db);
         },
