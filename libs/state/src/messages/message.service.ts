@@ -404,7 +404,12 @@ export class MessageService {
   ): Promise<RewindResponse> {
     const work = { kind: REWIND_WORK, subject: rewindSubject(plan) };
     const { maxStep, stopMs } = this.rewindTuning;
-    const sizer = new ChunkSizer(Math.min(REWIND_FIRST_STEP, maxStep), 1, maxStep, STEP_BUDGET_MS);
+    const sizer = new ChunkSizer(
+      Math.min(REWIND_FIRST_STEP, maxStep),
+      Math.min(REWIND_MIN_STEP, maxStep),
+      maxStep,
+      STEP_BUDGET_MS,
+    );
     const rewoundIds: number[] = [];
     try {
       for (;;) {
@@ -528,6 +533,8 @@ export const REWIND_WORK = 'rewind';
 export const REWIND_ABANDONED_AFTER_MS = 60_000;
 /** First step of a chunked rewind (later ones are sized from measured time). */
 const REWIND_FIRST_STEP = 100;
+/** Smaller steps would make the fixed cost of a transaction the bulk of the rewind (PostgreSQL's steps run slower). */
+const REWIND_MIN_STEP = 50;
 /** The last transaction takes the target and what was made active again in the range meanwhile. */
 const REWIND_LAST_STEP = 1000;
 /** Chunked rewinds recorded at once are few (each is a huge rewind in flight). */
