@@ -411,6 +411,10 @@ export class MessageService {
       STEP_BUDGET_MS,
     );
     const rewoundIds: number[] = [];
+    // Everything in the range above this is inactive (what this run has committed): each step
+    // starts below it instead of walking the `(session_id, id)` index over every message it already
+    // took — walked again per step, that would be quadratic in the range.
+    let below = plan.uptoId;
     try {
       for (;;) {
         const started = performance.now();
@@ -419,27 +423,24 @@ export class MessageService {
           // Alive: the deferred-work job leaves a rewind whose chunks keep coming to its runner.
           await this.work.touch(tx.db, work, this.clock.now());
           const removed = { ids: [] as number[], messages: 0, toolCalls: 0 };
+          let cursor = below;
           const box = await timeBoxed(
             sizer,
             async (limit) => {
-              const rows = await this.messages.deactivateLast(
-                tx.db,
-                plan.sessionId,
-                plan.toMessageId,
-                plan.uptoId,
-                limit,
-              );
+              const rows = await this.messages.deactivateLast(tx.db, plan.sessionId, plan.toMessageId, cursor, limit);
               countRewound(removed, rows);
+              if (rows.length > 0) cursor = Number(rows[rows.length - 1].id) - 1;
               return rows.length;
             },
             { stopMs },
           );
           if (box.rows > 0) await this.applyRewound(tx, plan.sessionId, removed);
-          return { box, ids: removed.ids };
+          return { box, ids: removed.ids, cursor };
         });
         const elapsed = performance.now() - started;
-        // Committed: only now are they this run's.
+        // Committed: only now are they this run's, and the cursor moves.
         rewoundIds.push(...done.ids);
+        below = done.cursor;
         if (done.box.rows > 0) reportChunk({ operation: 'rewind', heldMs: elapsed, ...done.box });
         if (done.box.done) break;
         await between(elapsed);
@@ -447,18 +448,12 @@ export class MessageService {
       return await this.uow.run(ctx, async (tx) => {
         const now = this.clock.now();
         await this.rewindGuard(tx, ctx, plan);
-        // The target (and anything in the range made active again meanwhile, as the
-        // one-transaction path would take it too).
+        // The target. (A message above the cursor that an import made active again meanwhile —
+        // following its source's visibility — stays as the import left it, as after a rewind.)
         const removed = { ids: [] as number[], messages: 0, toolCalls: 0 };
         countRewound(
           removed,
-          await this.messages.deactivateLast(
-            tx.db,
-            plan.sessionId,
-            plan.toMessageId - 1,
-            plan.uptoId,
-            REWIND_LAST_STEP,
-          ),
+          await this.messages.deactivateLast(tx.db, plan.sessionId, plan.toMessageId - 1, below, REWIND_LAST_STEP),
         );
         await this.applyRewound(tx, plan.sessionId, removed);
         await this.deferred!.complete(tx, REWIND_WORK, work.subject);
@@ -535,7 +530,7 @@ export const REWIND_ABANDONED_AFTER_MS = 60_000;
 const REWIND_FIRST_STEP = 100;
 /** Smaller steps would make the fixed cost of a transaction the bulk of the rewind (PostgreSQL's steps run slower). */
 const REWIND_MIN_STEP = 50;
-/** The last transaction takes the target and what was made active again in the range meanwhile. */
+/** The last transaction takes the target (and, should the chunks have left any, what lies below the cursor). */
 const REWIND_LAST_STEP = 1000;
 /** Chunked rewinds recorded at once are few (each is a huge rewind in flight). */
 const RECORDED_REWINDS_READ = 1000;
