@@ -361,17 +361,21 @@ export class MessageRepository {
     }
   }
 
-  async firstVisibleUserText(db: Executor, sessionId: string): Promise<string | null> {
-    const row = await db
+  async firstVisibleUserText(
+    db: Executor,
+    sessionId: string,
+    range: { belowId?: number; aboveId?: number } = {},
+  ): Promise<string | null> {
+    let query = db
       .selectFrom('messages')
       .select('content')
       .where('session_id', '=', sessionId)
       .where('role', '=', 'user')
       .where('active', '=', 1)
-      .where('display_kind', '<>', 'hidden')
-      .orderBy('id')
-      .limit(1)
-      .executeTakeFirst();
+      .where('display_kind', '<>', 'hidden');
+    if (range.belowId !== undefined) query = query.where('id', '<', range.belowId);
+    if (range.aboveId !== undefined) query = query.where('id', '>', range.aboveId);
+    const row = await query.orderBy('id').limit(1).executeTakeFirst();
     return row?.content ?? null;
   }
 

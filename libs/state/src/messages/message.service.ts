@@ -434,7 +434,8 @@ export class MessageService {
             },
             { stopMs },
           );
-          if (box.rows > 0) await this.applyRewound(tx, plan.sessionId, removed);
+          // Active from the target to the cursor (what the chunks have not reached yet).
+          if (box.rows > 0) await this.applyRewound(tx, plan, removed, plan.toMessageId - 1);
           return { box, ids: removed.ids, cursor };
         });
         const elapsed = performance.now() - started;
@@ -455,7 +456,8 @@ export class MessageService {
           removed,
           await this.messages.deactivateLast(tx.db, plan.sessionId, plan.toMessageId - 1, below, REWIND_LAST_STEP),
         );
-        await this.applyRewound(tx, plan.sessionId, removed);
+        // Nothing active is left from the target to the range's end (but what an import restored).
+        await this.applyRewound(tx, plan, removed, plan.uptoId);
         await this.deferred!.complete(tx, REWIND_WORK, work.subject);
         rewoundIds.push(...removed.ids);
         return {
@@ -486,9 +488,22 @@ export class MessageService {
     if (session.end_reason === 'compression') throw rewindClosedByCompression();
   }
 
-  private async applyRewound(tx: Tx, sessionId: string, removed: { messages: number; toolCalls: number }) {
-    const preview = previewOf(await this.messages.firstVisibleUserText(tx.db, sessionId));
-    await this.sessions.applyRewind(tx.db, sessionId, removed, preview);
+  /**
+   * Counters and preview after a chunk. The preview's first visible user message is looked for
+   * before the target, then past `activeAbove` (nothing active lies between): a walk from the
+   * session's start over the inactive range would cost the final transaction ≈ 45 ms per 10⁵
+   * messages.
+   */
+  private async applyRewound(
+    tx: Tx,
+    plan: RewindPlan,
+    removed: { messages: number; toolCalls: number },
+    activeAbove: number,
+  ) {
+    const text =
+      (await this.messages.firstVisibleUserText(tx.db, plan.sessionId, { belowId: plan.toMessageId })) ??
+      (await this.messages.firstVisibleUserText(tx.db, plan.sessionId, { aboveId: activeAbove }));
+    await this.sessions.applyRewind(tx.db, plan.sessionId, removed, previewOf(text));
   }
 
   /**
