@@ -6,19 +6,22 @@
  * a 5 ms timer of this process fires at worst (what a /healthz answered by this process waits).
  * Rounds alternate one transaction / chunks, each on a fresh session of the same file.
  *
- *   npx tsx bench/rewind-locks.probe.ts [messages=100000] [rounds=2] [settle ms=5000]
+ *   npx tsx bench/rewind-locks.probe.ts [messages=100000] [rounds=2] [settle ms=5000] [store|plain pause]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { type ChunkEvent, observeChunks, openStore, silentLogger } from '@statehouse/state';
+import { yieldBetweenChunks } from '../libs/state/src/jobs/chunks.js';
 import { REWIND_IN_CHUNKS_ABOVE } from '../libs/state/src/messages/message.service.js';
 import { ADMIN_CTX } from './lib/stores.js';
 
 const N = Number(process.argv[2] ?? 100_000);
 const ROUNDS = Number(process.argv[3] ?? 2);
 const SETTLE_MS = Number(process.argv[4] ?? 5000);
+/** `plain`: pause between chunks without asking the index merger for steps (an A/B of the pause). */
+const PAUSE = process.argv[5] ?? 'store';
 
 const PROBE = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -72,6 +75,7 @@ try {
   const measure = async (label: string, inChunksAbove: number) => {
     const id = await seed();
     store.messages.tuneRewind({ inChunksAbove });
+    if (PAUSE === 'plain') store.messages.tuneRewind({ between: (ms) => yieldBetweenChunks('sqlite', ms) });
     const page = await store.messages.list(ADMIN_CTX, id, {
       limit: 1,
       order: 'oldest',
