@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CHUNK_STOP_MS, type ChunkEvent, observeChunks } from '../jobs/chunks.js';
 import { ManualClock } from '../shared/clock.js';
-import { RevisionConflictError, SessionClosedError, StaleGenerationError } from '../shared/errors.js';
+import { NotFoundError, RevisionConflictError, SessionClosedError, StaleGenerationError } from '../shared/errors.js';
 import { adminPrincipal, contextOf, openTestStore, TEST_DIALECTS, type TestStore } from '../testing/index.js';
 import { REWIND_ABANDONED_AFTER_MS, REWIND_IN_CHUNKS_ABOVE, REWIND_WORK } from './message.service.js';
 
@@ -238,7 +238,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(await state('gone')).toEqual(whole.state);
     }, 120_000);
 
-    it('a turn begun between chunks fences the rest off; a compression closes it', async () => {
+    it('a turn begun between chunks fences the rest off; a compression closes it; a deletion ends it', async () => {
       const ids = await seed('fence');
       let pauses = 0;
       t.store.messages.tuneRewind({
@@ -272,6 +272,26 @@ for (const { dialect, available } of TEST_DIALECTS) {
       await expect(
         t.store.messages.rewind(admin, 'closing', { toMessageId: closing[0] }, await tokens('closing')),
       ).rejects.toBeInstanceOf(SessionClosedError);
+      expect(await recordedRewinds()).toBe(0);
+
+      const deleting = await seed('deleting');
+      pauses = 0;
+      t.store.messages.tuneRewind({
+        ...SMALL_CHUNKS,
+        between: async () => {
+          if (++pauses === 1) {
+            await t.store.deletion.deleteOne(
+              admin,
+              'deleting',
+              { includeCompressionChain: false, ifEmpty: false },
+              await tokens('deleting'),
+            );
+          }
+        },
+      });
+      await expect(
+        t.store.messages.rewind(admin, 'deleting', { toMessageId: deleting[0] }, await tokens('deleting')),
+      ).rejects.toBeInstanceOf(NotFoundError);
       expect(await recordedRewinds()).toBe(0);
     }, 120_000);
   });
