@@ -291,7 +291,7 @@ export class MessageService {
   /**
    * Soft rewind: the message and every later one become inactive (kept, not shown, not searchable);
    * their postings leave search in the same transaction as their rows. A rewind of more than
-   * `REWIND_IN_CHUNKS_ABOVE` messages goes in chunks (`rewindInChunks`); the same request retried
+   * `REWIND_IN_CHUNKS_ABOVE` (200) messages goes in chunks (`rewindInChunks`); the same request retried
    * after one was interrupted resumes it.
    */
   async rewind(
@@ -532,11 +532,12 @@ export class MessageService {
 }
 
 /**
- * Rewinds of more active messages than this go in chunks. A rewound message costs ≈ 85 µs of
- * SQLite write lock (both search indexes; 10⁵ took 8.5 s in one transaction), so this stays within
- * the ~50 ms a transaction may hold it; gateways rewind a few turns, far below.
+ * Rewinds of more active messages than this go in chunks. Measured on a SQLite file on the shared
+ * 2-core machine (load ≈ 6, 2026-12-01), one transaction held the write lock 26–36 ms for 200
+ * messages and 22–56 ms for 400: 200 keeps a one-transaction rewind inside the ~50 ms a
+ * transaction may hold it. Gateways rewind a few turns, far below.
  */
-export const REWIND_IN_CHUNKS_ABOVE = 400;
+export const REWIND_IN_CHUNKS_ABOVE = 200;
 /** The deferred work recorded with a chunked rewind (its range and the tokens it was checked with). */
 export const REWIND_WORK = 'rewind';
 /** A chunked rewind whose runner has not written for this long is finished by the deferred-work job. */
