@@ -1,4 +1,4 @@
-import { BRANCH_IN_CHUNKS_ABOVE } from '@statehouse/state';
+import { BRANCH_IN_CHUNKS_ABOVE, CHUNK_STOP_MS, REWIND_IN_CHUNKS_ABOVE } from '@statehouse/state';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiHarness, bearer, bootApi, TEST_DIALECTS } from './harness.js';
 
@@ -341,6 +341,61 @@ for (const { dialect, available } of TEST_DIALECTS) {
         .set(await tokens('rw'))
         .send({ toMessageId: 999999 });
       expect(unknown.status).toBe(404);
+    });
+
+    it('rewind in chunks: the same answer shape, replayed under its Idempotency-Key, the same errors', async () => {
+      await create('rwc', {
+        messages: Array.from({ length: 40 }, (_, i) => ({
+          role: i % 2 ? 'assistant' : 'user',
+          content: `chunkrw line ${i}`,
+          ...(i % 2 ? { toolCalls: [{ id: `t${i}` }] } : {}),
+        })),
+      });
+      const all = await api.http().get('/v1/sessions/rwc/messages?limit=100').set(admin);
+      const ids = all.body.items.map((m: { id: number }) => m.id);
+      api.store.messages.tuneRewind({ inChunksAbove: 3, maxStep: 5, stopMs: 0 });
+      try {
+        const seen = await tokens('rwc');
+        const send = () =>
+          api
+            .http()
+            .post('/v1/sessions/rwc/rewind')
+            .set(admin)
+            .set(seen)
+            .set('Idempotency-Key', 'rewind-in-chunks')
+            .send({ toMessageId: ids[4] });
+        const rewind = await send();
+        expect(rewind.status).toBe(200);
+        expect(rewind.body.rewoundIds).toEqual(ids.slice(4));
+        expect(rewind.body.session).toMatchObject({ messageCount: 4, toolCallCount: 2 });
+        const replay = await send();
+        expect(replay.status).toBe(200);
+        expect(replay.headers['idempotent-replayed']).toBe('true');
+        expect(replay.body).toEqual(rewind.body);
+        const transcript = await api.http().get('/v1/sessions/rwc/messages').set(admin);
+        expect(transcript.body.items.map((m: { id: number }) => m.id)).toEqual(ids.slice(0, 4));
+        // The tokens the first call was checked with are stale now; an unknown target is 404.
+        const stale = await api
+          .http()
+          .post('/v1/sessions/rwc/rewind')
+          .set(admin)
+          .set(seen)
+          .send({ toMessageId: ids[1] });
+        expect(stale.status).toBe(412);
+        const unknown = await api
+          .http()
+          .post('/v1/sessions/rwc/rewind')
+          .set(admin)
+          .set(await tokens('rwc'))
+          .send({ toMessageId: 999999 });
+        expect(unknown.status).toBe(404);
+      } finally {
+        api.store.messages.tuneRewind({
+          inChunksAbove: REWIND_IN_CHUNKS_ABOVE,
+          maxStep: 25_000,
+          stopMs: CHUNK_STOP_MS,
+        });
+      }
     });
 
     it('end and reopen: first end wins; automatic ends reopen, deliberate ones answer 409 session_closed', async () => {

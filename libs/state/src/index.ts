@@ -47,6 +47,7 @@ export {
 } from './jobs/job.service.js';
 export { BRANCH_IN_CHUNKS_ABOVE, COMPACTION_CHUNK } from './lineage/lineage.service.js';
 export { INDEX_MAINTENANCE_JOB } from './maintenance/index-maintenance.service.js';
+export { REWIND_IN_CHUNKS_ABOVE } from './messages/message.service.js';
 export { CursorExpiredError, type WatchEvent } from './receipts/receipt.service.js';
 export { canonicalJson, receiptHash } from './receipts/receipt-hash.js';
 export { RETENTION_JOB, type RetentionRunReport } from './retention/retention.service.js';

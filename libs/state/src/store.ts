@@ -154,6 +154,7 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
   const deferred = new DeferredWorkService(db, uow, clock, logger, between);
   deletionEngine.useDeferredWork(deferred, uow);
   lineage.useDeferredWork(deferred, deletionEngine, between);
+  messages.useDeferredWork(deferred, between);
   const auth = new AuthService(db, uow, clock, ids, sqlDialectPort, options.passwordHashing);
   const searchIndex = new SearchIndexService(
     db,

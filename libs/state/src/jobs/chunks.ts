@@ -74,7 +74,7 @@ export class ChunkSizer {
 
 /** One committed chunk of a long operation, as the chunk observers see it. */
 export interface ChunkEvent {
-  /** Which operation: `search-rebuild`, `search-merge`, `compaction`, `vacuum`, `fts-merge`, `deletion`, `import`, `branch`. */
+  /** Which operation: `search-rebuild`, `search-merge`, `compaction`, `vacuum`, `fts-merge`, `deletion`, `import`, `branch`, `rewind`. */
   operation: string;
   /** From the start of the transaction to the end of its commit (the write lock on SQLite). */
   heldMs: number;

@@ -273,6 +273,49 @@ export class MessageRepository {
     return rows;
   }
 
+  /**
+   * One step of a chunked rewind: the last `limit` active messages with `afterId < id <= uptoId`
+   * become inactive, from the end backwards (what is left active is always the transcript of a
+   * rewind to a later message). Returns the rows it changed, newest first.
+   */
+  async deactivateLast(
+    db: Executor,
+    sessionId: string,
+    afterId: number,
+    uptoId: number,
+    limit: number,
+  ): Promise<Pick<MessageRow, 'id' | 'display_kind' | 'tool_calls'>[]> {
+    const rows = await db
+      .selectFrom('messages')
+      .select(['id', 'display_kind', 'tool_calls'])
+      .where('session_id', '=', sessionId)
+      .where('active', '=', 1)
+      .where('id', '>', afterId)
+      .where('id', '<=', uptoId)
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
+    for (const part of chunk(rows.map((row) => Number(row.id)))) {
+      await db.updateTable('messages').set({ active: 0 }).where('id', 'in', part).execute();
+    }
+    return rows;
+  }
+
+  /** Active messages with `id >= fromId`, counted up to `cap` (a bounded read: which way a rewind goes). */
+  async countActiveFrom(db: Executor, sessionId: string, fromId: number, cap: number): Promise<number> {
+    const inner = db
+      .selectFrom('messages')
+      .select('id')
+      .where('session_id', '=', sessionId)
+      .where('active', '=', 1)
+      .where('id', '>=', fromId);
+    const row = await db
+      .selectFrom(inner.limit(cap).as('counted'))
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
   /** Current visibility of some messages of one session (an import compares them with its ledger). */
   async visibilityOf(
     db: Executor,
@@ -318,17 +361,21 @@ export class MessageRepository {
     }
   }
 
-  async firstVisibleUserText(db: Executor, sessionId: string): Promise<string | null> {
-    const row = await db
+  async firstVisibleUserText(
+    db: Executor,
+    sessionId: string,
+    range: { belowId?: number; aboveId?: number } = {},
+  ): Promise<string | null> {
+    let query = db
       .selectFrom('messages')
       .select('content')
       .where('session_id', '=', sessionId)
       .where('role', '=', 'user')
       .where('active', '=', 1)
-      .where('display_kind', '<>', 'hidden')
-      .orderBy('id')
-      .limit(1)
-      .executeTakeFirst();
+      .where('display_kind', '<>', 'hidden');
+    if (range.belowId !== undefined) query = query.where('id', '<', range.belowId);
+    if (range.aboveId !== undefined) query = query.where('id', '>', range.aboveId);
+    const row = await query.orderBy('id').limit(1).executeTakeFirst();
     return row?.content ?? null;
   }
 

@@ -8,7 +8,17 @@ import type {
   RewindResponse,
   UsageDelta,
 } from '@statehouse/contracts';
-import type { Db, NewMessageRow, SessionRow } from '../db/database.js';
+import type { Db, MessageRow, NewMessageRow, SessionRow } from '../db/database.js';
+import {
+  type BetweenChunks,
+  CHUNK_STOP_MS,
+  ChunkSizer,
+  reportChunk,
+  STEP_BUDGET_MS,
+  timeBoxed,
+} from '../jobs/chunks.js';
+import { DeferredWorkRepository } from '../jobs/deferred-work.repository.js';
+import type { DeferredWorkService } from '../jobs/deferred-work.service.js';
 import { SessionRepository, toSession } from '../sessions/session.repository.js';
 import {
   assertDestructiveAllowed,
@@ -19,7 +29,14 @@ import { canAccessProfile } from '../shared/access.js';
 import type { Clock } from '../shared/clock.js';
 import type { OperationContext, Preconditions } from '../shared/context.js';
 import { CursorPart, cursorShape, decodeCursor, encodeCursor } from '../shared/cursor.js';
-import { NotFoundError, RevisionConflictError, SessionClosedError, StaleGenerationError } from '../shared/errors.js';
+import {
+  DomainError,
+  IdempotencyRaceError,
+  NotFoundError,
+  RevisionConflictError,
+  SessionClosedError,
+  StaleGenerationError,
+} from '../shared/errors.js';
 import { textOrNull } from '../shared/json.js';
 import { isUniqueViolation, type SqlDialect } from '../shared/sql-dialect.js';
 import { toDomainError } from '../shared/store-errors.js';
@@ -51,6 +68,14 @@ export class MessageService {
   private readonly messages = new MessageRepository();
   private readonly usage = new UsageRollupRepository();
   private readonly sessions: SessionRepository;
+  private readonly work = new DeferredWorkRepository();
+  private deferred: DeferredWorkService | undefined;
+  private rewindTuning: RewindTuning = {
+    inChunksAbove: REWIND_IN_CHUNKS_ABOVE,
+    between: () => new Promise<void>((resolve) => setImmediate(resolve)),
+    maxStep: 25_000,
+    stopMs: CHUNK_STOP_MS,
+  };
 
   constructor(
     private readonly db: Db,
@@ -249,8 +274,25 @@ export class MessageService {
   }
 
   /**
+   * Where an interrupted chunked rewind is recorded (the deferred-work job finishes one its caller
+   * abandoned) and the pause between chunks. Without it every rewind is one transaction.
+   */
+  useDeferredWork(deferred: DeferredWorkService, between?: BetweenChunks): void {
+    this.deferred = deferred;
+    if (between) this.rewindTuning = { ...this.rewindTuning, between };
+    deferred.handle(REWIND_WORK, (subject, between) => this.continueAbandonedRewind(subject, between));
+  }
+
+  /** Tests: a smaller threshold, smaller chunks, an observed or failing pause. */
+  tuneRewind(tuning: Partial<RewindTuning>): void {
+    this.rewindTuning = { ...this.rewindTuning, ...tuning };
+  }
+
+  /**
    * Soft rewind: the message and every later one become inactive (kept, not shown, not searchable);
-   * their postings leave search in the same transaction.
+   * their postings leave search in the same transaction as their rows. A rewind of more than
+   * `REWIND_IN_CHUNKS_ABOVE` (200) messages goes in chunks (`rewindInChunks`); the same request retried
+   * after one was interrupted resumes it.
    */
   async rewind(
     ctx: OperationContext,
@@ -259,18 +301,22 @@ export class MessageService {
     preconditions: Preconditions,
   ): Promise<RewindResponse> {
     requireDestructivePreconditions(preconditions);
+    if (this.deferred) {
+      // Only chooses the way (bounded reads, outside any transaction); the checks come after.
+      const chosen = await this.chooseRewind(sessionId, request, preconditions).catch((error) => {
+        throw toDomainError(error);
+      });
+      if (chosen === 'in-chunks') return this.rewindInChunks(ctx, sessionId, request, preconditions);
+      if (chosen) return this.runRewind(ctx, chosen);
+    }
     return this.uow.run(ctx, async (tx) => {
       const now = this.clock.now();
       const session = await this.sessions.findByIdForUpdate(tx.db, sessionId);
       if (!session || !canAccessProfile(ctx.principal, session.profile)) throw new NotFoundError('session');
       assertDestructiveAllowed(session, preconditions, now);
-      if (session.end_reason === 'compression') {
-        throw new SessionClosedError('the session was closed by compression; rewind its continuation');
-      }
+      if (session.end_reason === 'compression') throw rewindClosedByCompression();
       const target = await this.messages.findInSession(tx.db, sessionId, request.toMessageId);
       if (!target) throw new NotFoundError('message');
-      // TODO(when a rewind of thousands of messages is a use we see): chunk it — one transaction takes
-      // every rewound message out of both search indexes (10⁵ messages: 8.5 s of SQLite write lock).
       const rewound = await this.messages.deactivateFrom(tx.db, sessionId, request.toMessageId);
       const visible = rewound.filter((row) => row.display_kind !== 'hidden').length;
       const toolCalls = rewound.reduce((sum, row) => sum + toolCallCount(row.tool_calls), 0);
@@ -282,7 +328,275 @@ export class MessageService {
       };
     });
   }
+
+  /**
+   * One transaction (`undefined`), in chunks, or the resumption of an interrupted chunked rewind
+   * this very request started (same target, the same tokens it was checked with).
+   */
+  private async chooseRewind(
+    sessionId: string,
+    request: RewindRequest,
+    preconditions: Preconditions,
+  ): Promise<RewindPlan | 'in-chunks' | undefined> {
+    for (const record of await this.work.ofKind(this.db, REWIND_WORK, RECORDED_REWINDS_READ)) {
+      const plan = rewindPlanOf(record.subject);
+      if (
+        plan?.sessionId === sessionId &&
+        plan.toMessageId === request.toMessageId &&
+        plan.revision === preconditions.ifMatch &&
+        plan.generation === preconditions.expectedGeneration
+      ) {
+        return plan;
+      }
+    }
+    const { inChunksAbove } = this.rewindTuning;
+    const rewinding = await this.messages.countActiveFrom(this.db, sessionId, request.toMessageId, inChunksAbove + 1);
+    return rewinding > inChunksAbove ? 'in-chunks' : undefined;
+  }
+
+  /**
+   * A huge rewind, from the end backwards: (1) a short transaction checks the request exactly as
+   * the one-transaction path does and fixes the range — the target up to the session's last
+   * message now, so messages appended meanwhile survive — recording it as deferred work against a
+   * crash; (2) `runRewind` deactivates the range from its end in time-boxed chunks, a transaction
+   * each, and the target last. Every state in between is the state of a rewind to a later message.
+   */
+  private async rewindInChunks(
+    ctx: OperationContext,
+    sessionId: string,
+    request: RewindRequest,
+    preconditions: Preconditions,
+  ): Promise<RewindResponse> {
+    // Only the last transaction records the answer (the whole answer, once).
+    const plan = await this.uow.run(withoutIdempotency(ctx), async (tx) => {
+      const session = await this.sessions.findByIdForUpdate(tx.db, sessionId);
+      if (!session || !canAccessProfile(ctx.principal, session.profile)) throw new NotFoundError('session');
+      assertDestructiveAllowed(session, preconditions, this.clock.now());
+      if (session.end_reason === 'compression') throw rewindClosedByCompression();
+      const target = await this.messages.findInSession(tx.db, sessionId, request.toMessageId);
+      if (!target) throw new NotFoundError('message');
+      const plan: RewindPlan = {
+        sessionId,
+        toMessageId: request.toMessageId,
+        uptoId: await this.messages.lastId(tx.db, sessionId),
+        revision: Number(session.revision),
+        generation: Number(session.generation),
+      };
+      await this.deferred!.enqueue(tx, REWIND_WORK, rewindSubject(plan));
+      return plan;
+    });
+    return this.runRewind(ctx, plan);
+  }
+
+  /**
+   * Deactivates a recorded rewind's range in chunks, then the target with the final bookkeeping
+   * (and, for a request, the Idempotency-Key's record). Each chunk shrinks the counters and moves
+   * the preview and the revision: every committed chunk is a change of the transcript. Each
+   * transaction first checks the session is still there, not closed by compression and at the
+   * generation the rewind was checked against: a turn begun meanwhile fences the rest of it off
+   * (what is done stays — the state of a rewind to a later message). Resumable: a retry or the
+   * deferred-work job carries on from whatever is still active.
+   */
+  private async runRewind(
+    ctx: OperationContext | null,
+    plan: RewindPlan,
+    between: (lastChunkMs: number) => Promise<void> = this.rewindTuning.between,
+  ): Promise<RewindResponse> {
+    const work = { kind: REWIND_WORK, subject: rewindSubject(plan) };
+    const { maxStep, stopMs } = this.rewindTuning;
+    const sizer = new ChunkSizer(
+      Math.min(REWIND_FIRST_STEP, maxStep),
+      Math.min(REWIND_MIN_STEP, maxStep),
+      maxStep,
+      STEP_BUDGET_MS,
+    );
+    const rewoundIds: number[] = [];
+    // Everything in the range above this is inactive (what this run has committed): each step
+    // starts below it instead of walking the `(session_id, id)` index over every message it already
+    // took — walked again per step, that would be quadratic in the range.
+    let below = plan.uptoId;
+    try {
+      for (;;) {
+        const started = performance.now();
+        const done = await this.uow.run(ctx && withoutIdempotency(ctx), async (tx) => {
+          await this.rewindGuard(tx, ctx, plan);
+          // Alive: the deferred-work job leaves a rewind whose chunks keep coming to its runner.
+          await this.work.touch(tx.db, work, this.clock.now());
+          const removed = { ids: [] as number[], messages: 0, toolCalls: 0 };
+          let cursor = below;
+          const box = await timeBoxed(
+            sizer,
+            async (limit) => {
+              const rows = await this.messages.deactivateLast(tx.db, plan.sessionId, plan.toMessageId, cursor, limit);
+              countRewound(removed, rows);
+              if (rows.length > 0) cursor = Number(rows[rows.length - 1].id) - 1;
+              return rows.length;
+            },
+            { stopMs },
+          );
+          // Active from the target to the cursor (what the chunks have not reached yet).
+          if (box.rows > 0) await this.applyRewound(tx, plan, removed, plan.toMessageId - 1);
+          return { box, ids: removed.ids, cursor };
+        });
+        const elapsed = performance.now() - started;
+        // Committed: only now are they this run's, and the cursor moves.
+        rewoundIds.push(...done.ids);
+        below = done.cursor;
+        if (done.box.rows > 0) reportChunk({ operation: 'rewind', heldMs: elapsed, ...done.box });
+        if (done.box.done) break;
+        await between(elapsed);
+      }
+      return await this.uow.run(ctx, async (tx) => {
+        const now = this.clock.now();
+        await this.rewindGuard(tx, ctx, plan);
+        // The target. (A message above the cursor that an import made active again meanwhile —
+        // following its source's visibility — stays as the import left it, as after a rewind.)
+        const removed = { ids: [] as number[], messages: 0, toolCalls: 0 };
+        countRewound(
+          removed,
+          await this.messages.deactivateLast(tx.db, plan.sessionId, plan.toMessageId - 1, below, REWIND_LAST_STEP),
+        );
+        // Nothing active is left from the target to the range's end (but what an import restored).
+        await this.applyRewound(tx, plan, removed, plan.uptoId);
+        await this.deferred!.complete(tx, REWIND_WORK, work.subject);
+        rewoundIds.push(...removed.ids);
+        return {
+          session: toSession((await this.sessions.findById(tx.db, plan.sessionId))!, now),
+          rewoundIds: rewoundIds.sort((a, b) => a - b),
+        };
+      });
+    } catch (error) {
+      // Refused (the session gone, closed, or a turn begun): nothing can finish it any more.
+      if (error instanceof DomainError && !(error instanceof IdempotencyRaceError)) {
+        await this.uow
+          .run(null, (tx) => this.deferred!.complete(tx, REWIND_WORK, work.subject))
+          .catch(() => {
+            // The deferred-work job meets the same refusal and drops it.
+          });
+      }
+      throw error;
+    }
+  }
+
+  /** What every transaction of a chunked rewind checks first (the caller's tokens were checked at its start). */
+  private async rewindGuard(tx: Tx, ctx: OperationContext | null, plan: RewindPlan): Promise<void> {
+    const session = await this.sessions.findByIdForUpdate(tx.db, plan.sessionId);
+    if (!session || (ctx && !canAccessProfile(ctx.principal, session.profile))) throw new NotFoundError('session');
+    // The generation moves only when a turn begins: the rewind was fenced at this one. A lease
+    // live at this generation is the one the rewind was allowed under.
+    if (Number(session.generation) !== plan.generation) throw new StaleGenerationError(Number(session.generation));
+    if (session.end_reason === 'compression') throw rewindClosedByCompression();
+  }
+
+  /**
+   * Counters and preview after a chunk. The preview's first visible user message is looked for
+   * before the target, then past `activeAbove` (nothing active lies between): a walk from the
+   * session's start over the inactive range would cost the final transaction ≈ 45 ms per 10⁵
+   * messages.
+   */
+  private async applyRewound(
+    tx: Tx,
+    plan: RewindPlan,
+    removed: { messages: number; toolCalls: number },
+    activeAbove: number,
+  ) {
+    const text =
+      (await this.messages.firstVisibleUserText(tx.db, plan.sessionId, { belowId: plan.toMessageId })) ??
+      (await this.messages.firstVisibleUserText(tx.db, plan.sessionId, { aboveId: activeAbove }));
+    await this.sessions.applyRewind(tx.db, plan.sessionId, removed, previewOf(text));
+  }
+
+  /**
+   * The deferred work of a chunked rewind: one whose runner has not written for a while was
+   * abandoned (its process died, its client gave up) and is finished here; a fresh one is still
+   * running elsewhere.
+   */
+  private async continueAbandonedRewind(
+    subject: string,
+    between: (lastChunkMs: number) => Promise<void>,
+  ): Promise<undefined | 'later'> {
+    const plan = rewindPlanOf(subject);
+    if (!plan) return undefined;
+    const record = (await this.work.ofKind(this.db, REWIND_WORK, RECORDED_REWINDS_READ)).find(
+      (row) => row.subject === subject,
+    );
+    if (!record) return undefined;
+    if (this.clock.now() - record.createdAt < REWIND_ABANDONED_AFTER_MS) return 'later';
+    try {
+      await this.runRewind(null, plan, between);
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+    }
+    return undefined;
+  }
 }
+
+/**
+ * Rewinds of more active messages than this go in chunks. Measured on a SQLite file on the shared
+ * 2-core machine (load ≈ 6, 2026-12-01), one transaction held the write lock 26–36 ms for 200
+ * messages and 22–56 ms for 400: 200 keeps a one-transaction rewind inside the ~50 ms a
+ * transaction may hold it. Gateways rewind a few turns, far below.
+ */
+export const REWIND_IN_CHUNKS_ABOVE = 200;
+/** The deferred work recorded with a chunked rewind (its range and the tokens it was checked with). */
+export const REWIND_WORK = 'rewind';
+/** A chunked rewind whose runner has not written for this long is finished by the deferred-work job. */
+export const REWIND_ABANDONED_AFTER_MS = 60_000;
+/** First step of a chunked rewind (later ones are sized from measured time). */
+const REWIND_FIRST_STEP = 100;
+/** Smaller steps would make the fixed cost of a transaction the bulk of the rewind (PostgreSQL's steps run slower). */
+const REWIND_MIN_STEP = 50;
+/** The last transaction takes the target (and, should the chunks have left any, what lies below the cursor). */
+const REWIND_LAST_STEP = 1000;
+/** Chunked rewinds recorded at once are few (each is a huge rewind in flight). */
+const RECORDED_REWINDS_READ = 1000;
+
+/** How a rewind is split (tests shrink the threshold and the chunks, and watch or fail the pauses). */
+export interface RewindTuning {
+  inChunksAbove: number;
+  between: BetweenChunks;
+  /** Most messages one step deactivates. */
+  maxStep: number;
+  /** A chunk starts no step once this much of its transaction has passed. */
+  stopMs: number;
+}
+
+/** A chunked rewind's fixed range and the tokens it was checked with (its deferred work's subject). */
+interface RewindPlan {
+  sessionId: string;
+  toMessageId: number;
+  /** The session's last message id when the rewind began: later messages are not in the range. */
+  uptoId: number;
+  revision: number;
+  generation: number;
+}
+
+const rewindSubject = (plan: RewindPlan) =>
+  [plan.sessionId, plan.toMessageId, plan.uptoId, plan.revision, plan.generation].join('\n');
+
+function rewindPlanOf(subject: string): RewindPlan | undefined {
+  const parts = subject.split('\n');
+  if (parts.length < 5) return undefined;
+  const [toMessageId, uptoId, revision, generation] = parts.slice(-4).map(Number);
+  if (![toMessageId, uptoId, revision, generation].every(Number.isSafeInteger)) return undefined;
+  return { sessionId: parts.slice(0, -4).join('\n'), toMessageId, uptoId, revision, generation };
+}
+
+function countRewound(
+  into: { ids: number[]; messages: number; toolCalls: number },
+  rows: readonly Pick<MessageRow, 'id' | 'display_kind' | 'tool_calls'>[],
+): void {
+  for (const row of rows) {
+    into.ids.push(Number(row.id));
+    if (row.display_kind !== 'hidden') into.messages++;
+    into.toolCalls += toolCallCount(row.tool_calls);
+  }
+}
+
+const withoutIdempotency = (ctx: OperationContext): OperationContext => ({ ...ctx, idempotency: undefined });
+
+const rewindClosedByCompression = () =>
+  new SessionClosedError('the session was closed by compression; rewind its continuation');
 
 export function assertPreconditions(session: SessionRow, preconditions: Preconditions): void {
   if (preconditions.ifMatch !== undefined && preconditions.ifMatch !== Number(session.revision)) {
