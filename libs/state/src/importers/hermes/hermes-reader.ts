@@ -169,24 +169,32 @@ export class HermesReader {
     return rows;
   }
 
-  /** Messages of these sessions, grouped by session, each in Hermes id order (the only order). */
-  messages(ids: readonly unknown[]): Map<string, HermesMessageRow[]> {
+  /**
+   * Messages of these sessions, session after session, each in Hermes id order (the only order),
+   * in pages of at most `pageSize` rows. One statement per 500 sessions, stepped a page at a time:
+   * SQLite keeps the statement's read snapshot until it is done (and the copy is private: nothing
+   * writes it meanwhile), so pages taken with the event loop running between them read one state
+   * of the file. While a page is out, the connection serves no other statement: take every page
+   * (or end the generator) before reading anything else.
+   */
+  *messagePages(ids: readonly unknown[], pageSize: number): Generator<HermesMessageRow[], void, undefined> {
     const columns = selectList([...MESSAGE_CORE, ...MESSAGE_OPTIONAL], this.schema.messageColumns);
-    const bySession = new Map<string, HermesMessageRow[]>();
     for (const part of chunk(ids, 500)) {
       const rows = this.db
         .prepare(
           `select ${columns} from messages where session_id in (${part.map(() => '?').join(',')}) order by session_id, id`,
         )
-        .all(...(part as never[])) as HermesMessageRow[];
+        .iterate(...(part as never[])) as IterableIterator<HermesMessageRow>;
+      let page: HermesMessageRow[] = [];
       for (const row of rows) {
-        const key = String(row.session_id);
-        const list = bySession.get(key) ?? [];
-        list.push(row);
-        bySession.set(key, list);
+        page.push(row);
+        if (page.length >= pageSize) {
+          yield page;
+          page = [];
+        }
       }
+      if (page.length > 0) yield page;
     }
-    return bySession;
   }
 
   usage(ids: readonly unknown[]): Map<string, HermesRow[]> {

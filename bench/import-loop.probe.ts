@@ -1,0 +1,94 @@
+/**
+ * Probe (issue "no process frozen by its own work", imports): the longest synchronous slice of the
+ * event loop while a Hermes file with one session of 10⁵ messages is imported (a dry run, then
+ * the real import), and the heap it peaks at. A 1 ms interval timer measures the gaps between its
+ * ticks (a gap is the slice that held the loop, plus the timer's own 1 ms); the gaps of 20 ms or
+ * more are listed with the import phase they fell in. Imports from the sources by relative path,
+ * so the same file runs against an older checkout (paired rounds).
+ *
+ *   npx tsx --expose-gc bench/import-loop.probe.ts [messages=100000] [rounds=1]
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import type { Principal } from '@statehouse/contracts';
+import { openStore, silentLogger } from '../libs/state/src/index.js';
+import { HermesFixture, SCENARIO_T0 } from '../libs/state/src/testing/hermes-fixture.js';
+
+const N = Number(process.argv[2] ?? 100_000);
+const ROUNDS = Number(process.argv[3] ?? 1);
+const ADMIN: Principal = { kind: 'token', id: 'probe-admin', name: 'probe', role: 'admin', profiles: '*' };
+const gc = (globalThis as { gc?: () => void }).gc;
+
+function source(path: string): void {
+  const f = new HermesFixture(path, 30);
+  f.transaction(() => {
+    f.session({ id: 'huge', source: 'cli', profile_name: 'probe', title: 'Huge', started_at: SCENARIO_T0 });
+    for (let i = 0; i < N; i++) {
+      f.message('huge', {
+        role: i % 2 ? 'assistant' : 'user',
+        content: `line ${i} of a long conversation about deploys`,
+        timestamp: SCENARIO_T0 + i,
+      });
+    }
+  });
+  f.close();
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'import-loop-'));
+try {
+  const file = join(dir, 'hermes.db');
+  source(file);
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const dryRun of [true, false]) {
+      const store = await openStore({ url: `file:${join(dir, `store-${round}-${dryRun}.db`)}`, logger: silentLogger });
+      gc?.();
+      const baseHeap = process.memoryUsage().heapUsed;
+      let peakHeap = baseHeap;
+      let phase = 'start';
+      const gaps: { ms: number; phase: string }[] = [];
+      let last = performance.now();
+      const timer = setInterval(() => {
+        const now = performance.now();
+        if (now - last >= 20) gaps.push({ ms: now - last, phase });
+        last = now;
+        peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
+      }, 1);
+      const histogram = monitorEventLoopDelay({ resolution: 1 });
+      histogram.enable();
+      const started = performance.now();
+      await store.imports.runHermes(
+        { principal: ADMIN, channel: 'api' },
+        {
+          path: file,
+          profile: 'probe',
+          onConflict: 'skip',
+          dryRun,
+          onProgress: (progress) => {
+            phase = progress.phase;
+            peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
+          },
+        },
+      );
+      const total = performance.now() - started;
+      // A run that never let the timer tick is one slice from its last tick to its end.
+      if (performance.now() - last >= 20) gaps.push({ ms: performance.now() - last, phase: `${phase} (to the end)` });
+      histogram.disable();
+      clearInterval(timer);
+      await store.close();
+      const longest = gaps.reduce((max, gap) => Math.max(max, gap.ms), 0);
+      const byPhase = new Map<string, number[]>();
+      for (const gap of gaps) byPhase.set(gap.phase, [...(byPhase.get(gap.phase) ?? []), gap.ms]);
+      console.log(
+        `round ${round} ${dryRun ? 'dry run' : 'import '} of ${N} messages: ${(total / 1000).toFixed(2)} s; ` +
+          `longest timer gap ${longest.toFixed(1)} ms (event-loop delay max ${(histogram.max / 1e6).toFixed(1)} ms, ` +
+          `p99 ${(histogram.percentile(99) / 1e6).toFixed(1)} ms); gaps ≥ 20 ms: ${gaps.length} ` +
+          `[${[...byPhase].map(([p, ms]) => `${p}: ${ms.length}, max ${Math.max(...ms).toFixed(0)}`).join('; ')}]; ` +
+          `peak heap +${((peakHeap - baseHeap) / 2 ** 20).toFixed(0)} MiB`,
+      );
+    }
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
