@@ -164,12 +164,12 @@ export class HermesImporter {
     options.onProgress?.({ ...progress }, builder.report());
     const snapshot: Snapshot = options.ownedDir
       ? ownedFile(options.path, options.ownedDir)
-      : snapshotFile(options.path);
+      : await snapshotFile(options.path);
     let reader: HermesReader | undefined;
     const stats = { longestUnitMs: 0, longestUnitMessages: 0, units: 0 };
     const unitTimes: number[] = [];
     try {
-      reader = HermesReader.open(snapshot.path);
+      reader = await HermesReader.open(snapshot.path);
       for (const note of reader.schema.notes) builder.warn(`source: ${note}`);
 
       progress.phase = 'planning';

@@ -1,3 +1,5 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { chunk } from '../../shared/sql-dialect.js';
 import { ImportInputError } from '../import-errors.js';
@@ -74,7 +76,7 @@ export class HermesReader {
     this.schema = schema;
   }
 
-  static open(path: string): HermesReader {
+  static async open(path: string): Promise<HermesReader> {
     let db: Database.Database;
     try {
       db = new Database(path, { fileMustExist: true });
@@ -85,7 +87,7 @@ export class HermesReader {
       // The copy may be WAL: reading it replays committed transactions from its -wal.
       db.prepare('select count(*) from sqlite_master').get();
       const schema = probeHermesSchema(db);
-      const damage = HermesReader.integrity(db);
+      const damage = await HermesReader.integrity(path, db);
       if (damage) schema.notes.unshift(damage);
       HermesReader.ensureMessageIndex(db);
       db.pragma('query_only = 1');
@@ -99,18 +101,25 @@ export class HermesReader {
 
   /**
    * SQLite's structural check of the whole file: a damaged file is still imported as far as it can
-   * be read (each session whole or not at all), and the report says the file is damaged.
+   * be read (each session whole or not at all), and the report says the file is damaged. It reads
+   * every page of the file in one call (≈ 1.3 s for 10⁵ messages, 30 MiB, measured 2026-12-01), so
+   * it runs on a connection of its own in a worker thread, the event loop free meanwhile; where no
+   * worker can be started it runs here, as it did before.
    */
-  private static integrity(db: Database.Database): string | null {
+  private static async integrity(path: string, db: Database.Database): Promise<string | null> {
+    let lines: string[];
     try {
-      const rows = db.prepare('pragma quick_check(5)').all() as { quick_check: string }[];
-      const problems = rows.map((row) => row.quick_check).filter((line) => line !== 'ok');
-      return problems.length === 0
-        ? null
-        : `the file fails SQLite's integrity check (${problems.join('; ')}); importing what can be read`;
+      lines = await quickCheckInWorker(path).catch((error: unknown) => {
+        if (error instanceof QuickCheckFailed) throw error;
+        return (db.prepare('pragma quick_check(5)').all() as { quick_check: string }[]).map((row) => row.quick_check);
+      });
     } catch (error) {
       return `the file fails SQLite's integrity check (${(error as Error).message}); importing what can be read`;
     }
+    const problems = lines.filter((line) => line !== 'ok');
+    return problems.length === 0
+      ? null
+      : `the file fails SQLite's integrity check (${problems.join('; ')}); importing what can be read`;
   }
 
   /**
@@ -226,4 +235,48 @@ export class HermesReader {
     const columns = selectList(['source', 'session_key', 'generation'], this.schema.generationColumns);
     return this.db.prepare(`select ${columns} from conversation_generations`).all() as HermesRow[];
   }
+}
+
+/** The check itself failed (SQLite answered with an error): the file is damaged, not the worker. */
+class QuickCheckFailed extends Error {}
+
+const QUICK_CHECK_WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.module);
+let db;
+try {
+  db = new Database(workerData.path, { fileMustExist: true, readonly: true });
+  const rows = db.prepare('pragma quick_check(5)').all();
+  parentPort.postMessage({ lines: rows.map((row) => row.quick_check) });
+} catch (error) {
+  parentPort.postMessage({ failed: String((error && error.message) || error) });
+} finally {
+  if (db) db.close();
+}`;
+
+/**
+ * `pragma quick_check(5)` on the file from a worker thread. Rejects with QuickCheckFailed when
+ * SQLite's check failed, with another error when the worker could not do it (the caller checks
+ * in-process then).
+ */
+function quickCheckInWorker(path: string): Promise<string[]> {
+  const module = createRequire(import.meta.url).resolve('better-sqlite3');
+  return new Promise<string[]>((resolve, reject) => {
+    const worker = new Worker(QUICK_CHECK_WORKER, { eval: true, workerData: { path, module } });
+    let settled = false;
+    worker.once('message', (answer: { lines?: string[]; failed?: string }) => {
+      settled = true;
+      if (answer.lines) resolve(answer.lines);
+      else reject(new QuickCheckFailed(answer.failed ?? 'unknown error'));
+      void worker.terminate();
+    });
+    worker.once('error', (error) => {
+      if (!settled) reject(error);
+      settled = true;
+    });
+    worker.once('exit', (code) => {
+      if (!settled) reject(new Error(`the integrity check's worker exited (${code})`));
+      settled = true;
+    });
+  });
 }
