@@ -355,7 +355,7 @@ export class HermesImporter {
     options: HermesImportOptions,
   ): Promise<void> {
     const total = session.messages.length;
-    this.writer.prepareTotals(session);
+    await this.writer.prepareTotals(session, yieldToEventLoop);
     const chunkSize = () => Math.min(sizer.size, options.maxSessionChunk ?? Number.POSITIVE_INFINITY);
     // The first unit decides (from the store, inside its transaction) where the session starts.
     let pending: MappedMessage[] = [];
@@ -366,7 +366,7 @@ export class HermesImporter {
     for (let attempt = 1; ; attempt++) {
       // The session's ledger (10⁵ entries for a session of 10⁵ messages imported before) is read
       // here, holding no lock; the unit checks it still holds and reads it again only if not.
-      const knownLedger = await this.writer.readLedgerAhead(this.db, session);
+      const knownLedger = await this.writer.readLedgerAhead(this.db, session, yieldToEventLoop);
       const firstOptions = (): WriteOptions => ({ ...writeOptions(), knownLedger });
       elapsed = await unit(async (tx, delta) => {
         pending = [];
