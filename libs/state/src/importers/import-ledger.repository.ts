@@ -77,6 +77,21 @@ export class ImportLedgerRepository {
     return total;
   }
 
+  /**
+   * A page of a session's message entries, in source id order after `after` (null: from the first):
+   * a walk on the primary key, for reading 10⁵ entries outside any transaction in slices.
+   */
+  async messagesPage(
+    db: Executor,
+    sessionId: string,
+    after: number | null,
+    limit: number,
+  ): Promise<ImportMessageRow[]> {
+    let query = db.selectFrom('import_messages').selectAll().where('session_id', '=', sessionId);
+    if (after !== null) query = query.where('source_message_id', '>', after);
+    return query.orderBy('source_message_id').limit(limit).execute();
+  }
+
   async messagesOf(db: Executor, sessionId: string): Promise<Map<number, ImportMessageRow>> {
     const rows = await db.selectFrom('import_messages').selectAll().where('session_id', '=', sessionId).execute();
     return new Map(rows.map((row) => [Number(row.source_message_id), row]));
