@@ -4,7 +4,9 @@
  * real import, then a dry run and the update of a copy grown by 10 messages), and the heap it
  * peaks at. A 1 ms interval timer measures the gaps between its
  * ticks (a gap is the slice that held the loop, plus the timer's own 1 ms); the gaps of 20 ms or
- * more are listed with the import phase they fell in. Imports from the sources by relative path,
+ * more are counted by the import phase they fell in, and apart those outside write transactions
+ * (which are sized to ≈ 40 ms of write lock by design), with the CPU time the process spent inside
+ * the longest (on a loaded machine a gap is partly a wait for a core). Imports from the sources by relative path,
  * so the same file runs against an older checkout (paired rounds).
  *
  *   npx tsx --expose-gc bench/import-loop.probe.ts [messages=100000] [rounds=1]
@@ -63,12 +65,17 @@ try {
       const baseHeap = process.memoryUsage().heapUsed;
       let peakHeap = baseHeap;
       let phase = 'start';
-      const gaps: { ms: number; phase: string; at: number }[] = [];
+      // CPU time of the process (every thread) inside a gap: a gap far longer than its CPU time
+      // was spent waiting for a core (a loaded machine), not working.
+      const gaps: { ms: number; phase: string; at: number; cpuMs: number }[] = [];
+      let cpu = process.cpuUsage();
       locks.length = 0;
       let last = performance.now();
       const timer = setInterval(() => {
         const now = performance.now();
-        if (now - last >= 20) gaps.push({ ms: now - last, phase, at: last });
+        const used = process.cpuUsage(cpu);
+        cpu = process.cpuUsage();
+        if (now - last >= 20) gaps.push({ ms: now - last, phase, at: last, cpuMs: (used.user + used.system) / 1000 });
         last = now;
         peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
       }, 1);
@@ -91,7 +98,13 @@ try {
       const total = performance.now() - started;
       // A run that never let the timer tick is one slice from its last tick to its end.
       if (performance.now() - last >= 20) {
-        gaps.push({ ms: performance.now() - last, phase: `${phase} (to the end)`, at: last });
+        const used = process.cpuUsage(cpu);
+        gaps.push({
+          ms: performance.now() - last,
+          phase: `${phase} (to the end)`,
+          at: last,
+          cpuMs: (used.user + used.system) / 1000,
+        });
       }
       histogram.disable();
       clearInterval(timer);
@@ -100,14 +113,18 @@ try {
         locks.some(([from, to]) => Math.min(to, gap.at + gap.ms) - Math.max(from, gap.at) >= gap.ms / 2);
       const outside = gaps.filter((gap) => !writing(gap));
       const longestOutside = outside.reduce((max, gap) => Math.max(max, gap.ms), 0);
+      const cpuOf = (list: typeof gaps) =>
+        list.find((gap) => gap.ms === Math.max(...list.map((g) => g.ms)))?.cpuMs ?? 0;
+      const mostCpuOutside = outside.reduce((max, gap) => Math.max(max, gap.cpuMs), 0);
       const byPhase = new Map<string, number[]>();
       for (const gap of gaps) byPhase.set(gap.phase, [...(byPhase.get(gap.phase) ?? []), gap.ms]);
       console.log(
         `round ${round}, ${label}: ${(total / 1000).toFixed(2)} s; ` +
-          `longest timer gap ${longest.toFixed(1)} ms (event-loop delay max ${(histogram.max / 1e6).toFixed(1)} ms, ` +
+          `longest timer gap ${longest.toFixed(1)} ms (CPU ${cpuOf(gaps).toFixed(1)} ms; event-loop delay max ${(histogram.max / 1e6).toFixed(1)} ms, ` +
           `p99 ${(histogram.percentile(99) / 1e6).toFixed(1)} ms); gaps ≥ 20 ms: ${gaps.length} ` +
           `[${[...byPhase].map(([p, ms]) => `${p}: ${ms.length}, max ${Math.max(...ms).toFixed(0)}`).join('; ')}]; ` +
-          `outside write transactions: longest ${longestOutside.toFixed(1)} ms, ${outside.length} gaps ≥ 20 ms ` +
+          `outside write transactions: longest ${longestOutside.toFixed(1)} ms (CPU ${cpuOf(outside).toFixed(1)} ms; ` +
+          `most CPU in one gap ${mostCpuOutside.toFixed(1)} ms), ${outside.length} gaps ≥ 20 ms ` +
           `(write transactions ${locks.length}, longest ${Math.max(0, ...locks.map(([a, b]) => b - a)).toFixed(1)} ms); ` +
           `peak heap +${((peakHeap - baseHeap) / 2 ** 20).toFixed(0)} MiB`,
       );
