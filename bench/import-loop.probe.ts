@@ -2,12 +2,12 @@
  * Probe (issue "no process frozen by its own work", imports): the longest synchronous slice of the
  * event loop while a Hermes file with one session of 10⁵ messages is imported (a dry run, the
  * real import, then a dry run and the update of a copy grown by 10 messages), and the heap it
- * peaks at. A 1 ms interval timer measures the gaps between its
- * ticks (a gap is the slice that held the loop, plus the timer's own 1 ms); the gaps of 20 ms or
- * more are counted by the import phase they fell in, and apart those outside write transactions
- * (which are sized to ≈ 40 ms of write lock by design), with the CPU time the process spent inside
- * the longest (on a loaded machine a gap is partly a wait for a core). Imports from the sources by relative path,
- * so the same file runs against an older checkout (paired rounds).
+ * peaks at. A 1 ms interval timer measures the gaps between its ticks (a gap is the slice that
+ * held the loop, plus the timer's own 1 ms); the gaps of 20 ms or more are counted by the import
+ * phase they fell in, and apart those outside write transactions (which are sized to ≈ 40 ms of
+ * write lock by design), with the CPU time the process spent inside the longest (on a loaded
+ * machine a gap is partly a wait for a core). Imports from the sources by relative path, so the
+ * same file runs against an older checkout (paired rounds).
  *
  *   npx tsx --expose-gc bench/import-loop.probe.ts [messages=100000] [rounds=1]
  */
