@@ -524,16 +524,9 @@ export class HermesWriter {
     between: () => Promise<void> = noPause,
   ): Promise<KnownLedger> {
     const entry = (await this.ledger.sessionsBySourceIds(db, HERMES_SOURCE, [session.sourceId])).get(session.sourceId);
-    // Read a page at a time (one query of 10⁵ entries held the event loop 0.5–1.4 s): entries that
-    // move meanwhile are caught where the comparison is used, as for any read ahead.
-    const imported = new Map<number, ImportMessageRow>();
-    for (let after: number | null = null; ; ) {
-      const rows = await this.ledger.messagesPage(db, session.id, after, LEDGER_PAGE);
-      for (const row of rows) imported.set(Number(row.source_message_id), row);
-      await between();
-      if (rows.length < LEDGER_PAGE) break;
-      after = Number(rows[rows.length - 1].source_message_id);
-    }
+    // A page at a time: entries that move meanwhile are caught where the comparison is used, as for
+    // any read ahead.
+    const imported = await this.ledger.messagesOf(db, session.id, { size: LEDGER_PAGE, between });
     return { sessionId: session.id, entry, comparison: await compareInPages(session, imported, between) };
   }
 
