@@ -29,7 +29,7 @@ import {
 /** How sessions too big for one unit of work are written (defaults in the importer; tests and benches tune them). */
 export type HermesSplitTuning = Pick<
   HermesImportOptions,
-  'splitSessionsAbove' | 'maxSessionChunk' | 'betweenSessionChunks'
+  'splitSessionsAbove' | 'maxSessionChunk' | 'betweenSessionChunks' | 'readPageMessages'
 >;
 
 import { IMPORT_JOB, ImportLeaseLostError } from './import-errors.js';

@@ -198,13 +198,67 @@ export function mapSession(
   schema: HermesSchema,
   now: number,
 ): MappedSession {
-  const repairs = new Repairs();
-  const warnings: string[] = [];
-  const sourceId = text(row.id, repairs) ?? '';
+  const mapper = new SessionMapper(row, schema, now);
+  mapper.addMessages(messageRows);
+  return mapper.finish(usageRows, plan);
+}
+
+/**
+ * Maps one Hermes session whose messages arrive in pages, in source order (`addMessages` once per
+ * page, then `finish`): what a page held can be dropped once it is mapped, and the importer lets
+ * the event loop run between pages. The result is the same as `mapSession`'s with every message
+ * at once — each message's mapping depends only on the messages before it (its timestamp
+ * fallback, the platform ids seen), and the transcript's hash is fed message by message.
+ */
+export class SessionMapper {
+  private readonly repairs = new Repairs();
+  private readonly sourceId: string;
+  private readonly messages: MessageMapper;
+
+  constructor(
+    private readonly row: HermesSessionRow,
+    schema: HermesSchema,
+    private readonly now: number,
+  ) {
+    this.sourceId = text(row.id, this.repairs) ?? '';
+    this.messages = new MessageMapper(schema, this.repairs, now);
+  }
+
+  /** The next messages of the session, in Hermes id order (after those added before). */
+  addMessages(rows: readonly HermesMessageRow[]): void {
+    this.messages.add(rows);
+  }
+
+  finish(usageRows: readonly HermesRow[], plan: SessionPlan): MappedSession {
+    const warnings: string[] = [];
+    const { messages, messagesHash } = this.messages.finish(warnings, this.sourceId);
+    return mapSessionRow(
+      this.row,
+      this.sourceId,
+      messages,
+      messagesHash,
+      warnings,
+      usageRows,
+      plan,
+      this.repairs,
+      this.now,
+    );
+  }
+}
+
+function mapSessionRow(
+  row: HermesSessionRow,
+  sourceId: string,
+  messages: MappedMessage[],
+  messagesHash: string,
+  warnings: string[],
+  usageRows: readonly HermesRow[],
+  plan: SessionPlan,
+  repairs: Repairs,
+  now: number,
+): MappedSession {
   const source = mapSource(row.source);
   const createdSource = mapSource(row.created_source ?? row.source);
-
-  const messages = mapMessages(messageRows, schema, repairs, warnings, sourceId, now);
   const firstMessageAt = messages.length > 0 ? Number(messages[0].row.timestamp) : null;
   const lastMessageAt = messages.reduce((max, m) => Math.max(max, Number(m.row.timestamp)), 0) || null;
 
@@ -282,10 +336,6 @@ export function mapSession(
   const usage = mapUsage(row, usageRows, snapshot, plan.id, startedAt, repairs, now);
   fillTotalsFromUsage(snapshot, usage);
   warnings.push(...repairs.describe(`session ${sourceId}`));
-  const messagesHash = sha(
-    messages.map((m) => `${m.sourceId}:${m.fingerprint}:${m.active}${m.compacted}`).join('\n'),
-    64,
-  );
   return {
     sourceId,
     id: plan.id,
@@ -324,24 +374,59 @@ function fillTotalsFromUsage(snapshot: SessionSnapshot, usage: readonly NewSessi
 
 const ROLE_ALIASES: Record<string, string> = { developer: 'system', function: 'tool' };
 
-function mapMessages(
-  rows: readonly HermesMessageRow[],
-  schema: HermesSchema,
-  repairs: Repairs,
-  warnings: string[],
-  sessionId: string,
-  now: number,
-): MappedMessage[] {
-  const hasActive = schema.messageColumns.has('active');
-  const hasCompacted = schema.messageColumns.has('compacted');
-  const seenPlatformIds = new Set<string>();
-  const unknownRoles = new Set<string>();
-  let duplicatePlatformIds = 0;
-  let previousAt: number | null = null;
-  const out: MappedMessage[] = [];
-  for (const row of rows) {
+/** A session's messages mapped page by page (what carries over between messages lives here). */
+class MessageMapper {
+  private readonly hasActive: boolean;
+  private readonly hasCompacted: boolean;
+  private readonly seenPlatformIds = new Set<string>();
+  private readonly unknownRoles = new Set<string>();
+  private duplicatePlatformIds = 0;
+  private previousAt: number | null = null;
+  private readonly out: MappedMessage[] = [];
+  /**
+   * sha256 of every message's `sourceId:fingerprint:activecompacted`, joined by newlines (the
+   * ledger's messages_hash), fed as the messages are mapped.
+   */
+  private readonly hash = createHash('sha256');
+
+  constructor(
+    schema: HermesSchema,
+    private readonly repairs: Repairs,
+    private readonly now: number,
+  ) {
+    this.hasActive = schema.messageColumns.has('active');
+    this.hasCompacted = schema.messageColumns.has('compacted');
+  }
+
+  add(rows: readonly HermesMessageRow[]): void {
+    for (const row of rows) {
+      const message = this.map(row);
+      if (!message) continue;
+      this.hash.update(
+        `${this.out.length > 0 ? '\n' : ''}${message.sourceId}:${message.fingerprint}:${message.active}${message.compacted}`,
+      );
+      this.out.push(message);
+    }
+  }
+
+  finish(warnings: string[], sessionId: string): { messages: MappedMessage[]; messagesHash: string } {
+    if (this.unknownRoles.size > 0) {
+      warnings.push(
+        `session ${sessionId}: messages with unknown roles (${[...this.unknownRoles].join(', ')}) imported as system`,
+      );
+    }
+    if (this.duplicatePlatformIds > 0) {
+      warnings.push(
+        `session ${sessionId}: ${this.duplicatePlatformIds} message(s) repeated a platform message id; kept without it`,
+      );
+    }
+    return { messages: this.out, messagesHash: this.hash.digest('hex') };
+  }
+
+  private map(row: HermesMessageRow): MappedMessage | null {
+    const { repairs, now, seenPlatformIds, unknownRoles } = this;
     const sourceId = Number(row.id);
-    if (!Number.isSafeInteger(sourceId)) continue;
+    if (!Number.isSafeInteger(sourceId)) return null;
     const rawRole = text(row.role, repairs) ?? '';
     let role = ROLE_ALIASES[rawRole] ?? rawRole;
     if (!(MESSAGE_ROLES as readonly string[]).includes(role)) {
@@ -356,12 +441,12 @@ function mapMessages(
         ? null
         : [toolCallsValue];
     const timestamp: number =
-      epochMs(row.timestamp, 'messages.timestamp', repairs, now) ?? previousAt ?? FALLBACK_EPOCH_MS;
-    previousAt = timestamp;
+      epochMs(row.timestamp, 'messages.timestamp', repairs, now) ?? this.previousAt ?? FALLBACK_EPOCH_MS;
+    this.previousAt = timestamp;
     let platformMessageId = nonEmpty(row.platform_message_id, repairs);
     if (platformMessageId !== null) {
       if (seenPlatformIds.has(platformMessageId)) {
-        duplicatePlatformIds++;
+        this.duplicatePlatformIds++;
         platformMessageId = null;
       } else {
         seenPlatformIds.add(platformMessageId);
@@ -375,8 +460,8 @@ function mapMessages(
         : displayRaw === 'compaction_summary' || displayRaw === 'summary'
           ? 'compaction_summary'
           : 'visible';
-    const active = !hasActive || row.active === null || row.active === undefined || truthy(row.active);
-    const compacted = !active && hasCompacted && truthy(row.compacted);
+    const active = !this.hasActive || row.active === null || row.active === undefined || truthy(row.active);
+    const compacted = !active && this.hasCompacted && truthy(row.compacted);
     const tokenCount = row.token_count === null || row.token_count === undefined ? null : counter(row.token_count);
     const mapped: MappedMessage['row'] = {
       role,
@@ -395,7 +480,7 @@ function mapMessages(
     const shown = displayKind !== 'hidden';
     const live = active || compacted;
     const calls = (toolCalls?.length ?? 0) + toolUseParts(structured);
-    out.push({
+    return {
       sourceId,
       fingerprint: sha(
         JSON.stringify([
@@ -420,19 +505,8 @@ function mapMessages(
       toolCalls: live ? calls : 0,
       toolCallsTotal: calls,
       preview: role === 'user' && shown && live ? previewOf(content) : null,
-    });
+    };
   }
-  if (unknownRoles.size > 0) {
-    warnings.push(
-      `session ${sessionId}: messages with unknown roles (${[...unknownRoles].join(', ')}) imported as system`,
-    );
-  }
-  if (duplicatePlatformIds > 0) {
-    warnings.push(
-      `session ${sessionId}: ${duplicatePlatformIds} message(s) repeated a platform message id; kept without it`,
-    );
-  }
-  return out;
 }
 
 /** Plain text, or `"\x00json:"` + JSON decoded into structured content (its text is what search reads). */

@@ -410,34 +410,57 @@ export class HermesWriter {
    * written in chunks has them computed before its last chunk's transaction begins (`prepareTotals`):
    * over 10⁵ messages that is work the write lock need not wait for.
    */
-  prepareTotals(session: MappedSession): void {
-    this.totalsOf(session);
+  async prepareTotals(session: MappedSession, between: () => Promise<void> = noPause): Promise<void> {
+    if (this.totals.has(session)) return;
+    let counted = 0;
+    let toolCalls = 0;
+    const times: { timestamp: number }[] = [];
+    for (let start = 0; start < session.messages.length; start += PAGE) {
+      for (const message of session.messages.slice(start, start + PAGE)) {
+        if (message.counted) {
+          counted++;
+          times.push({ timestamp: Number(message.row.timestamp) });
+        }
+        toolCalls += message.toolCalls;
+      }
+      await between();
+    }
+    this.totals.set(session, this.totalsFrom(session, counted, toolCalls, times));
   }
 
   private totalsOf(session: MappedSession) {
     let totals = this.totals.get(session);
     if (!totals) {
-      const s = session.snapshot;
-      totals = {
-        counted: session.messages.filter((m) => m.counted).length,
-        toolCalls: session.messages.reduce((sum, m) => sum + m.toolCalls, 0),
-        contributions: usageContributions(
-          { id: session.id, profile: session.profile, source: s.source, model: s.model },
-          countedTimes(session.messages),
-          {
-            inputTokens: s.inputTokens,
-            outputTokens: s.outputTokens,
-            cacheReadTokens: s.cacheReadTokens,
-            cacheWriteTokens: s.cacheWriteTokens,
-            reasoningTokens: s.reasoningTokens,
-            estimatedCostUsd: s.estimatedCostUsd,
-          },
-          s.lastActivityAt,
-        ),
-      };
+      totals = this.totalsFrom(
+        session,
+        session.messages.filter((m) => m.counted).length,
+        session.messages.reduce((sum, m) => sum + m.toolCalls, 0),
+        countedTimes(session.messages),
+      );
       this.totals.set(session, totals);
     }
     return totals;
+  }
+
+  private totalsFrom(session: MappedSession, counted: number, toolCalls: number, times: { timestamp: number }[]) {
+    const s = session.snapshot;
+    return {
+      counted,
+      toolCalls,
+      contributions: usageContributions(
+        { id: session.id, profile: session.profile, source: s.source, model: s.model },
+        times,
+        {
+          inputTokens: s.inputTokens,
+          outputTokens: s.outputTokens,
+          cacheReadTokens: s.cacheReadTokens,
+          cacheWriteTokens: s.cacheWriteTokens,
+          reasoningTokens: s.reasoningTokens,
+          estimatedCostUsd: s.estimatedCostUsd,
+        },
+        s.lastActivityAt,
+      ),
+    };
   }
 
   /**
@@ -495,9 +518,16 @@ export class HermesWriter {
    * waits on the writer and holds no lock): the importer reads it before the unit of work that
    * decides the session (`WriteOptions.knownLedger`).
    */
-  async readLedgerAhead(db: Executor, session: MappedSession): Promise<KnownLedger> {
+  async readLedgerAhead(
+    db: Executor,
+    session: MappedSession,
+    between: () => Promise<void> = noPause,
+  ): Promise<KnownLedger> {
     const entry = (await this.ledger.sessionsBySourceIds(db, HERMES_SOURCE, [session.sourceId])).get(session.sourceId);
-    return { sessionId: session.id, entry, comparison: compare(session, await this.ledger.messagesOf(db, session.id)) };
+    // A page at a time: entries that move meanwhile are caught where the comparison is used, as for
+    // any read ahead.
+    const imported = await this.ledger.messagesOf(db, session.id, { size: LEDGER_PAGE, between });
+    return { sessionId: session.id, entry, comparison: await compareInPages(session, imported, between) };
   }
 
   /**
@@ -1162,38 +1192,98 @@ function mergeHours(contributions: readonly UsageContribution[]): UsageContribut
 }
 
 /** The times of the messages a session counts (shown and not rewound): what the overview counts. */
+/** Messages (or ledger entries) gone through between two turns of the event loop, outside transactions. */
+const PAGE = 5000;
+/** Ledger entries read per query outside transactions (≈ 8 µs each on SQLite, rows built included). */
+const LEDGER_PAGE = 1000;
+const noPause = async () => undefined;
+
 function countedTimes(messages: readonly MappedMessage[]) {
   return messages.filter((m) => m.counted).map((m) => ({ timestamp: Number(m.row.timestamp) }));
 }
 
 /** A session's message entries compared with its source messages (`LedgerComparison`). */
 function compare(session: MappedSession, imported: ReadonlyMap<number, ImportMessageRow>): LedgerComparison {
-  const fresh: MappedMessage[] = [];
-  const moved: MovedMessage[] = [];
-  let changed = 0;
-  for (const message of session.messages) {
-    const known = imported.get(message.sourceId);
-    if (!known) fresh.push(message);
-    else if (known.fingerprint !== message.fingerprint) changed++;
-    else if (Number(known.active) !== message.active || Number(known.compacted) !== message.compacted) {
-      moved.push({
-        message,
-        messageId: Number(known.message_id),
-        was: { active: Number(known.active), compacted: Number(known.compacted) },
-      });
+  const comparison = new Comparison(imported);
+  comparison.messages(session.messages);
+  comparison.index(session.messages);
+  comparison.entries([...imported]);
+  return comparison.result();
+}
+
+/**
+ * `compare`, with the event loop let run between pages of PAGE messages (or entries): what the
+ * importer reads ahead of a session's first unit, outside every transaction (10⁵ messages took
+ * one slice of 50–60 ms).
+ */
+async function compareInPages(
+  session: MappedSession,
+  imported: ReadonlyMap<number, ImportMessageRow>,
+  between: () => Promise<void>,
+): Promise<LedgerComparison> {
+  const comparison = new Comparison(imported);
+  for (let start = 0; start < session.messages.length; start += PAGE) {
+    comparison.messages(session.messages.slice(start, start + PAGE));
+    await between();
+  }
+  for (let start = 0; start < session.messages.length; start += PAGE) {
+    comparison.index(session.messages.slice(start, start + PAGE));
+    await between();
+  }
+  const entries = [...imported];
+  for (let start = 0; start < entries.length; start += PAGE) {
+    comparison.entries(entries.slice(start, start + PAGE));
+    await between();
+  }
+  return comparison.result();
+}
+
+/** The steps of a ledger comparison, each over a part of its input in order. */
+class Comparison {
+  private readonly fresh: MappedMessage[] = [];
+  private readonly moved: MovedMessage[] = [];
+  private changed = 0;
+  private readonly bySource = new Map<number, MappedMessage>();
+  private intact = true;
+  private lowest: number | null = null;
+  private highest: number | null = null;
+
+  constructor(private readonly imported: ReadonlyMap<number, ImportMessageRow>) {}
+
+  /** Source messages against their entries: new, changed, or moved. */
+  messages(messages: readonly MappedMessage[]): void {
+    for (const message of messages) {
+      const known = this.imported.get(message.sourceId);
+      if (!known) this.fresh.push(message);
+      else if (known.fingerprint !== message.fingerprint) this.changed++;
+      else if (Number(known.active) !== message.active || Number(known.compacted) !== message.compacted) {
+        this.moved.push({
+          message,
+          messageId: Number(known.message_id),
+          was: { active: Number(known.active), compacted: Number(known.compacted) },
+        });
+      }
     }
   }
-  const bySource = new Map(session.messages.map((m) => [m.sourceId, m]));
-  let intact = true;
-  let lowest: number | null = null;
-  let highest: number | null = null;
-  for (const [sourceId, known] of imported) {
-    const now = bySource.get(sourceId);
-    if (!now || now.fingerprint !== known.fingerprint) intact = false;
-    if (lowest === null || sourceId < lowest) lowest = sourceId;
-    if (highest === null || sourceId > highest) highest = sourceId;
+
+  index(messages: readonly MappedMessage[]): void {
+    for (const message of messages) this.bySource.set(message.sourceId, message);
   }
-  return { fresh, moved, changed, intact, done: new Set(imported.keys()), lowest, highest };
+
+  /** Entries against the source (after every message was indexed): is each still there, unchanged? */
+  entries(entries: readonly [number, ImportMessageRow][]): void {
+    for (const [sourceId, known] of entries) {
+      const now = this.bySource.get(sourceId);
+      if (!now || now.fingerprint !== known.fingerprint) this.intact = false;
+      if (this.lowest === null || sourceId < this.lowest) this.lowest = sourceId;
+      if (this.highest === null || sourceId > this.highest) this.highest = sourceId;
+    }
+  }
+
+  result(): LedgerComparison {
+    const { fresh, moved, changed, intact, lowest, highest } = this;
+    return { fresh, moved, changed, intact, done: new Set(this.imported.keys()), lowest, highest };
+  }
 }
 
 /** The same ledger entry, as last written (an import rewrites its time and job whenever it moves the session). */
