@@ -258,7 +258,12 @@ export class DeletionEngine {
     if (unstable.members.size === 0) return { deletedIds: [], receipts: [], purging: [] };
     const plan = await this.stabilize(tx, unstable);
     if (this.busyMembers(plan).length > 0) throw new SessionBusyError('a session removed with it has a live turn');
+    // A deletion of more than a step's messages lets the event loop run between its parts (see
+    // removeMessagesInSteps): the caller's planning, the receipts, the rest.
+    const stepping = messagesOf(plan) > DELETION_STEP_MESSAGES;
+    if (stepping) await turnOfEventLoop();
     const { receipts, events, removedIds } = await this.writeReceipts(tx, plan, operation);
+    if (stepping) await turnOfEventLoop();
     await this.sessions.orphan(
       tx.db,
       plan.orphans.map((orphan) => orphan.id),
@@ -310,7 +315,7 @@ export class DeletionEngine {
       return 1;
     }
     for (const part of batches) {
-      // Before the first step too: the re-planning and receipts were a slice of their own.
+      // Before the first step too: orphaning and the participants' rows were a slice of their own.
       await turnOfEventLoop();
       await this.messages.deleteForSessions(tx.db, part);
     }
@@ -451,6 +456,12 @@ export class DeletionEngine {
       if (participant.name === name) total += await participant.count(tx, ids);
     return total;
   }
+}
+
+function messagesOf(plan: DeletionPlan): number {
+  let total = 0;
+  for (const member of plan.members.values()) total += Number(member.row.message_count);
+  return total;
 }
 
 function samePlan(a: DeletionPlan, b: DeletionPlan): boolean {
