@@ -36,14 +36,6 @@ export const PURGE_LATER_ABOVE_MESSAGES = 2000;
 /** `sessions.hidden_for` of a deleted session whose rows are still being removed. */
 export const HIDDEN_FOR_DELETION = 'deletion';
 export const DELETION_PURGE_WORK = 'deletion-purge';
-/**
- * Messages one step of a deletion's transaction removes before the event loop gets a turn: ≈ 6 ms
- * of SQLite on the event loop at ≈ 15 µs a message with both search indexes (STEP_BUDGET_MS), so a
- * process running a long deletion answers its health checks between steps (docs/operations.md).
- */
-export const DELETION_STEP_MESSAGES = 400;
-
-const turnOfEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export interface Member {
   row: SessionRow;
@@ -84,8 +76,6 @@ export interface DeletionOutcome {
   receipts: ReceiptRef[];
   /** Removed sessions left hidden (`hidden_for = 'deletion'`) whose rows are purged in chunks after. */
   purging: string[];
-  /** Steps the messages were removed in, the event loop running between them (0: nothing removed). */
-  steps?: number;
 }
 
 /**
@@ -258,12 +248,7 @@ export class DeletionEngine {
     if (unstable.members.size === 0) return { deletedIds: [], receipts: [], purging: [] };
     const plan = await this.stabilize(tx, unstable);
     if (this.busyMembers(plan).length > 0) throw new SessionBusyError('a session removed with it has a live turn');
-    // A deletion of more than a step's messages lets the event loop run between its parts (see
-    // removeMessagesInSteps): the caller's planning, the receipts, the rest.
-    const stepping = messagesOf(plan) > DELETION_STEP_MESSAGES;
-    if (stepping) await turnOfEventLoop();
     const { receipts, events, removedIds } = await this.writeReceipts(tx, plan, operation);
-    if (stepping) await turnOfEventLoop();
     await this.sessions.orphan(
       tx.db,
       plan.orphans.map((orphan) => orphan.id),
@@ -280,47 +265,10 @@ export class DeletionEngine {
         : [];
     const now = removedIds.filter((id) => !huge.includes(id));
     await this.purgeLater(tx, huge);
-    const steps = await this.removeMessagesInSteps(tx, plan, now);
+    await this.messages.deleteForSessions(tx.db, now);
     await this.sessions.deleteByIds(tx.db, now);
     this.afterCommit(tx, events);
-    return { deletedIds: removedIds, receipts, purging: huge, steps };
-  }
-
-  /**
-   * Removes the messages of `ids` in steps of at most DELETION_STEP_MESSAGES (a session above it
-   * alone), letting the event loop run before each step when there is more than one. On SQLite
-   * every statement of the transaction runs on the event loop, so a chunk of a retention pass was
-   * one uninterrupted slice of up to ≈ 50 ms (the whole chunk: its re-planning, receipts and
-   * 2 000 messages); with the turns between steps the slice is bounded by a step, while the
-   * transaction — receipts and removals together — stays one. This process's other writes wait
-   * for the writer meanwhile, as they waited for the whole chunk before. Returns the steps.
-   */
-  private async removeMessagesInSteps(tx: Tx, plan: DeletionPlan, ids: readonly string[]): Promise<number> {
-    const batches: string[][] = [];
-    let batch: string[] = [];
-    let messages = 0;
-    for (const id of ids) {
-      const count = Number(plan.members.get(id)?.row.message_count ?? 0);
-      if (batch.length > 0 && messages + count > DELETION_STEP_MESSAGES) {
-        batches.push(batch);
-        batch = [];
-        messages = 0;
-      }
-      batch.push(id);
-      messages += count;
-    }
-    if (batch.length > 0) batches.push(batch);
-    if (batches.length <= 1) {
-      await this.messages.deleteForSessions(tx.db, ids);
-      return 1;
-    }
-    for (const part of batches) {
-      // Before the first step too: orphaning and the participants' rows were a slice of their own.
-      await turnOfEventLoop();
-      await this.messages.deleteForSessions(tx.db, part);
-    }
-    await turnOfEventLoop();
-    return batches.length;
+    return { deletedIds: removedIds, receipts, purging: huge };
   }
 
   /**
@@ -456,12 +404,6 @@ export class DeletionEngine {
       if (participant.name === name) total += await participant.count(tx, ids);
     return total;
   }
-}
-
-function messagesOf(plan: DeletionPlan): number {
-  let total = 0;
-  for (const member of plan.members.values()) total += Number(member.row.message_count);
-  return total;
 }
 
 function samePlan(a: DeletionPlan, b: DeletionPlan): boolean {

@@ -380,7 +380,7 @@ export class DeletionService {
       });
       deletedIds.push(...outcome.deletedIds);
       receipts.push(...outcome.receipts);
-      return { steps: outcome.steps };
+      return outcome.deletedIds.length;
     });
     return { dryRun, candidates, deletedIds, receipt: receipts[0] ?? null, receipts };
   }
