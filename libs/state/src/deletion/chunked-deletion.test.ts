@@ -1,8 +1,10 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ChunkEvent, observeChunks } from '../jobs/chunks.js';
 import { COMPACTION_CHUNK } from '../lineage/lineage.service.js';
 import { ManualClock } from '../shared/clock.js';
 import { adminPrincipal, contextOf, openTestStore, TEST_DIALECTS, type TestStore } from '../testing/index.js';
+import { FIRST_CHUNK_MESSAGES } from './deletion-chunks.js';
 
 const admin = contextOf(adminPrincipal);
 const DAY = 24 * 60 * 60 * 1000;
@@ -35,16 +37,16 @@ for (const { dialect, available } of TEST_DIALECTS) {
     }
 
     /** Every removed session is named by exactly one receipt, and every receipt's sessions are gone. */
-    async function expectReceiptsMatch(deletedIds: string[], operationIds: string[]) {
+    async function expectReceiptsMatch(deletedIds: string[], operationIds: string[], on: TestStore = t) {
       const named: string[] = [];
       for (const operationId of operationIds) {
-        const receipt = await t.store.receipts.get(admin, operationId);
+        const receipt = await on.store.receipts.get(admin, operationId);
         named.push(...receipt.identities.map((identity) => identity.id));
       }
       expect(named.sort()).toEqual([...deletedIds].sort());
       const { rows } = await sql<{ n: number }>`select count(*) as n from sessions where id in (${sql.join(
         deletedIds,
-      )})`.execute(t.store.db);
+      )})`.execute(on.store.db);
       expect(Number(rows[0].n)).toBe(0);
     }
 
@@ -120,6 +122,48 @@ for (const { dialect, available } of TEST_DIALECTS) {
         result.receipts.map((receipt) => receipt.operationId),
       );
       expect((await t.store.sessions.get(admin, pinned!)).pinned).toBe(true);
+    });
+
+    it('a retention pass starts with a small chunk, not with 2 000 messages in one transaction', async () => {
+      // Its own store: the deletion service sizes chunks from the ones before (this file's other tests).
+      const fresh = await openTestStore(dialect, { clock });
+      try {
+        for (let s = 0; s < 30; s++) {
+          const id = `step-${s}`;
+          await fresh.store.sessions.create(admin, {
+            id,
+            profile: 'stepping',
+            source: 'cli',
+            messages: Array.from({ length: 100 }, (_, i) => ({ role: 'user' as const, content: `${id} line ${i}` })),
+          });
+          await fresh.store.sessions.end(
+            admin,
+            id,
+            { reason: 'cli_close' },
+            { ifMatch: (await fresh.store.sessions.get(admin, id)).revision },
+          );
+        }
+        clock.advance(40 * DAY);
+        const chunks: ChunkEvent[] = [];
+        const stop = observeChunks((event) => {
+          if (event.operation === 'deletion') chunks.push(event);
+        });
+        const result = await fresh.store.deletion
+          .retentionPrune(admin, { olderThanDays: 30, profile: 'stepping', dryRun: false })
+          .finally(stop);
+        expect(result.deletedIds).toHaveLength(30);
+        await expectReceiptsMatch(
+          result.deletedIds,
+          result.receipts.map((receipt) => receipt.operationId),
+          fresh,
+        );
+        // 3 000 messages: chunked, starting at FIRST_CHUNK_MESSAGES rather than at 2 000 (≈ 50 ms of
+        // SQLite on the event loop in one slice before).
+        expect(chunks.length).toBeGreaterThan(1);
+        expect(chunks[0].rows).toBeLessThanOrEqual(FIRST_CHUNK_MESSAGES);
+      } finally {
+        await fresh.close();
+      }
     });
 
     it('deleting a large profile with its sessions goes in chunks, each with a profile_delete receipt', async () => {

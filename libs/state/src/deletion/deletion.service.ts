@@ -37,7 +37,13 @@ import { toDomainError } from '../shared/store-errors.js';
 import type { Tx, UnitOfWork } from '../shared/unit-of-work.js';
 import type { DeletionEngine, DeletionPlan } from './deletion.engine.js';
 import { DeletionCandidatesRepository } from './deletion-candidates.repository.js';
-import { INITIAL_CHUNK_MESSAGES, runInChunks, type SelectionGroup, selectionGroups } from './deletion-chunks.js';
+import {
+  deletionChunkSizer,
+  INITIAL_CHUNK_MESSAGES,
+  runInChunks,
+  type SelectionGroup,
+  selectionGroups,
+} from './deletion-chunks.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 export const MAX_RETENTION_DAYS = 36_500;
@@ -52,6 +58,8 @@ export class DeletionService {
   private readonly sessions: SessionRepository;
   private readonly candidates = new DeletionCandidatesRepository();
   private readonly lineage = new LineageRepository();
+  /** Sizes every chunked deletion of this service from the last ones (a retention pass's batches too). */
+  private readonly chunkSizer = deletionChunkSizer();
 
   constructor(
     private readonly db: Db,
@@ -382,7 +390,7 @@ export class DeletionService {
     between: ((lastChunkMs: number) => Promise<void>) | undefined,
     work: (ids: string[]) => Promise<unknown>,
   ): Promise<void> {
-    return runInChunks(groups, between ?? this.between, work);
+    return runInChunks(groups, between ?? this.between, work, this.chunkSizer);
   }
 
   private async assertDiscardable(db: Executor, row: SessionRow): Promise<void> {
