@@ -11,6 +11,12 @@ export const CHUNK_BUDGET_MS = 25;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/**
+ * The least time a pause leaves the write lock free before the next chunk: two retries of a writer
+ * waiting in another process (the driver retries every MAX_LOCK_RETRY_MS = 4 ms at most).
+ */
+export const LOCK_FREE_WINDOW_MS = 8;
+
 /** What a long operation awaits between two of its chunks (`lastChunkMs`: how long the last one took). */
 export type BetweenChunks = (lastChunkMs?: number) => Promise<void>;
 
@@ -25,12 +31,18 @@ export type BetweenChunks = (lastChunkMs?: number) => Promise<void>;
 export function chunkPause(dialect: Dialect, mergeIndex?: (budgetMs: number) => Promise<void>): BetweenChunks {
   if (dialect !== 'sqlite') return () => new Promise<void>((resolve) => setImmediate(resolve));
   return async (lastChunkMs = 0) => {
-    const pause = Math.max(8, Math.min(25, lastChunkMs / 4));
+    const pause = Math.max(LOCK_FREE_WINDOW_MS, Math.min(25, lastChunkMs / 4));
+    const started = performance.now();
     // Up to half a chunk's time for merging keeps pace with what the chunks add (measured on a
     // retention pass over 4 000 sessions: the trigram index's first level otherwise reaches its
-    // crisis merge every ~60 chunks); the pause lasts as long as the merging, which holds the write
-    // lock a step (≈ 8 ms) at a time and never this process's event loop.
-    await Promise.all([sleep(pause), mergeIndex?.(Math.max(pause / 2, lastChunkMs / 2))]);
+    // crisis merge every ~60 chunks); the merging holds the write lock a step (≈ 8 ms) at a time,
+    // back to back, and never this process's event loop.
+    if (mergeIndex) await mergeIndex(Math.max(pause / 2, lastChunkMs / 2));
+    // Then the lock stays free for a while before the next chunk: a pause that ended with the
+    // merging handed the lock from the last merge step straight to the next chunk, and another
+    // process's writer (retrying every MAX_LOCK_RETRY_MS at most) could miss hand-over after
+    // hand-over (jobs/chunk-pause.test.ts).
+    await sleep(Math.max(pause - (performance.now() - started), LOCK_FREE_WINDOW_MS));
   };
 }
 
