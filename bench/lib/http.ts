@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -79,12 +79,29 @@ export async function startApi(
   });
   servers.add(child);
   let output = '';
+  // BENCH_API_LOG_DIR: every API process's whole output in a file of its own (diagnosis).
+  const logFile = process.env.BENCH_API_LOG_DIR
+    ? join(process.env.BENCH_API_LOG_DIR, `api-${Date.now()}-${port}.log`)
+    : undefined;
   const keep = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-4000);
+    if (logFile) appendFileSync(logFile, chunk);
   };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let stopping = false;
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', (code, signal) => {
+      // A server that dies under load is a finding, not a mystery: say so with its last output.
+      if (!stopping && started) {
+        console.error(
+          `\nthe API process ${child.pid} exited during the run (${signal ?? code}); its last output:\n${output}`,
+        );
+      }
+      resolve();
+    }),
+  );
+  let started = false;
   const pid = child.pid!;
   // Generous: on a machine loaded by other work a cold start (module loading, migrations) is slow.
   const deadline = Date.now() + 180_000;
@@ -94,7 +111,10 @@ export async function startApi(
       (status) => status === 200,
       () => false,
     );
-    if (ok) break;
+    if (ok) {
+      started = true;
+      break;
+    }
     if (Date.now() > deadline) {
       child.kill('SIGTERM');
       throw new Error(`the API did not answer /healthz within 180 s:\n${output}`);
@@ -115,6 +135,7 @@ export async function startApi(
       }
     },
     async stop() {
+      stopping = true;
       if (child.exitCode === null) {
         child.kill('SIGTERM');
         const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);

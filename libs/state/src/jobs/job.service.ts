@@ -224,7 +224,14 @@ export class JobService {
         return report('lost', { attempt, durationMs });
       }
       const message = String((error as Error)?.message ?? error);
-      this.logger.error(`job ${job.name} failed`, { error: message, interval: toIso(intervalStart) });
+      // The driver's own error behind a `store_unavailable` (SQLITE_BUSY after the lock timeout, an
+      // I/O error, a lost connection) is what an operator needs to act on: log it with the message.
+      const cause = (error as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
+      this.logger.error(`job ${job.name} failed`, {
+        error: message,
+        ...(cause ? { cause: `${cause.code ?? ''} ${String(cause.message ?? cause)}`.trim() } : {}),
+        interval: toIso(intervalStart),
+      });
       // Retried within the same interval, by any process, after a pause.
       const failedAt = this.clock.now();
       const retryAt = failedAt + Math.min(Math.max(job.intervalMs / 10, 5000), 5 * 60 * 1000);

@@ -3,6 +3,7 @@ import type { Db, Dialect, Executor } from '../db/database.js';
 import { type BatchWriter, MainThreadBatchWriter } from '../db/sqlite-write-worker.js';
 import { ChunkSizer, reportChunk, STEP_BUDGET_MS, timeBoxed } from '../jobs/chunks.js';
 import type { JobContext, JobDefinition, JobSummary } from '../jobs/job.service.js';
+import { ftsMergeInProgress } from '../search/fts-structure.js';
 import type { SearchIndexService } from '../search/search-index.service.js';
 import { DAY_MS, UsageRollupRepository } from '../stats/usage-rollup.repository.js';
 
@@ -96,32 +97,61 @@ export class IndexMaintenanceService {
   }
 
   /**
-   * FTS5's `optimize` in bounded steps: `merge` with a negative page budget treats every segment
-   * as one level and merges them, as few as two at a time, so repeated steps end with one segment
-   * per index (a plain `optimize` would do it in one transaction, seconds at 10⁶ messages).
+   * FTS5's `optimize` in bounded steps: a first `merge` with a negative page budget puts every
+   * segment into one level and starts merging them; steps with a positive budget continue that
+   * merge to one segment per index (a plain `optimize` would do it in one transaction, seconds at
+   * 10⁶ messages). `tuning` (tests): smaller steps and transactions.
    */
-  async mergeFts(between: (lastChunkMs: number) => Promise<void>, writer?: BatchWriter): Promise<number> {
-    return this.withWriter(writer, (own) => this.mergeFtsWith(between, own));
+  async mergeFts(
+    between: (lastChunkMs: number) => Promise<void>,
+    writer?: BatchWriter,
+    tuning: { maxStepPages?: number; stopMs?: number } = {},
+  ): Promise<number> {
+    return this.withWriter(writer, (own) => this.mergeFtsWith(between, own, tuning));
   }
 
-  private async mergeFtsWith(between: (lastChunkMs: number) => Promise<void>, writer: BatchWriter): Promise<number> {
+  private async mergeFtsWith(
+    between: (lastChunkMs: number) => Promise<void>,
+    writer: BatchWriter,
+    tuning: { maxStepPages?: number; stopMs?: number },
+  ): Promise<number> {
     // Chunks (transactions) that merged something; a chunk that finishes an index counts too.
     let steps = 0;
     let chunks = 0;
     for (const table of FTS_TABLES) {
-      const sizer = new ChunkSizer(8, 2, 4000, STEP_BUDGET_MS);
+      const maxPages = tuning.maxStepPages ?? 4000;
+      const sizer = new ChunkSizer(Math.min(8, maxPages), Math.min(2, maxPages), maxPages, STEP_BUDGET_MS);
+      // Only the first step is an optimize step (negative budget): it puts every segment there is
+      // into one level and starts merging them. Every later step continues that merge with a
+      // positive budget. A negative step pulls every segment written since into the merge again,
+      // so under steady writes (a retention pass, a gateway's appends) the merge's inputs grew
+      // faster than it consumed them, up to FTS5's limit of 2 000 segments per index — where every
+      // write to the index fails with SQLITE_FULL (measured 2026-12-01; search/fts-merge.test.ts replays it).
+      let optimizing = true;
       for (; chunks < MAX_STEPS; chunks++) {
         const started = performance.now();
         const box = await writer.transaction((batch) =>
-          timeBoxed(sizer, async (pages) => {
-            const [before, , after] = await batch([
-              { sql: 'select total_changes() as n', rows: true },
-              { sql: `insert into ${table}(${table}, rank) values ('merge', ?)`, parameters: [-pages] },
-              { sql: 'select total_changes() as n', rows: true },
-            ]);
-            // Fewer than two changes: there was nothing left to merge (FTS5's documented signal).
-            return Number(after.rows[0].n) - Number(before.rows[0].n) < 2 ? 0 : pages;
-          }),
+          timeBoxed(
+            sizer,
+            async (pages) => {
+              const first = optimizing;
+              const budget = first ? -pages : pages;
+              optimizing = false;
+              const [before, , after, structure] = await batch([
+                { sql: 'select total_changes() as n', rows: true },
+                { sql: `insert into ${table}(${table}, rank) values ('merge', ?)`, parameters: [budget] },
+                { sql: 'select total_changes() as n', rows: true },
+                { sql: `select block from ${table}_data where id = 10`, rows: true },
+              ]);
+              // Fewer than two changes: there was nothing left to merge (FTS5's documented signal).
+              if (Number(after.rows[0].n) - Number(before.rows[0].n) < 2) return 0;
+              // The optimize is done once no merge is in progress: the segments written since it began
+              // are the merger's (a positive step would go on merging them as long as writes go on).
+              const block = (structure.rows[0] as { block?: Uint8Array } | undefined)?.block;
+              return first || ftsMergeInProgress(block) ? pages : 0;
+            },
+            tuning.stopMs === undefined ? {} : { stopMs: tuning.stopMs },
+          ),
         );
         const elapsed = performance.now() - started;
         if (box.rows > 0) {

@@ -59,6 +59,49 @@ describe('FTS5 segment merging off the request path (SQLite)', () => {
     expect(substring.items).toHaveLength(40);
   });
 
+  it('the optimize steps keep up with appends between them: the segments never pile up toward FTS5’s limit', async () => {
+    // Replays a store that stopped writing: index maintenance optimized the trigram index while a
+    // retention pass and a gateway wrote; every optimize step (negative budget) pulled every new
+    // segment into its merge, which grew faster than it finished, to 2 000 segments — FTS5's limit,
+    // where every write to the index fails with SQLITE_FULL.
+    t = await openTestStore('sqlite', { ftsMerger: false });
+    const store = t.store;
+    await store.sessions.create(admin, {
+      id: 'optimize-big',
+      profile: 'p',
+      source: 'cli',
+      messages: Array.from({ length: 3000 }, (_, i) => ({
+        role: 'user' as const,
+        content: `bulk ${i}: ${'an ordinary sentence of a long conversation with varied words '.repeat(3)}${i * 7919}`,
+      })),
+    });
+    await store.sessions.create(admin, { id: 'optimize-live', profile: 'p', source: 'cli' });
+    await appendSingles(t, 'optimize-live', 30, 'before');
+    let most = 0;
+    let chunksBetween = 0;
+    const steps = await store.maintenance.mergeFts(
+      async () => {
+        chunksBetween++;
+        // A gateway's appends between two transactions: a segment per append and index.
+        await appendSingles(t!, 'optimize-live', 10, `during${chunksBetween}`);
+        for (const table of TABLES) most = Math.max(most, await segments(store.db, table));
+      },
+      undefined,
+      { maxStepPages: 8, stopMs: 0 },
+    );
+    console.log(
+      `optimize in ${steps} steps, ${chunksBetween} pauses with 10 appends each: at most ${most} segments in one index`,
+    );
+    expect(steps).toBeGreaterThan(3);
+    expect(chunksBetween).toBeGreaterThan(3);
+    // Appends without a merger merge a level themselves at 64 segments (crisismerge): a few levels
+    // of fewer than 64. Before, the segments grew by the 10 appends of every pause.
+    expect(most).toBeLessThan(130);
+    expect((await store.searchIndex.status(admin, true)).integrity?.ok).toBe(true);
+    const found = await store.search.search(admin, { q: 'during1', mode: 'word', limit: 50 });
+    expect(found.items).toHaveLength(10);
+  }, 60_000);
+
   it('a write that finds crisismerge segments on a level merges them itself (the merger is only a helper)', async () => {
     t = await openTestStore('sqlite', { ftsMerger: false });
     await t.store.sessions.create(admin, { id: 'merge-c', profile: 'p', source: 'cli' });
