@@ -10,6 +10,7 @@ import { silentLogger } from '../shared/logger.js';
 import { openStore, type StateStore, type StoreOptions } from '../store.js';
 
 export { syntheticSqliteStore } from './synthetic-store.js';
+export { type FtsLevel, ftsLevelsOf } from '../search/fts-structure.js';
 
 /**
  * Test databases: SQLite always; PostgreSQL when STATEHOUSE_TEST_PG_URL is set. Each call makes a
