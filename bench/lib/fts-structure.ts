@@ -1,5 +1,5 @@
-import type Database from 'better-sqlite3';
 import { type FtsLevel, ftsLevelsOf } from '@statehouse/state/testing';
+import type Database from 'better-sqlite3';
 import { msSince, nowNs } from './timing.js';
 
 export type { FtsLevel };

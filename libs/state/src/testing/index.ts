@@ -9,8 +9,8 @@ import type { OperationContext } from '../shared/context.js';
 import { silentLogger } from '../shared/logger.js';
 import { openStore, type StateStore, type StoreOptions } from '../store.js';
 
-export { syntheticSqliteStore } from './synthetic-store.js';
 export { type FtsLevel, ftsLevelsOf } from '../search/fts-structure.js';
+export { syntheticSqliteStore } from './synthetic-store.js';
 
 /**
  * Test databases: SQLite always; PostgreSQL when STATEHOUSE_TEST_PG_URL is set. Each call makes a
