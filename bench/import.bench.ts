@@ -89,7 +89,7 @@ export async function importSqlite(report: Report, config: BenchConfig): Promise
       ours: fmtRate(rate),
       ceiling: fmtRate(ceiling.rate),
       ratio: fmtRatio(rate / ceiling.rate),
-      target: 'informational (units held near 25 ms of write lock, the store's pause between them)',
+      target: 'informational (units held near 25 ms of write lock, the store’s pause between them)',
       met: null,
     });
   } finally {
