@@ -288,6 +288,28 @@ for (const { dialect, available } of TEST_DIALECTS) {
       }, 120_000);
     }
 
+    it('the same request twice at once: one record run by both, one answers the whole rewind, the other 412', async () => {
+      const whole = await reference('twice-one', 20);
+      const ids = await seed('twice');
+      t.store.messages.tuneRewind(SMALL_CHUNKS);
+      const seen = await tokens('twice');
+      const answers = await Promise.allSettled([
+        t.store.messages.rewind(admin, 'twice', { toMessageId: ids[20] }, seen),
+        t.store.messages.rewind(admin, 'twice', { toMessageId: ids[20] }, seen),
+      ]);
+      // As for two identical one-transaction rewinds: the second to finish has stale tokens.
+      const fulfilled = answers.flatMap((answer) => (answer.status === 'fulfilled' ? [answer.value] : []));
+      const rejected = answers.flatMap((answer) => (answer.status === 'rejected' ? [answer.reason] : []));
+      expect(fulfilled).toHaveLength(1);
+      expect(rejected).toHaveLength(1);
+      expect(rejected[0]).toBeInstanceOf(RevisionConflictError);
+      expect(fulfilled[0].rewoundIds.map((id) => ids.indexOf(id))).toEqual(
+        whole.response.rewoundIds.map((id) => whole.ids.indexOf(id)),
+      );
+      expect(await state('twice')).toEqual(whole.state);
+      expect(await recordedRewinds()).toBe(0);
+    }, 120_000);
+
     it('a resumed rewind whose record of runs overflowed lists too much, never too little', async () => {
       const whole = await reference('frag-one', 20, seedRegenerated);
       const ids = await seedRegenerated('frag');

@@ -385,7 +385,11 @@ export class MessageService {
         revision: Number(session.revision),
         generation: Number(session.generation),
       };
-      await this.deferred!.enqueue(tx, REWIND_WORK, rewindSubject(plan, freshProgress(plan)));
+      // The same request twice at once: the second joins the first's record (its subject may have
+      // moved on with the first's chunks already, so its fresh one would be a second record).
+      if (!(await this.work.findByIdentity(tx.db, REWIND_WORK, rewindIdentity(plan)))) {
+        await this.deferred!.enqueue(tx, REWIND_WORK, rewindSubject(plan, freshProgress(plan)));
+      }
       return plan;
     });
     return this.runRewind(ctx, plan);
@@ -432,10 +436,9 @@ export class MessageService {
       for (;;) {
         const started = performance.now();
         const done = await this.uow.run(ctx && withoutIdempotency(ctx), async (tx) => {
-          await this.rewindGuard(tx, ctx, plan);
+          const session = await this.rewindGuard(tx, ctx, plan);
           const record = await this.work.findByIdentity(tx.db, REWIND_WORK, identity);
-          // Gone: a run beside this one finished it (this run's answer is then its own part only).
-          if (!record) return undefined;
+          if (!record) throw finishedElsewhere(session);
           if (record.subject !== expected) inherited = true;
           let progress = rewindProgressOf(plan, record.subject) ?? freshProgress(plan);
           const removed = { ids: [] as number[], messages: 0, toolCalls: 0 };
@@ -467,7 +470,6 @@ export class MessageService {
           await this.work.resubject(tx.db, record, subject, this.clock.now());
           return { box, ids: removed.ids, cursor: progress.cursor, subject };
         });
-        if (!done) break;
         const elapsed = performance.now() - started;
         // Committed: only now are they this run's, and the cursor moves.
         rewoundIds.push(...done.ids);
@@ -482,14 +484,15 @@ export class MessageService {
       const earlier = inherited && ctx ? await this.recordedRewound(this.reads, plan, identity) : undefined;
       return await this.uow.run(ctx, async (tx) => {
         const now = this.clock.now();
-        await this.rewindGuard(tx, ctx, plan);
+        const session = await this.rewindGuard(tx, ctx, plan);
         const record = await this.work.findByIdentity(tx.db, REWIND_WORK, identity);
+        if (!record) throw finishedElsewhere(session);
         let before = earlier;
-        if (record && before && record.subject !== before.subject) {
+        if (before && record.subject !== before.subject) {
           // A run beside this one committed chunks after the read (rare): read again, here.
           before = await this.recordedRewound(tx.db, plan, identity);
         }
-        const progress = record && rewindProgressOf(plan, record.subject);
+        const progress = rewindProgressOf(plan, record.subject);
         if (progress) below = progress.cursor;
         // The target. (A message above the cursor that an import made active again meanwhile —
         // following its source's visibility — stays as the import left it, as after a rewind.)
@@ -500,7 +503,7 @@ export class MessageService {
         );
         // Nothing active is left from the target to the range's end (but what an import restored).
         await this.applyRewound(tx, plan, removed, plan.uptoId);
-        if (record) await this.deferred!.complete(tx, REWIND_WORK, record.subject);
+        await this.deferred!.complete(tx, REWIND_WORK, record.subject);
         rewoundIds.push(...removed.ids);
         return {
           session: toSession((await this.sessions.findById(tx.db, plan.sessionId))!, now),
@@ -555,13 +558,14 @@ export class MessageService {
   }
 
   /** What every transaction of a chunked rewind checks first (the caller's tokens were checked at its start). */
-  private async rewindGuard(tx: Tx, ctx: OperationContext | null, plan: RewindPlan): Promise<void> {
+  private async rewindGuard(tx: Tx, ctx: OperationContext | null, plan: RewindPlan): Promise<SessionRow> {
     const session = await this.sessions.findByIdForUpdate(tx.db, plan.sessionId);
     if (!session || (ctx && !canAccessProfile(ctx.principal, session.profile))) throw new NotFoundError('session');
     // The generation moves only when a turn begins: the rewind was fenced at this one. A lease
     // live at this generation is the one the rewind was allowed under.
     if (Number(session.generation) !== plan.generation) throw new StaleGenerationError(Number(session.generation));
     if (session.end_reason === 'compression') throw rewindClosedByCompression();
+    return session;
   }
 
   /**
@@ -775,6 +779,14 @@ function countRewound(
 }
 
 const withoutIdempotency = (ctx: OperationContext): OperationContext => ({ ...ctx, idempotency: undefined });
+
+/**
+ * A chunked rewind whose record is gone was finished by another run of the same request (the same
+ * request twice at once, or the deferred-work job after this run stalled a minute): as for the
+ * second of two identical one-transaction rewinds, this run's tokens are stale. (Its own part
+ * would be an incomplete answer.)
+ */
+const finishedElsewhere = (session: SessionRow) => new RevisionConflictError(Number(session.revision));
 
 const rewindClosedByCompression = () =>
   new SessionClosedError('the session was closed by compression; rewind its continuation');
