@@ -398,6 +398,52 @@ for (const { dialect, available } of TEST_DIALECTS) {
       }
     });
 
+    it('rewind in chunks interrupted, then the same request again: the whole answer, replayed after', async () => {
+      await create('rwi', {
+        messages: Array.from({ length: 40 }, (_, i) => ({
+          role: i % 2 ? 'assistant' : 'user',
+          content: `resumed line ${i}`,
+        })),
+      });
+      const all = await api.http().get('/v1/sessions/rwi/messages?limit=100').set(admin);
+      const ids = all.body.items.map((m: { id: number }) => m.id);
+      let pauses = 0;
+      const previous = api.store.messages.tuneRewind({
+        inChunksAbove: 3,
+        maxStep: 5,
+        stopMs: 0,
+        between: async () => {
+          if (++pauses === 3) throw new Error('the process died');
+        },
+      });
+      try {
+        const seen = await tokens('rwi');
+        const send = () =>
+          api
+            .http()
+            .post('/v1/sessions/rwi/rewind')
+            .set(admin)
+            .set(seen)
+            .set('Idempotency-Key', 'rewind-resumed')
+            .send({ toMessageId: ids[4] });
+        const interrupted = await send();
+        expect(interrupted.status).toBe(500);
+        // Three chunks of 5 committed: the last 15 messages are gone.
+        const half = await api.http().get('/v1/sessions/rwi/messages?limit=100').set(admin);
+        expect(half.body.items.map((m: { id: number }) => m.id)).toEqual(ids.slice(0, 25));
+        const resumed = await send();
+        expect(resumed.status).toBe(200);
+        expect(resumed.body.rewoundIds).toEqual(ids.slice(4));
+        expect(resumed.body.session).toMatchObject({ messageCount: 4 });
+        const replay = await send();
+        expect(replay.status).toBe(200);
+        expect(replay.headers['idempotent-replayed']).toBe('true');
+        expect(replay.body).toEqual(resumed.body);
+      } finally {
+        api.store.messages.tuneRewind(previous);
+      }
+    });
+
     it('end and reopen: first end wins; automatic ends reopen, deliberate ones answer 409 session_closed', async () => {
       const s = await create('life');
       const noIfMatch = await api.http().post('/v1/sessions/life/end').set(admin).send({ reason: 'agent_close' });

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Executor } from '../db/database.js';
 
 export interface DeferredWorkItem {
@@ -34,11 +35,38 @@ export class DeferredWorkRepository {
     return rows.map((row) => ({ kind: row.kind, subject: row.subject, createdAt: Number(row.created_at) }));
   }
 
-  /** Marks recorded work as still progressing (its worker is alive). Returns false when it is gone. */
-  async touch(db: Executor, item: DeferredWorkItem, now: number): Promise<boolean> {
+  /**
+   * The recorded work of a kind whose subject is `identity` or begins with `identity` and a line
+   * break (work whose subject carries its progress after its identity), with when it was touched.
+   */
+  async findByIdentity(
+    db: Executor,
+    kind: string,
+    identity: string,
+  ): Promise<(DeferredWorkItem & { createdAt: number }) | undefined> {
+    const prefix = `${identity}\n`;
+    const row = await db
+      .selectFrom('deferred_work')
+      .select(['kind', 'subject', 'created_at'])
+      .where('kind', '=', kind)
+      .where((eb) =>
+        eb.or([
+          eb('subject', '=', identity),
+          // Characters, not UTF-16 units: both SQL dialects' substr counts code points.
+          eb(sql`substr(subject, 1, cast(${[...prefix].length} as integer))`, '=', prefix),
+        ]),
+      )
+      .orderBy('created_at')
+      .limit(1)
+      .executeTakeFirst();
+    return row && { kind: row.kind, subject: row.subject, createdAt: Number(row.created_at) };
+  }
+
+  /** Replaces recorded work's subject (its progress) and marks it touched. Returns false when it is gone. */
+  async resubject(db: Executor, item: DeferredWorkItem, subject: string, now: number): Promise<boolean> {
     const result = await db
       .updateTable('deferred_work')
-      .set({ created_at: now })
+      .set({ subject, created_at: now })
       .where('kind', '=', item.kind)
       .where('subject', '=', item.subject)
       .executeTakeFirst();

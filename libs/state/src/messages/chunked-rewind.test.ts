@@ -95,9 +95,41 @@ for (const { dialect, available } of TEST_DIALECTS) {
       return Number(rows[0].n);
     }
 
-    /** The reference: the same transcript rewound to the same position in one transaction. */
-    async function reference(id: string, position: number) {
+    /**
+     * MESSAGES messages, rewound to position 2900 in one transaction, then 200 more: the range of a
+     * rewind to an earlier message holds an inactive run that is not its own.
+     */
+    async function seedRewound(id: string): Promise<number[]> {
       const ids = await seed(id);
+      t.store.messages.tuneRewind(WHOLE);
+      await t.store.messages.rewind(admin, id, { toMessageId: ids[2900] }, await tokens(id));
+      const more = Array.from({ length: 200 }, (_, k) => ({
+        role: 'user' as const,
+        content: `${id}w${MESSAGES + k} again`,
+      }));
+      await t.store.messages.append(admin, id, { messages: more }, {});
+      return messageIds(id);
+    }
+
+    /** MESSAGES messages, then 20 regenerations (the last message rewound, two appended): 20 inactive runs of one. */
+    async function seedRegenerated(id: string): Promise<number[]> {
+      await seed(id);
+      t.store.messages.tuneRewind(WHOLE);
+      for (let k = 0; k < 20; k++) {
+        const ids = await messageIds(id);
+        await t.store.messages.rewind(admin, id, { toMessageId: ids[ids.length - 1] }, await tokens(id));
+        const again = [
+          { role: 'user' as const, content: `${id}w${k} retry` },
+          { role: 'assistant' as const, content: `${id}w${k} answer again` },
+        ];
+        await t.store.messages.append(admin, id, { messages: again }, {});
+      }
+      return messageIds(id);
+    }
+
+    /** The reference: the same transcript rewound to the same position in one transaction. */
+    async function reference(id: string, position: number, prepare: (id: string) => Promise<number[]> = seed) {
+      const ids = await prepare(id);
       t.store.messages.tuneRewind(WHOLE);
       const response = await t.store.messages.rewind(admin, id, { toMessageId: ids[position] }, await tokens(id));
       return { ids, response, state: await state(id) };
@@ -214,6 +246,103 @@ for (const { dialect, available } of TEST_DIALECTS) {
       await expect(t.store.messages.rewind(admin, 'crash', { toMessageId: ids[20] }, seen)).rejects.toBeInstanceOf(
         RevisionConflictError,
       );
+    }, 120_000);
+
+    // Eight chunks of 50 commit before the interruption, past the inactive messages already in
+    // the range (the interrupted attempt went over them): they stop below this position.
+    for (const [twin, prepare, stoppedBelow] of [
+      ['resumed', seed, MESSAGES - 399],
+      // 2900–2999 inactive already.
+      ['resumed-earlier', seedRewound, 2900],
+      // 2999, 3001, …, 3037 inactive already.
+      ['resumed-regenerated', seedRegenerated, 2999],
+    ] as const) {
+      it(`interrupted after some chunks, then retried: the whole answer of an uninterrupted rewind (${twin})`, async () => {
+        const whole = await reference(`${twin}-one`, 20, prepare);
+        const ids = await prepare(twin);
+        const inactiveBefore = (await state(twin)).active.filter((active) => active === 0).length;
+        let pauses = 0;
+        t.store.messages.tuneRewind({
+          ...SMALL_CHUNKS,
+          between: async () => {
+            if (++pauses === 8) throw new Error('the client gave up');
+          },
+        });
+        const seen = await tokens(twin);
+        await expect(t.store.messages.rewind(admin, twin, { toMessageId: ids[20] }, seen)).rejects.toThrow(
+          'the client gave up',
+        );
+        const half = await state(twin);
+        expect(half.active.indexOf(0)).toBeLessThan(stoppedBelow);
+        expect(half.active.indexOf(0)).toBeGreaterThan(MESSAGES - 500);
+        expect(half.active[20]).toBe(1);
+        expect(await recordedRewinds()).toBe(1);
+
+        t.store.messages.tuneRewind(SMALL_CHUNKS);
+        const resumed = await t.store.messages.rewind(admin, twin, { toMessageId: ids[20] }, seen);
+        const positions = (answer: number[], of: number[]) => answer.map((id) => of.indexOf(id));
+        expect(positions(resumed.rewoundIds, ids)).toEqual(positions(whole.response.rewoundIds, whole.ids));
+        expect(resumed.rewoundIds).toHaveLength(ids.length - 20 - inactiveBefore);
+        expect(resumed.session.messageCount).toBe(whole.response.session.messageCount);
+        expect(await state(twin)).toEqual(whole.state);
+        expect(await recordedRewinds()).toBe(0);
+      }, 120_000);
+    }
+
+    it('the same request twice at once: one record run by both, one answers the whole rewind, the other 412', async () => {
+      const whole = await reference('twice-one', 20);
+      const ids = await seed('twice');
+      t.store.messages.tuneRewind(SMALL_CHUNKS);
+      const seen = await tokens('twice');
+      const answers = await Promise.allSettled([
+        t.store.messages.rewind(admin, 'twice', { toMessageId: ids[20] }, seen),
+        t.store.messages.rewind(admin, 'twice', { toMessageId: ids[20] }, seen),
+      ]);
+      // As for two identical one-transaction rewinds: the second to finish has stale tokens.
+      const fulfilled = answers.flatMap((answer) => (answer.status === 'fulfilled' ? [answer.value] : []));
+      const rejected = answers.flatMap((answer) => (answer.status === 'rejected' ? [answer.reason] : []));
+      expect(fulfilled).toHaveLength(1);
+      expect(rejected).toHaveLength(1);
+      expect(rejected[0]).toBeInstanceOf(RevisionConflictError);
+      expect(fulfilled[0].rewoundIds.map((id) => ids.indexOf(id))).toEqual(
+        whole.response.rewoundIds.map((id) => whole.ids.indexOf(id)),
+      );
+      expect(await state('twice')).toEqual(whole.state);
+      expect(await recordedRewinds()).toBe(0);
+    }, 120_000);
+
+    it('a resumed rewind whose record of runs overflowed lists too much, never too little', async () => {
+      const whole = await reference('frag-one', 20, seedRegenerated);
+      const ids = await seedRegenerated('frag');
+      const before = (await state('frag')).active;
+      let pauses = 0;
+      t.store.messages.tuneRewind({
+        ...SMALL_CHUNKS,
+        // A few runs fit: the first chunk, over the 20 regenerations, overflows the record.
+        progressChars: 30,
+        between: async () => {
+          if (++pauses === 3) throw new Error('the process died');
+        },
+      });
+      const seen = await tokens('frag');
+      await expect(t.store.messages.rewind(admin, 'frag', { toMessageId: ids[20] }, seen)).rejects.toThrow(
+        'the process died',
+      );
+      // The record stayed within its bound (its last line: the progress).
+      const { rows: recorded } = await sql<{
+        subject: string;
+      }>`select subject from deferred_work where kind = ${REWIND_WORK}`.execute(t.store.db);
+      expect(recorded).toHaveLength(1);
+      expect(recorded[0].subject.split('\n').at(-1)!.length).toBeLessThanOrEqual(30);
+      t.store.messages.tuneRewind({ ...SMALL_CHUNKS, progressChars: 30 });
+      const resumed = await t.store.messages.rewind(admin, 'frag', { toMessageId: ids[20] }, seen);
+      expect(await state('frag')).toEqual(whole.state);
+      const exact = whole.response.rewoundIds.map((id) => whole.ids.indexOf(id));
+      // Past the overflow, the inactive messages the earlier attempt's chunks went over: its own and
+      // the 20 regenerations' (inactive before it began).
+      const regenerated = before.flatMap((active, i) => (active === 0 ? [i] : []));
+      expect(regenerated).toHaveLength(20);
+      expect(resumed.rewoundIds.map((id) => ids.indexOf(id))).toEqual([...exact, ...regenerated].sort((a, b) => a - b));
     }, 120_000);
 
     it('abandoned between chunks: the deferred-work job finishes it once it is stale', async () => {

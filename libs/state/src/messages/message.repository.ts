@@ -295,10 +295,57 @@ export class MessageRepository {
       .orderBy('id', 'desc')
       .limit(limit)
       .execute();
+    await this.deactivate(db, rows);
+    return rows;
+  }
+
+  /**
+   * The last `limit` messages with `afterId < id <= uptoId`, active or not, newest first — one step
+   * of a chunked rewind, which takes the active ones and records which they were among the others.
+   */
+  async lastBetween(
+    db: Executor,
+    sessionId: string,
+    afterId: number,
+    uptoId: number,
+    limit: number,
+  ): Promise<Pick<MessageRow, 'id' | 'active' | 'display_kind' | 'tool_calls'>[]> {
+    return db
+      .selectFrom('messages')
+      .select(['id', 'active', 'display_kind', 'tool_calls'])
+      .where('session_id', '=', sessionId)
+      .where('id', '>', afterId)
+      .where('id', '<=', uptoId)
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
+  }
+
+  /** Marks messages inactive (ids found in the session: a chunked rewind's step). */
+  async deactivate(db: Executor, rows: readonly Pick<MessageRow, 'id'>[]): Promise<void> {
     for (const part of chunk(rows.map((row) => Number(row.id)))) {
       await db.updateTable('messages').set({ active: 0 }).where('id', 'in', part).execute();
     }
-    return rows;
+  }
+
+  /** Up to `limit` of the session's message ids with `afterId < id <= uptoId`, in order (only inactive ones: `inactive`). */
+  async idsBetween(
+    db: Executor,
+    sessionId: string,
+    afterId: number,
+    uptoId: number,
+    limit: number,
+    inactive = false,
+  ): Promise<number[]> {
+    let query = db
+      .selectFrom('messages')
+      .select('id')
+      .where('session_id', '=', sessionId)
+      .where('id', '>', afterId)
+      .where('id', '<=', uptoId);
+    if (inactive) query = query.where('active', '=', 0);
+    const rows = await query.orderBy('id').limit(limit).execute();
+    return rows.map((row) => Number(row.id));
   }
 
   /** Active messages with `id >= fromId`, counted up to `cap` (a bounded read: which way a rewind goes). */
