@@ -7,6 +7,9 @@
  *   BENCH_ONLY=append,growth,list,search,lineage,deletion,api,resolve,import,stats,pg   run a subset
  *                                 (`pg` = every PostgreSQL part; `pg-lineage`, `pg-api`, `pg-stats`, … one of them);
  *                                 several processes: watch-delay, healthz-rebuild, replica-appends (`topology` = all three)
+ *   BENCH_HEALTH_JOBS=rebuild,retention,compress,rewind,bulk-delete,import,backup,maintenance
+ *                                 the jobs healthz-rebuild runs (default: all)
+ *   BENCH_PREPARED_DIR=dir        healthz-rebuild keeps the files it prepares there and copies them on later runs
  *   BENCH_OUT=path                where the Markdown goes
  */
 import { writeFileSync } from 'node:fs';
@@ -205,8 +208,12 @@ function addNotes(report: Report): void {
       `${fmtCount(config.import.conversations * 4 * config.import.messagesPerSession)} messages; usage overview at ` +
       `${fmtCount(config.stats.messages)} messages (${fmtCount(config.pg.statsMessages)} on PostgreSQL); ` +
       `${fmtCount(config.topology.watchedDeletes)} watched deletions per topology; health during a rebuild of ` +
-      `${fmtCount(config.topology.rebuildMessages)} messages and a retention pass over ` +
-      `${fmtCount(config.topology.retentionSessions)} sessions; ${config.topology.appendSeconds} s of appends per topology.`,
+      `${fmtCount(config.topology.rebuildMessages)} messages, a retention pass over ` +
+      `${fmtCount(config.topology.retentionSessions)} sessions, a compress and a rewind of sessions of ` +
+      `${fmtCount(config.topology.compressMessages)} and ${fmtCount(config.topology.rewindMessages)} messages, bulk deletes of ` +
+      `${fmtCount(config.topology.bulkDeleteSessions)} sessions, an import of ${fmtCount(config.topology.importMessages)} ` +
+      `messages, a backup of ${fmtCount(config.topology.backupMessages)} and the index maintenance of ` +
+      `${fmtCount(config.topology.maintenanceMessages)} messages; ${config.topology.appendSeconds} s of appends per topology.`,
   );
 }
 

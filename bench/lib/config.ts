@@ -74,6 +74,19 @@ export interface BenchConfig {
     /** Sessions (of `retentionMessagesPerSession`) a retention pass removes while /healthz is measured. */
     retentionSessions: number;
     retentionMessagesPerSession: number;
+    /** Messages of the session compressed (the rest of its archiving deferred in chunks) while /healthz is measured. */
+    compressMessages: number;
+    /** Messages of the session rewound to its first message while /healthz is measured. */
+    rewindMessages: number;
+    /** Sessions (of `bulkDeleteMessagesPerSession`) removed by bulk deletes over HTTP while /healthz is measured. */
+    bulkDeleteSessions: number;
+    bulkDeleteMessagesPerSession: number;
+    /** Messages of the one session of a Hermes file imported over HTTP while /healthz is measured. */
+    importMessages: number;
+    /** Messages in the store the scheduled online backup copies while /healthz is measured. */
+    backupMessages: number;
+    /** Messages in the store (its FTS indexes as written, in many segments) the scheduled index maintenance optimizes. */
+    maintenanceMessages: number;
     /** Seconds of append load per topology; concurrent connections. */
     appendSeconds: number;
     appendConnections: number;
@@ -149,6 +162,13 @@ export function loadConfig(env = process.env): BenchConfig {
       rebuildMessages: size(1_000_000),
       retentionSessions: size(4000),
       retentionMessagesPerSession: 50,
+      compressMessages: size(100_000),
+      rewindMessages: size(100_000),
+      bulkDeleteSessions: size(2000),
+      bulkDeleteMessagesPerSession: 50,
+      importMessages: size(100_000),
+      backupMessages: size(1_000_000),
+      maintenanceMessages: size(1_000_000),
       appendSeconds: quick ? 3 : 8,
       appendConnections: 24,
     },

@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type ChunkEvent, observeChunks } from '../jobs/chunks.js';
 import { COMPACTION_CHUNK } from '../lineage/lineage.service.js';
+import { MessageRepository } from '../messages/message.repository.js';
 import { ManualClock } from '../shared/clock.js';
 import { adminPrincipal, contextOf, openTestStore, TEST_DIALECTS, type TestStore } from '../testing/index.js';
 import { FIRST_CHUNK_MESSAGES } from './deletion-chunks.js';
@@ -231,6 +232,57 @@ for (const { dialect, available } of TEST_DIALECTS) {
       t.store.jobs.configure('deferred-work', 0);
       expect(report).toMatchObject({ outcome: 'ran', summary: { finished: 1 } });
       expect(Number((await counts()).open)).toBe(0);
+    });
+
+    it('a compaction continues after the last message it archived: no step walks the archived prefix again', async () => {
+      const total = COMPACTION_CHUNK + 3000;
+      await t.store.sessions.create(admin, { id: 'seek', profile: 'chunk', source: 'cli' });
+      for (let from = 0; from < total; from += 1000) {
+        await t.store.messages.append(
+          admin,
+          'seek',
+          {
+            messages: Array.from({ length: 1000 }, (_, i) => ({ role: 'user' as const, content: `seek ${from + i}` })),
+          },
+          {},
+        );
+      }
+      const parent = await t.store.sessions.get(admin, 'seek');
+      const steps = vi.spyOn(MessageRepository.prototype, 'markCompacted');
+      let calls: unknown[][];
+      try {
+        await t.store.lineage.compress(
+          admin,
+          'seek',
+          { summary: 'summary', keepLastMessages: 0 },
+          { ifMatch: parent.revision, expectedGeneration: parent.generation },
+        );
+        await t.store.deferred.idle();
+        calls = steps.mock.calls.filter((call) => call[1] === 'seek');
+      } finally {
+        steps.mockRestore();
+      }
+      // The compression's own step, then the continuation's from the start (it may resume a crashed
+      // pass) and each later one after the highest id marked so far.
+      const afters = calls.slice(1).map((call) => Number(call[3] ?? 0));
+      expect(afters.length).toBeGreaterThanOrEqual(2);
+      expect(afters[0]).toBe(0);
+      const ids = (
+        await t.store.db.selectFrom('messages').select('id').where('session_id', '=', 'seek').orderBy('id').execute()
+      ).map((row) => Number(row.id));
+      for (let i = 1; i < afters.length; i++) {
+        expect(afters[i]).toBeGreaterThan(afters[i - 1]);
+        expect(ids).toContain(afters[i]);
+      }
+      // The first continuation step ran after the compression's chunk: it started past it.
+      expect(afters[1]).toBeGreaterThanOrEqual(ids[COMPACTION_CHUNK - 1]);
+      const open = await t.store.db
+        .selectFrom('messages')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('session_id', '=', 'seek')
+        .where('compacted', '=', 0)
+        .executeTakeFirstOrThrow();
+      expect(Number(open.n)).toBe(0);
     });
   });
 }

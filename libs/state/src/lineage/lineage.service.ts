@@ -121,11 +121,21 @@ export class LineageService {
   /** Archives the rest of a compressed parent's transcript, a chunk per transaction. Idempotent. */
   private async continueCompaction(parentId: string, between: (lastChunkMs: number) => Promise<void>): Promise<void> {
     const sizer = new ChunkSizer(COMPACTION_CHUNK / 4, 100, 25_000, STEP_BUDGET_MS);
+    // The last id a committed chunk marked: every step seeks past the archived prefix.
+    let after = 0;
     for (;;) {
       const started = performance.now();
-      const box = await this.uow.run(null, (tx) =>
-        timeBoxed(sizer, (limit) => this.messages.markCompacted(tx.db, parentId, limit)),
-      );
+      let reached = after;
+      const box = await this.uow.run(null, (tx) => {
+        // A transaction run again (a retried lock) starts from the committed cursor.
+        reached = after;
+        return timeBoxed(sizer, async (limit) => {
+          const ids = await this.messages.markCompacted(tx.db, parentId, limit, reached);
+          for (const id of ids) reached = Math.max(reached, id);
+          return ids.length;
+        });
+      });
+      after = reached;
       const elapsed = performance.now() - started;
       if (box.rows > 0) reportChunk({ operation: 'compaction', heldMs: elapsed, ...box });
       if (box.done) return;
@@ -176,7 +186,7 @@ export class LineageService {
       };
       await this.copyMessages(tx, childId, [summary, ...tail.map((row) => copyOf(row, childId))], now);
       // A huge transcript is archived in chunks after commit (deferred work), never in one long lock.
-      const marked = await this.messages.markCompacted(tx.db, parent.id, COMPACTION_CHUNK);
+      const marked = (await this.messages.markCompacted(tx.db, parent.id, COMPACTION_CHUNK)).length;
       if (marked === COMPACTION_CHUNK) await this.deferred?.enqueue(tx, COMPACTION_WORK, parent.id);
       await this.lifecycle.clearEnd(tx, parent);
       await this.lifecycle.end(tx, parent, 'compression', now);

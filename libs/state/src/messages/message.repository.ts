@@ -238,9 +238,14 @@ export class MessageRepository {
   }
 
   /** Archives a transcript by compaction: still shown and searchable. */
-  /** Marks up to `limit` of the session's active messages compacted (oldest first); returns how many. */
-  async markCompacted(db: Executor, sessionId: string, limit: number): Promise<number> {
-    const result = await db
+  /**
+   * Marks up to `limit` of the session's active messages with `id > afterId` compacted (oldest
+   * first); returns their ids. A chunked compaction passes the last id it marked: the step then
+   * seeks past the archived prefix instead of walking it again (the index is `(session_id, id)`;
+   * at 10⁵ messages a late step read ≈ 10⁵ rows, ≈ 100 ms on the event loop, in the health bench).
+   */
+  async markCompacted(db: Executor, sessionId: string, limit: number, afterId = 0): Promise<number[]> {
+    const rows = await db
       .updateTable('messages')
       .set({ compacted: 1 })
       .where('id', 'in', (eb) =>
@@ -248,13 +253,15 @@ export class MessageRepository {
           .selectFrom('messages')
           .select('id')
           .where('session_id', '=', sessionId)
+          .where('id', '>', afterId)
           .where('active', '=', 1)
           .where('compacted', '=', 0)
           .orderBy('id')
           .limit(limit),
       )
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows);
+      .returning('id')
+      .execute();
+    return rows.map((row) => Number(row.id));
   }
 
   /** Soft rewind: this message and every later active one become inactive. Returns what changed. */

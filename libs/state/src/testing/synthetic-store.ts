@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { flushSearchPending } from '../db/sqlite-search-pending.js';
 import { silentLogger } from '../shared/logger.js';
 import { openStore } from '../store.js';
 
@@ -36,7 +37,10 @@ const WORDS = [
 /**
  * A SQLite store with `messages` messages over sessions of `perSession`, written straight into the
  * file (multi-row inserts, search triggers on) after the store's own migrations made it: a large
- * store in seconds, consistent with what the API would have written.
+ * store in seconds, consistent with what the API would have written. Each transaction indexes its
+ * messages before it commits, as the store's writers do (the insert trigger only records them as
+ * pending): the search indexes hold them in the segments those transactions wrote, and nothing is
+ * left pending for the first write of an API process to index in one go.
  */
 export async function syntheticSqliteStore(
   path: string,
@@ -90,6 +94,7 @@ export async function syntheticSqliteStore(
           }
         }
       }
+      flushSearchPending((text) => db.prepare(text));
     });
     for (let s = 0; s < sessions; s += 20) load(s, Math.min(sessions, s + 20));
     db.pragma('wal_checkpoint(TRUNCATE)');
