@@ -142,6 +142,11 @@ export class MetricsRegistry {
       );
       lines.push('# TYPE statehouse_sqlite_checkpoint_busy_total counter');
       lines.push(`statehouse_sqlite_checkpoint_busy_total ${checkpoints.busy}`);
+      lines.push(
+        '# HELP statehouse_sqlite_wal_truncations_total WAL files this process emptied after they grew past 64 MiB.',
+      );
+      lines.push('# TYPE statehouse_sqlite_wal_truncations_total counter');
+      lines.push(`statehouse_sqlite_wal_truncations_total ${checkpoints.truncations}`);
       lines.push('# HELP statehouse_sqlite_checkpoint_failing 1 while the latest WAL checkpoint round failed.');
       lines.push('# TYPE statehouse_sqlite_checkpoint_failing gauge');
       lines.push(`statehouse_sqlite_checkpoint_failing ${checkpoints.failing ? 1 : 0}`);

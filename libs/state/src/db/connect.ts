@@ -15,7 +15,7 @@ import { SqliteReadPool, SqliteReadPoolDialect } from './sqlite-read-pool.js';
 
 export const DEFAULT_DATABASE_URL = 'file:./data/statehouse.db';
 
-/** The size a SQLite WAL file is cut back to once it has been checkpointed (`journal_size_limit`). */
+/** A SQLite WAL file larger than this is cut back (emptied) by the checkpointer once checkpointed. */
 export const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
 
 export interface Connection {
@@ -138,9 +138,12 @@ async function connectSqlite(url: string, options: ConnectOptions): Promise<Conn
     writer.pragma('foreign_keys = ON');
     // Checkpoints run on a worker (SqliteCheckpointer), never inside a commit on the event loop.
     if (path !== ':memory:') writer.pragma('wal_autocheckpoint = 0');
-    // Without a limit the WAL keeps the size of its busiest moment for ever (a bulk import or a
-    // rebuild left 100–800 MB); with it, the first write after a complete checkpoint truncates it.
-    writer.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
+    // The writer never truncates the WAL: with a `journal_size_limit`, the first write after a
+    // complete checkpoint cut the file back inside its COMMIT — an ftruncate of up to hundreds of
+    // MB on the event loop (177 ms seen during a maintenance pass). The checkpointer cuts it
+    // instead, on its own thread (SqliteCheckpointer): a WAL that a bulk import or a rebuild grew
+    // to 100–800 MB does not keep that size.
+    writer.pragma('journal_size_limit = -1');
     // Touch the schema now: a file that is not a database (or is corrupt) fails here, not later.
     writer.prepare('select count(*) from sqlite_master').get();
     if (path !== ':memory:') {
@@ -182,7 +185,9 @@ async function connectSqlite(url: string, options: ConnectOptions): Promise<Conn
         });
   const reads = readPool ? new Kysely<DB>({ dialect: new SqliteReadPoolDialect(readPool), log }) : db;
   const checkpointer =
-    path === ':memory:' ? null : new SqliteCheckpointer(path, CHECKPOINT_INTERVAL_MS, options.logger);
+    path === ':memory:'
+      ? null
+      : new SqliteCheckpointer(path, CHECKPOINT_INTERVAL_MS, options.logger, WAL_SIZE_LIMIT_BYTES);
   const merger =
     path === ':memory:' || options.ftsMerger === false ? null : new SqliteFtsMerger(path, {}, options.logger);
   return {

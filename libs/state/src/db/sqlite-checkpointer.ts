@@ -9,8 +9,15 @@ import type { Logger } from '../shared/logger.js';
  * chunk of long work). The writer connections turn that off (`wal_autocheckpoint = 0`) and this
  * worker runs a PASSIVE checkpoint every few hundred milliseconds on its own connection instead:
  * it never waits for or blocks a reader or a writer, and when it has copied everything the next
- * writer starts the WAL over, so the file stays small. Every process sharing the file runs one;
- * two at once simply take turns.
+ * writer starts the WAL over from its beginning. Every process sharing the file runs one; two at
+ * once simply take turns.
+ *
+ * The writers never truncate the WAL file (no `journal_size_limit`: SQLite would cut it inside the
+ * first COMMIT after a complete checkpoint, on the event loop). So a WAL that a bulk write grew past
+ * `walSizeLimit` is emptied here: once a PASSIVE round has copied every frame, one TRUNCATE round
+ * (never waiting: it gives up at once while a writer holds the lock or a reader an older
+ * snapshot) resets the log and truncates the file on this thread. Writers of this or another
+ * process wait for it on their timers meanwhile, as for any other writer.
  *
  * Failures are not silent: with checkpoints off in the writers, a checkpointer that keeps failing
  * lets the WAL grow without bound. The worker reports each failure (SQLITE_BUSY — another process
@@ -19,13 +26,26 @@ import type { Logger } from '../shared/logger.js';
  */
 const WORKER_SOURCE = `
 const { workerData, parentPort } = require('node:worker_threads');
+const { statSync } = require('node:fs');
 const Database = require(workerData.driverPath);
 const db = new Database(workerData.path, { fileMustExist: true });
 db.pragma('busy_timeout = 0');
+const walSize = () => {
+  try {
+    return statSync(workerData.path + '-wal').size;
+  } catch {
+    return 0;
+  }
+};
 let failing = false;
 setInterval(() => {
   try {
-    db.pragma('wal_checkpoint(PASSIVE)');
+    const [round] = db.pragma('wal_checkpoint(PASSIVE)');
+    const copied = round && round.busy === 0 && round.log > 0 && round.checkpointed === round.log;
+    if (copied && workerData.walSizeLimit >= 0 && walSize() > workerData.walSizeLimit) {
+      const [cut] = db.pragma('wal_checkpoint(TRUNCATE)');
+      if (cut && cut.busy === 0) parentPort.postMessage({ type: 'truncated' });
+    }
     if (failing) parentPort.postMessage({ type: 'ok' });
     failing = false;
   } catch (error) {
@@ -50,6 +70,8 @@ export interface CheckpointerStatus {
   failures: number;
   /** Rounds skipped because another connection held the lock (expected; counted only). */
   busy: number;
+  /** Times this process emptied a WAL file that had grown past the limit. */
+  truncations: number;
   /** True while the latest round failed (or the worker could not start or died). */
   failing: boolean;
   lastError: string | null;
@@ -61,6 +83,7 @@ export class SqliteCheckpointer {
   private readonly state: CheckpointerStatus = {
     failures: 0,
     busy: 0,
+    truncations: 0,
     failing: false,
     lastError: null,
     lastErrorAt: null,
@@ -73,12 +96,18 @@ export class SqliteCheckpointer {
     private readonly path: string,
     intervalMs = CHECKPOINT_INTERVAL_MS,
     private readonly logger?: Logger,
+    /** A WAL file larger than this is emptied once checkpointed (-1: never). */
+    walSizeLimit = -1,
   ) {
     const driverPath = createRequire(import.meta.url).resolve('better-sqlite3');
-    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { driverPath, path, intervalMs } });
+    this.worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { driverPath, path, intervalMs, walSizeLimit },
+    });
     this.worker.unref();
     this.worker.on('message', (message: { type: string; code?: string; message?: string }) => {
       if (message.type === 'busy') this.state.busy++;
+      else if (message.type === 'truncated') this.state.truncations++;
       else if (message.type === 'ok') this.recovered();
       else if (message.type === 'failed') this.failed(`${message.code ? `${message.code}: ` : ''}${message.message}`);
     });
