@@ -92,7 +92,7 @@ export class MetricsRegistry {
   }
 
   /** `checkpoints`: the SQLite WAL checkpointer of this process (absent on PostgreSQL). */
-  render(checkpoints?: { failures: number; busy: number; failing: boolean } | null): string {
+  render(checkpoints?: { failures: number; busy: number; truncations: number; failing: boolean } | null): string {
     const lines: string[] = [];
     lines.push('# HELP statehouse_http_requests_total HTTP requests by route and status.');
     lines.push('# TYPE statehouse_http_requests_total counter');
