@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobLeaseRepository } from '../retention/job-lease.repository.js';
 import { ConflictError, ForbiddenError } from '../shared/errors.js';
@@ -92,10 +93,29 @@ for (const { dialect, available } of TEST_DIALECTS) {
 
     it('admits one rebuild at a time', async () => {
       // Two processes ask at once: whichever the database admits first runs, the other is refused.
-      const [a, b] = await Promise.allSettled([
-        t.store.searchIndex.rebuild(admin, 'process-a'),
-        t.store.searchIndex.rebuild(admin, 'process-b'),
-      ]);
+      // On PostgreSQL the admitted run (two REINDEX CONCURRENTLY of five rows) could finish and
+      // release its lease before the other request was admitted on a loaded machine — then both
+      // were rightly admitted, one after the other. A writer's lock on `messages` held meanwhile
+      // keeps the admitted run inside its REINDEX (it waits for writers) until both have answered.
+      const writer = dialect === 'postgres' ? new pg.Client({ connectionString: t.url }) : undefined;
+      if (writer) {
+        await writer.connect();
+        await writer.query('begin');
+        await writer.query('lock table messages in row exclusive mode');
+      }
+      let a: PromiseSettledResult<{ status: string }>;
+      let b: PromiseSettledResult<{ status: string }>;
+      try {
+        [a, b] = await Promise.allSettled([
+          t.store.searchIndex.rebuild(admin, 'process-a'),
+          t.store.searchIndex.rebuild(admin, 'process-b'),
+        ]);
+        // Held: the admitted run is still going when both have answered.
+        if (writer) expect((await t.store.searchIndex.status(admin, false)).status).toBe('rebuilding');
+      } finally {
+        await writer?.query('rollback');
+        await writer?.end();
+      }
       const admitted = [a, b].filter((result) => result.status === 'fulfilled');
       const refused = [a, b].filter((result) => result.status === 'rejected');
       expect(admitted).toHaveLength(1);
