@@ -1,43 +1,8 @@
-import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminPrincipal, contextOf, openTestStore, type TestStore } from '../testing/index.js';
+import { type OtherWriterOutcome, startOtherProcessWriter } from '../testing/other-process-writer.js';
 
 const admin = contextOf(adminPrincipal);
-
-/**
- * Another process's writer, on its own thread (its own event loop): it wants the write lock once,
- * the way the store's SQLite driver asks for it (no busy timeout; retry on timers every 1–4 ms),
- * takes it, lets it go at once and starts wanting it again. It answers how long one want lasted at
- * most — what a request of another process sharing the file would have waited for its transaction.
- */
-const OTHER_WRITER = `
-const { parentPort, workerData } = require('node:worker_threads');
-const Database = require('better-sqlite3');
-const db = new Database(workerData);
-db.pragma('busy_timeout = 0');
-let stop = false;
-parentPort.on('message', () => { stop = true; });
-let wants = 0, longestWait = 0, round = 0, wantedSince = performance.now();
-const attempt = () => {
-  try {
-    db.exec('begin immediate');
-    db.exec('rollback');
-    wants++;
-    longestWait = Math.max(longestWait, performance.now() - wantedSince);
-    round = 0;
-    if (stop) {
-      db.close();
-      return parentPort.postMessage({ wants, longestWait });
-    }
-    // The next request of that process arrives a moment later.
-    return setTimeout(() => { wantedSince = performance.now(); attempt(); }, 3);
-  } catch (error) {
-    if (!String(error.code).startsWith('SQLITE_BUSY')) throw error;
-  }
-  setTimeout(attempt, Math.min(4, 1 + (round++ >> 1)));
-};
-attempt();
-`;
 
 /**
  * The pause between two chunks of a long operation is there so that writers of other processes
@@ -75,22 +40,15 @@ describe('the pause between chunks leaves the write lock free for other processe
         return { id, revision: session.revision, generation: session.generation };
       }),
     );
-    const other = new Worker(OTHER_WRITER, { eval: true, workerData: t.url.replace(/^file:/, '') });
-    const answered = new Promise<{ wants: number; longestWait: number }>((resolve, reject) => {
-      other.once('message', resolve);
-      other.once('error', reject);
-    });
-    await new Promise((resolve) => other.once('online', resolve));
-    let outcome: { wants: number; longestWait: number };
+    const other = await startOtherProcessWriter(t.url);
+    let outcome: OtherWriterOutcome;
     locks.length = 0;
     try {
       const result = await t.store.deletion.bulkDelete(admin, { items, includeCompressionChain: false });
       expect(result.deletedIds).toHaveLength(ids.length);
       expect(result.receipts.length).toBeGreaterThan(5);
     } finally {
-      other.postMessage('stop');
-      outcome = await answered;
-      await other.terminate();
+      outcome = await other.stop();
     }
     console.log(
       `chunked bulk delete of 24 000 messages: another process's writer got the lock ${outcome.wants} times, waited ${outcome.longestWait.toFixed(1)} ms at most; this process held the lock ${locks.length} times, at most ${Math.max(...locks).toFixed(1)} ms`,

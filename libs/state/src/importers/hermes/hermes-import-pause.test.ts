@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   adminPrincipal,
@@ -11,41 +10,9 @@ import {
   SCENARIO_T0,
   type TestStore,
 } from '../../testing/index.js';
+import { type OtherWriterOutcome, startOtherProcessWriter } from '../../testing/other-process-writer.js';
 
 const admin = contextOf(adminPrincipal);
-
-/**
- * Another process's writer on its own thread, asking for the write lock as the store's SQLite
- * driver does (no busy timeout; retries on timers every 1–4 ms), taking it and letting it go at
- * once, then wanting it again a moment later: how often it got in, and its longest wait.
- */
-const OTHER_WRITER = `
-const { parentPort, workerData } = require('node:worker_threads');
-const Database = require('better-sqlite3');
-const db = new Database(workerData);
-db.pragma('busy_timeout = 0');
-let stop = false;
-parentPort.on('message', () => { stop = true; });
-let wants = 0, longestWait = 0, round = 0, wantedSince = performance.now();
-const attempt = () => {
-  try {
-    db.exec('begin immediate');
-    db.exec('rollback');
-    wants++;
-    longestWait = Math.max(longestWait, performance.now() - wantedSince);
-    round = 0;
-    if (stop) {
-      db.close();
-      return parentPort.postMessage({ wants, longestWait });
-    }
-    return setTimeout(() => { wantedSince = performance.now(); attempt(); }, 3);
-  } catch (error) {
-    if (!String(error.code).startsWith('SQLITE_BUSY')) throw error;
-  }
-  setTimeout(attempt, Math.min(4, 1 + (round++ >> 1)));
-};
-attempt();
-`;
 
 /**
  * An import writes batches of whole sessions, a transaction each, and pauses between them as every
@@ -85,13 +52,8 @@ describe('a Hermes import leaves the write lock free between its batches (sqlite
     });
     f.close();
 
-    const other = new Worker(OTHER_WRITER, { eval: true, workerData: t.url.replace(/^file:/, '') });
-    const answered = new Promise<{ wants: number; longestWait: number }>((resolve, reject) => {
-      other.once('message', resolve);
-      other.once('error', reject);
-    });
-    await new Promise((resolve) => other.once('online', resolve));
-    let outcome: { wants: number; longestWait: number };
+    const other = await startOtherProcessWriter(t.url);
+    let outcome: OtherWriterOutcome;
     locks.length = 0;
     try {
       const { report } = await t.store.imports.runHermes(admin, {
@@ -103,9 +65,7 @@ describe('a Hermes import leaves the write lock free between its batches (sqlite
       expect(report.sessions.created).toBe(400);
       expect(report.messages.created).toBe(16_000);
     } finally {
-      other.postMessage('stop');
-      outcome = await answered;
-      await other.terminate();
+      outcome = await other.stop();
     }
     console.log(
       `import of 400 sessions (16 000 messages): another process's writer got the lock ${outcome.wants} times, waited ${outcome.longestWait.toFixed(1)} ms at most; this process held the lock ${locks.length} times, at most ${Math.max(...locks).toFixed(1)} ms`,
