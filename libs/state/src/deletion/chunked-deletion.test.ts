@@ -234,6 +234,50 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(Number((await counts()).open)).toBe(0);
     });
 
+    it('a compression of a few thousand messages answers after archiving one bounded chunk; the rest follows', async () => {
+      // 3 000 messages: one transaction archived them all before (5 000 per compression's own
+      // transaction: 30–61 ms of write lock and event loop in one slice for a large transcript).
+      const total = 3000;
+      await t.store.sessions.create(admin, { id: 'mid', profile: 'chunk', source: 'cli' });
+      for (let from = 0; from < total; from += 1000) {
+        await t.store.messages.append(
+          admin,
+          'mid',
+          { messages: Array.from({ length: 1000 }, (_, i) => ({ role: 'user' as const, content: `mid ${from + i}` })) },
+          {},
+        );
+      }
+      const parent = await t.store.sessions.get(admin, 'mid');
+      const steps = vi.spyOn(MessageRepository.prototype, 'markCompacted');
+      let marked: number[];
+      try {
+        await t.store.lineage.compress(
+          admin,
+          'mid',
+          { summary: 'summary', keepLastMessages: 0 },
+          { ifMatch: parent.revision, expectedGeneration: parent.generation },
+        );
+        await t.store.deferred.idle();
+        marked = await Promise.all(
+          steps.mock.results
+            .filter((_, i) => steps.mock.calls[i][1] === 'mid')
+            .map(async (result) => (await (result.value as Promise<number[]>)).length),
+        );
+      } finally {
+        steps.mockRestore();
+      }
+      expect(marked[0]).toBe(1000);
+      expect(marked.length).toBeGreaterThanOrEqual(2);
+      expect(marked.reduce((sum, n) => sum + n, 0)).toBe(total);
+      const open = await t.store.db
+        .selectFrom('messages')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('session_id', '=', 'mid')
+        .where('compacted', '=', 0)
+        .executeTakeFirstOrThrow();
+      expect(Number(open.n)).toBe(0);
+    });
+
     it('a compaction continues after the last message it archived: no step walks the archived prefix again', async () => {
       const total = COMPACTION_CHUNK + 3000;
       await t.store.sessions.create(admin, { id: 'seek', profile: 'chunk', source: 'cli' });
