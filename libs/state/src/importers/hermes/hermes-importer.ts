@@ -354,7 +354,7 @@ export class HermesImporter {
       };
     } finally {
       reader?.close();
-      snapshot.release();
+      await snapshot.release();
     }
   }
 
@@ -503,7 +503,7 @@ export class HermesImporter {
    */
   private async plan(reader: HermesReader, fallbackProfile: string, builder: ImportReportBuilder) {
     let rows: HermesSessionRow[];
-    let counts: Map<string, number>;
+    let counts: ReadonlyMap<string, number>;
     try {
       rows = reader.planningRows();
       counts = reader.messageCounts();

@@ -70,10 +70,13 @@ function selectList(wanted: readonly string[], present: ReadonlySet<string>, ali
 export class HermesReader {
   readonly schema: HermesSchema;
   private readonly db: Database.Database;
+  /** Messages per session id, counted by the preparation worker (absent: counted here when asked). */
+  private readonly counts: ReadonlyMap<string, number> | undefined;
 
-  private constructor(db: Database.Database, schema: HermesSchema) {
+  private constructor(db: Database.Database, schema: HermesSchema, counts?: ReadonlyMap<string, number>) {
     this.db = db;
     this.schema = schema;
+    this.counts = counts;
   }
 
   static async open(path: string): Promise<HermesReader> {
@@ -87,10 +90,10 @@ export class HermesReader {
       // The copy may be WAL: reading it replays committed transactions from its -wal.
       db.prepare('select count(*) from sqlite_master').get();
       const schema = probeHermesSchema(db);
-      const { damage } = await HermesReader.prepareFile(path, db);
+      const { damage, counts } = await HermesReader.prepareFile(path, db);
       if (damage) schema.notes.unshift(damage);
       db.pragma('query_only = 1');
-      return new HermesReader(db, schema);
+      return new HermesReader(db, schema, counts);
     } catch (error) {
       db.close();
       if (error instanceof ImportInputError) throw error;
@@ -105,8 +108,16 @@ export class HermesReader {
    * Each reads every page of its table in one call — the check ≈ 1.3 s for 10⁵ messages (30 MiB),
    * the index ≈ 130 ms (measured 2026-12-01) — so they run on a connection of their own in a
    * worker thread, the event loop free meanwhile. Where no worker can be started they run here.
+   * The worker also counts each session's messages (`messageCounts`: one statement over the whole
+   * index, 12 ms for 10⁵ messages on an idle machine and 27–30 ms in the health bench, where it was
+   * the largest slice of an import over HTTP) and checkpoints the copy's WAL (the index is written
+   * there): the reader's `close`, the last connection, would otherwise copy it back and fsync on the
+   * event loop (17–24 ms idle, 93 ms in the bench, 2026-12-01).
    */
-  private static async prepareFile(path: string, db: Database.Database): Promise<{ damage: string | null }> {
+  private static async prepareFile(
+    path: string,
+    db: Database.Database,
+  ): Promise<{ damage: string | null; counts?: ReadonlyMap<string, number> }> {
     const createIndex = HermesReader.messageIndexNeeded(db);
     let answer: PrepareAnswer;
     try {
@@ -115,8 +126,13 @@ export class HermesReader {
       answer = prepareHere(db, createIndex);
     }
     if (answer.indexFailed) throw ImportInputError.fromSqlite(answer.indexFailed);
+    // Counts the worker could not take (a damaged file) are asked again here, failing as they did.
+    const counts = answer.counts ? new Map(answer.counts) : undefined;
     if (answer.checkFailed !== undefined) {
-      return { damage: `the file fails SQLite's integrity check (${answer.checkFailed}); importing what can be read` };
+      return {
+        damage: `the file fails SQLite's integrity check (${answer.checkFailed}); importing what can be read`,
+        counts,
+      };
     }
     const problems = (answer.lines ?? []).filter((line) => line !== 'ok');
     return {
@@ -124,6 +140,7 @@ export class HermesReader {
         problems.length === 0
           ? null
           : `the file fails SQLite's integrity check (${problems.join('; ')}); importing what can be read`,
+      counts,
     };
   }
 
@@ -165,12 +182,13 @@ export class HermesReader {
       .all() as HermesSessionRow[];
   }
 
-  /** Messages per session id (rewound rows included: they are imported as inactive). */
-  messageCounts(): Map<string, number> {
-    const rows = this.db.prepare('select session_id, count(*) as n from messages group by session_id').all() as {
-      session_id: unknown;
-      n: number;
-    }[];
+  /**
+   * Messages per session id (rewound rows included: they are imported as inactive): as the
+   * preparation worker counted them (nothing but that worker writes the private copy), else here.
+   */
+  messageCounts(): ReadonlyMap<string, number> {
+    if (this.counts) return this.counts;
+    const rows = this.db.prepare(MESSAGE_COUNTS).all() as { session_id: unknown; n: number }[];
     return new Map(rows.map((row) => [String(row.session_id), Number(row.n)]));
   }
 
@@ -246,14 +264,19 @@ export class HermesReader {
   }
 }
 
-/** What the file's preparation found: the check's lines, or how the check or the index failed. */
+/**
+ * What the file's preparation found: the check's lines, or how the check or the index failed; from
+ * the worker, also the messages per session id (`String(session_id)`, as `messageCounts` keys them).
+ */
 interface PrepareAnswer {
   lines?: string[];
   checkFailed?: string;
   indexFailed?: { code?: string; message: string };
+  counts?: [string, number][];
 }
 
 const MESSAGE_INDEX = 'create index statehouse_import_messages_session on messages (session_id, id)';
+const MESSAGE_COUNTS = 'select session_id, count(*) as n from messages group by session_id';
 
 function prepareHere(db: Database.Database, createIndex: boolean): PrepareAnswer {
   const answer: PrepareAnswer = {};
@@ -291,6 +314,15 @@ try {
   } catch (error) {
     answer.indexFailed = { code: error && error.code, message: String((error && error.message) || error) };
   }
+  if (!answer.indexFailed) {
+    // Best effort: what fails here is done (or fails, as before) on the reader's connection.
+    try {
+      db.pragma('wal_checkpoint(TRUNCATE)');
+    } catch {}
+    try {
+      answer.counts = db.prepare(workerData.counts).all().map((row) => [String(row.session_id), Number(row.n)]);
+    } catch {}
+  }
 } catch (error) {
   answer.checkFailed = String((error && error.message) || error);
 } finally {
@@ -304,7 +336,7 @@ function prepareInWorker(path: string, createIndex: boolean): Promise<PrepareAns
   return new Promise<PrepareAnswer>((resolve, reject) => {
     const worker = new Worker(PREPARE_WORKER, {
       eval: true,
-      workerData: { path, module, createIndex, index: MESSAGE_INDEX },
+      workerData: { path, module, createIndex, index: MESSAGE_INDEX, counts: MESSAGE_COUNTS },
     });
     let settled = false;
     worker.once('message', (answer: PrepareAnswer) => {

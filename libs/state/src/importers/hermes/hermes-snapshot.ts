@@ -1,5 +1,5 @@
 import { closeSync, existsSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
-import { copyFile } from 'node:fs/promises';
+import { copyFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { ImportInputError } from '../import-errors.js';
@@ -8,9 +8,14 @@ import { ImportInputError } from '../import-errors.js';
 export interface Snapshot {
   /** The database file to open (inside a private directory). */
   path: string;
-  /** Removes the private copy (idempotent). */
-  release(): void;
+  /**
+   * Removes the private copy (idempotent), off the event loop (libuv's thread pool): unlinking a
+   * 30 MiB copy held the loop 28 ms on an idle machine, 34 ms in the health bench (2026-12-01).
+   */
+  release(): Promise<void>;
 }
+
+const removeDir = (dir: string) => rm(dir, { recursive: true, force: true });
 
 const SQLITE_HEADER = 'SQLite format 3\u0000';
 const COPY_ATTEMPTS = 5;
@@ -67,7 +72,7 @@ export async function snapshotFile(sourcePath: string): Promise<Snapshot> {
   assertSqliteHeader(sourcePath);
   const dir = mkdtempSync(join(tmpdir(), 'statehouse-import-'));
   const target = join(dir, basename(sourcePath) || 'state.db');
-  const release = () => rmSync(dir, { recursive: true, force: true });
+  const release = () => removeDir(dir);
   try {
     for (let attempt = 1; ; attempt++) {
       const before = [stateOf(sourcePath), stateOf(`${sourcePath}-wal`)];
@@ -83,7 +88,7 @@ export async function snapshotFile(sourcePath: string): Promise<Snapshot> {
       }
     }
   } catch (error) {
-    release();
+    await release();
     throw error;
   }
   return { path: target, release };
@@ -92,7 +97,7 @@ export async function snapshotFile(sourcePath: string): Promise<Snapshot> {
 /** A file this process already owns (an upload in its own temp directory): used in place. */
 export function ownedFile(path: string, dir: string): Snapshot {
   assertSqliteHeader(path);
-  return { path, release: () => rmSync(dir, { recursive: true, force: true }) };
+  return { path, release: () => removeDir(dir) };
 }
 
 export const hasWal = (path: string) => existsSync(`${path}-wal`);
