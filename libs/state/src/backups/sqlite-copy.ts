@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { LOWER_THREAD_PRIORITY } from '../shared/background-thread.js';
 
 /**
  * Copies a SQLite store with the online backup API on a worker thread (its own connection), so the
@@ -7,11 +8,13 @@ import { Worker } from 'node:worker_threads';
  * copies every page in one step inside one read transaction — a consistent snapshot that, in WAL
  * mode, never blocks writers in any process (a step-by-step copy would restart each time another
  * connection commits). The copy is then switched to a self-contained rollback-journal file,
- * checked (`quick_check`) and counted.
+ * checked (`quick_check`) and counted. The thread runs at a lower priority (shared/background-thread.ts):
+ * it holds no lock anyone waits for, and the event loops answering requests come first.
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driverPath);
+${LOWER_THREAD_PRIORITY}
 (async () => {
   const source = new Database(workerData.source, { fileMustExist: true });
   source.pragma('busy_timeout = 5000');

@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import { BACKGROUND_THREAD_NICE } from '../../shared/background-thread.js';
 import { HermesFixture, SCENARIO_T0 } from '../../testing/index.js';
+import { threadNicesDuring } from '../../testing/thread-nice.js';
 import { HermesReader } from './hermes-reader.js';
 
 /**
@@ -13,13 +15,13 @@ import { HermesReader } from './hermes-reader.js';
 const dir = mkdtempSync(join(tmpdir(), 'hermes-open-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function build(name: string, options: { wal?: boolean } = {}): string {
+function build(name: string, options: { wal?: boolean; perSession?: number } = {}): string {
   const path = join(dir, name);
   const f = new HermesFixture(path, 30, { wal: options.wal ?? false });
   f.transaction(() => {
     for (let s = 0; s < 30; s++) {
       f.session({ id: `s${s}`, source: 'cli', started_at: SCENARIO_T0 + s });
-      for (let m = 0; m < 40; m++) {
+      for (let m = 0; m < (options.perSession ?? 40); m++) {
         f.message(`s${s}`, { role: 'user', content: `${'x'.repeat(200)} ${s}/${m}`, timestamp: SCENARIO_T0 + s });
       }
     }
@@ -44,6 +46,22 @@ async function openCountingTurns(path: string): Promise<{ reader: HermesReader; 
 }
 
 describe('opening a Hermes file', () => {
+  // It works on the import's private copy, holding no lock of the store: on 2 shared cores the
+  // event loops answering requests come first.
+  it.runIf(process.platform === 'linux')('prepares the file on a thread at the background priority', async () => {
+    const path = build('nice.db', { perSession: 400 });
+    let reader: HermesReader | undefined;
+    const nices = await threadNicesDuring(async () => {
+      reader = await HermesReader.open(path);
+    });
+    try {
+      expect(reader?.messageCounts().get('s3')).toBe(400);
+      expect(nices.has(BACKGROUND_THREAD_NICE)).toBe(true);
+    } finally {
+      reader?.close();
+    }
+  });
+
   it('checks its integrity off the event loop', async () => {
     const { reader, turns } = await openCountingTurns(build('sound.db'));
     try {

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
+import { LOWER_THREAD_PRIORITY } from '../../shared/background-thread.js';
 import { chunk } from '../../shared/sql-dialect.js';
 import { ImportInputError } from '../import-errors.js';
 import {
@@ -296,10 +297,14 @@ function prepareHere(db: Database.Database, createIndex: boolean): PrepareAnswer
   return answer;
 }
 
-/** `prepareHere` on a connection of a worker thread (the same steps, in the same order). */
+/**
+ * `prepareHere` on a connection of a worker thread (the same steps, in the same order), at a lower
+ * priority: it works on the private copy, holding no lock of the store (shared/background-thread.ts).
+ */
 const PREPARE_WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.module);
+${LOWER_THREAD_PRIORITY}
 const answer = {};
 let db;
 try {
