@@ -234,38 +234,49 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(Number((await counts()).open)).toBe(0);
     });
 
-    it('a compression of a few thousand messages answers after archiving one bounded chunk; the rest follows', async () => {
-      // 3 000 messages: one transaction archived them all before (5 000 per compression's own
-      // transaction: 30–61 ms of write lock and event loop in one slice for a large transcript).
-      const total = 3000;
-      await t.store.sessions.create(admin, { id: 'mid', profile: 'chunk', source: 'cli' });
+    /**
+     * A session of `total` messages (appended 1 000 at a time) compressed with nothing kept, its
+     * deferred archiving awaited: what `markCompacted` was asked for that session, and answered.
+     */
+    async function compressWatchingSteps(id: string, total: number) {
+      await t.store.sessions.create(admin, { id, profile: 'chunk', source: 'cli' });
       for (let from = 0; from < total; from += 1000) {
         await t.store.messages.append(
           admin,
-          'mid',
-          { messages: Array.from({ length: 1000 }, (_, i) => ({ role: 'user' as const, content: `mid ${from + i}` })) },
+          id,
+          {
+            messages: Array.from({ length: 1000 }, (_, i) => ({ role: 'user' as const, content: `${id} ${from + i}` })),
+          },
           {},
         );
       }
-      const parent = await t.store.sessions.get(admin, 'mid');
+      const parent = await t.store.sessions.get(admin, id);
       const steps = vi.spyOn(MessageRepository.prototype, 'markCompacted');
-      let marked: number[];
       try {
         await t.store.lineage.compress(
           admin,
-          'mid',
+          id,
           { summary: 'summary', keepLastMessages: 0 },
           { ifMatch: parent.revision, expectedGeneration: parent.generation },
         );
         await t.store.deferred.idle();
-        marked = await Promise.all(
-          steps.mock.results
-            .filter((_, i) => steps.mock.calls[i][1] === 'mid')
-            .map(async (result) => (await (result.value as Promise<number[]>)).length),
-        );
+        const mine = steps.mock.calls.flatMap((call, i) => (call[1] === id ? [i] : []));
+        return {
+          calls: mine.map((i) => steps.mock.calls[i]),
+          marked: await Promise.all(
+            mine.map(async (i) => (await (steps.mock.results[i].value as Promise<number[]>)).length),
+          ),
+        };
       } finally {
         steps.mockRestore();
       }
+    }
+
+    it('a compression of a few thousand messages answers after archiving one bounded chunk; the rest follows', async () => {
+      // 3 000 messages: one transaction archived them all before (5 000 per compression's own
+      // transaction: 30–61 ms of write lock and event loop in one slice for a large transcript).
+      const total = 3000;
+      const { marked } = await compressWatchingSteps('mid', total);
       expect(marked[0]).toBe(1000);
       expect(marked.length).toBeGreaterThanOrEqual(2);
       expect(marked.reduce((sum, n) => sum + n, 0)).toBe(total);
@@ -279,33 +290,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
     });
 
     it('a compaction continues after the last message it archived: no step walks the archived prefix again', async () => {
-      const total = COMPACTION_CHUNK + 3000;
-      await t.store.sessions.create(admin, { id: 'seek', profile: 'chunk', source: 'cli' });
-      for (let from = 0; from < total; from += 1000) {
-        await t.store.messages.append(
-          admin,
-          'seek',
-          {
-            messages: Array.from({ length: 1000 }, (_, i) => ({ role: 'user' as const, content: `seek ${from + i}` })),
-          },
-          {},
-        );
-      }
-      const parent = await t.store.sessions.get(admin, 'seek');
-      const steps = vi.spyOn(MessageRepository.prototype, 'markCompacted');
-      let calls: unknown[][];
-      try {
-        await t.store.lineage.compress(
-          admin,
-          'seek',
-          { summary: 'summary', keepLastMessages: 0 },
-          { ifMatch: parent.revision, expectedGeneration: parent.generation },
-        );
-        await t.store.deferred.idle();
-        calls = steps.mock.calls.filter((call) => call[1] === 'seek');
-      } finally {
-        steps.mockRestore();
-      }
+      const { calls } = await compressWatchingSteps('seek', COMPACTION_CHUNK + 3000);
       // The compression's own step, then the continuation's from the start (it may resume a crashed
       // pass) and each later one after the highest id marked so far.
       const afters = calls.slice(1).map((call) => Number(call[3] ?? 0));
