@@ -30,6 +30,7 @@ import { toDomainError } from '../shared/store-errors.js';
 import type { Tx, UnitOfWork } from '../shared/unit-of-work.js';
 import { HOUR_MS, UsageRollupRepository } from '../stats/usage-rollup.repository.js';
 import { LineageRepository, MAX_WALK } from './lineage.repository.js';
+import { messageCopy } from './message-copy.js';
 
 /**
  * Messages a compression archives inside its own transaction; the rest follows in time-boxed
@@ -190,8 +191,9 @@ export class LineageService {
         display_kind: 'compaction_summary',
         platform_message_id: null,
         substring_indexed: substringEligible(parent) ? 1 : 0,
+        compacted: 0,
       };
-      await this.copyMessages(tx, childId, [summary, ...tail.map((row) => copyOf(row, childId))], now);
+      await this.copyMessages(tx, childId, [summary, ...tail.map((row) => messageCopy(row, childId))], now);
       // A huge transcript is archived in chunks after commit (deferred work), never in one long lock.
       const marked = (await this.messages.markCompacted(tx.db, parent.id, COMPACTION_CHUNK)).length;
       if (marked === COMPACTION_CHUNK) await this.deferred?.enqueue(tx, COMPACTION_WORK, parent.id);
@@ -238,7 +240,7 @@ export class LineageService {
       await this.copyMessages(
         tx,
         childId,
-        rows.map((row) => ({ ...copyOf(row, childId), compacted: 0 as const })),
+        rows.map((row) => messageCopy(row, childId)),
         now,
       );
       return this.childResponse(tx, parent.id, childId, now);
@@ -329,7 +331,7 @@ export class LineageService {
         const box = await timeBoxed(sizer, async (limit) => {
           const rows = await this.messages.listActiveBetween(tx.db, parentId, cursor, uptoId, limit);
           if (rows.length === 0) return 0;
-          const copies = rows.map((row) => ({ ...copyOf(row, childId), compacted: 0 as const }));
+          const copies = rows.map((row) => messageCopy(row, childId));
           await this.messages.insertMany(tx.db, copies);
           cursor = Number(rows[rows.length - 1].id);
           counts.messages += countedMessages(copies);
@@ -606,24 +608,5 @@ function continuationOf(parent: SessionRow, id: string, kind: LineageKind, now: 
     // The gateway serving the conversation keeps owning it in its next segment.
     gateway_id: kind === 'branch' ? null : parent.gateway_id,
     gateway_started_at: kind === 'branch' ? null : parent.gateway_started_at,
-  };
-}
-
-function copyOf(row: MessageRow, sessionId: string): NewMessageRow {
-  return {
-    session_id: sessionId,
-    role: row.role,
-    content: row.content,
-    content_json: row.content_json,
-    tool_call_id: row.tool_call_id,
-    tool_calls: row.tool_calls,
-    tool_name: row.tool_name,
-    timestamp: Number(row.timestamp),
-    token_count: row.token_count === null ? null : Number(row.token_count),
-    finish_reason: row.finish_reason,
-    reasoning: row.reasoning,
-    display_kind: row.display_kind,
-    platform_message_id: row.platform_message_id,
-    substring_indexed: Number(row.substring_indexed) as 0 | 1,
   };
 }
