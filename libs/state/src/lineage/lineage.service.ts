@@ -7,7 +7,7 @@ import type {
   ResetRequest,
   TitleSource,
 } from '@statehouse/contracts';
-import type { Db, MessageRow, NewMessageRow, NewSessionRow, SessionRow } from '../db/database.js';
+import type { Db, NewMessageRow, NewSessionRow, SessionRow } from '../db/database.js';
 import { type DeletionEngine, PURGE_LATER_ABOVE_MESSAGES } from '../deletion/deletion.engine.js';
 import { isAutomaticReason } from '../end-reasons.js';
 import { type BetweenChunks, ChunkSizer, reportChunk, STEP_BUDGET_MS, timeBoxed } from '../jobs/chunks.js';
