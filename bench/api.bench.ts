@@ -490,15 +490,20 @@ async function concurrentAppends(
     `Each client is a keep-alive loop that sends \`POST /v1/sessions/:id/messages\` with one message to a ` +
       'session of its own and sends the next when the answer (201) has been read; `/healthz` is loaded by the ' +
       `same number of loops in the same rounds (${rounds} rounds of ${c.roundSeconds} s each, alternating, after ` +
-      `a ${c.warmupSeconds} s warm-up of each). Messages come from the seeded generator (60–140 characters).` +
+      `a ${c.warmupSeconds} s warm-up of each). Every client count runs in every round, in an order rotated each ` +
+      'round, so all counts meet the same store as it grows. Messages come from the seeded generator (60–140 characters).' +
       (dialect === 'PostgreSQL'
         ? ' PostgreSQL CPU: every local `postgres` process’s CPU time during the append rounds (from /proc), per append.'
         : ''),
   );
   const results = new Map<number, { rate: number; health: number; p99: number; errors: number; fives: number }>();
-  for (const clients of APPEND_CLIENTS) {
+  // Every client count is measured in every round (order rotated), not one count after the other:
+  // the store grows with every append round, so a count measured last met a bigger store (and, on
+  // PostgreSQL, more index and vacuum work) than the first — 128 against 32 compared two moments,
+  // not two concurrencies (PostgreSQL, 2026-12-01: 88 % in the full bench's sequence; 103 %, the
+  // median of 6 interleaved rounds of bench/pg128.probe.ts).
+  const counts = APPEND_CLIENTS.map((clients) => {
     const sessions = Array.from({ length: clients }, (_, k) => `ca-${clients}-${k}`);
-    for (const id of sessions) await store.sessions.create(ADMIN_CTX, { id, profile: 'bench', source: 'cli' });
     const variants = [
       (seconds: number) => runLoad({ server, path: () => '/healthz', connections: clients, seconds }),
       (seconds: number) =>
@@ -512,21 +517,35 @@ async function concurrentAppends(
           seconds,
         }),
     ];
-    for (const run of variants) await run(c.warmupSeconds);
-    const measured = variants.map(() => [] as LoadResult[]);
-    let postgresSeconds: number | null = dialect === 'PostgreSQL' ? 0 : null;
-    for (let round = 0; round < rounds; round++) {
-      for (let k = 0; k < variants.length; k++) {
-        const index = (k + round) % variants.length;
+    return {
+      clients,
+      sessions,
+      variants,
+      measured: variants.map(() => [] as LoadResult[]),
+      postgresSeconds: (dialect === 'PostgreSQL' ? 0 : null) as number | null,
+    };
+  });
+  for (const count of counts) {
+    for (const id of count.sessions) await store.sessions.create(ADMIN_CTX, { id, profile: 'bench', source: 'cli' });
+    for (const run of count.variants) await run(c.warmupSeconds);
+  }
+  for (let round = 0; round < rounds; round++) {
+    for (let j = 0; j < counts.length; j++) {
+      const count = counts[(j + round) % counts.length];
+      for (let k = 0; k < count.variants.length; k++) {
+        const index = (k + round) % count.variants.length;
         await settle();
-        const postgresBefore = index === 1 && postgresSeconds !== null ? postgresCpu() : null;
-        measured[index].push(await variants[index](c.roundSeconds));
+        const postgresBefore = index === 1 && count.postgresSeconds !== null ? postgresCpu() : null;
+        count.measured[index].push(await count.variants[index](c.roundSeconds));
         if (postgresBefore) {
           const spent = postgresCpuSince(postgresBefore);
-          postgresSeconds = spent === null || postgresSeconds === null ? null : postgresSeconds + spent;
+          count.postgresSeconds =
+            spent === null || count.postgresSeconds === null ? null : count.postgresSeconds + spent;
         }
       }
     }
+  }
+  for (const { clients, measured, postgresSeconds } of counts) {
     const [health, appends] = measured;
     const rate = median(appends.map(rps));
     const healthRate = median(health.map(rps));
