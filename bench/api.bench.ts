@@ -501,7 +501,7 @@ async function concurrentAppends(
   // the store grows with every append round, so a count measured last met a bigger store (and, on
   // PostgreSQL, more index and vacuum work) than the first — 128 against 32 compared two moments,
   // not two concurrencies (PostgreSQL, 2026-12-01: 88 % in the full bench's sequence; 103 %, the
-  // median of 6 interleaved rounds of bench/pg128.probe.ts).
+  // median of 6 interleaved rounds of bench/clients128.probe.ts).
   const counts = APPEND_CLIENTS.map((clients) => {
     const sessions = Array.from({ length: clients }, (_, k) => `ca-${clients}-${k}`);
     const variants = [

@@ -1,19 +1,30 @@
 /**
- * Paired A/B of figure 16's 32- and 128-client rows (concurrent single-message appends over HTTP,
- * SQLite) between built checkouts: each root's compiled API (`apps/api/dist/main.js`, not rebuilt
- * here) on a store file of its own (its own migrations, via its token CLI), seeded with the same
- * messages; then every round runs each (root, clients) pair once, in an order rotated each round,
- * each client appending one message per request to a session of its own, as bench/api.bench.ts
- * does. Per pair: appends/s, p50/p99, server CPU per append, mean group size, WAL size; medians
- * and spreads, and 128/32 per root per round.
+ * Paired A/B of figure 16's 32- and 128-client rows (concurrent single-message appends over HTTP)
+ * between built checkouts: each root's compiled API (`apps/api/dist/main.js`, not rebuilt here) on
+ * a store of its own (its own migrations, via its token CLI) — a SQLite file, or a scratch
+ * PostgreSQL database when PROBE_PG_URL names a server — seeded with the same messages; then every
+ * round runs each (root, clients) pair once, in an order rotated each round, each client appending
+ * one message per request to a session of its own, as bench/api.bench.ts does. Per pair:
+ * appends/s, p50/p99, server CPU per append, and mean group size and WAL size (SQLite) or
+ * PostgreSQL's CPU per append (every local `postgres` process); medians and spreads, and 128/32
+ * per root per round.
  *
- *   npx tsx bench/sqlite128.probe.ts <rootA> [rootB] [rounds=6] [seconds=5] [seedMessages=20000]
+ *   [PROBE_PG_URL=postgres://…] npx tsx bench/clients128.probe.ts <rootA> [rootB] [rounds=6] [seconds=5] [seedMessages=20000]
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MessageFactory } from './lib/data.js';
-import { type ApiServer, createToken, type LoadResult, runLoad, startApi } from './lib/http.js';
+import {
+  type ApiServer,
+  createToken,
+  type LoadResult,
+  postgresCpu,
+  postgresCpuSince,
+  runLoad,
+  startApi,
+} from './lib/http.js';
+import { createPgDatabase } from './lib/stores.js';
 import { percentile } from './lib/timing.js';
 
 const roots = process.argv.slice(2).filter((arg) => !/^\d+$/.test(arg));
@@ -25,6 +36,7 @@ const ROUNDS = numbers[0] ?? 6;
 const SECONDS = numbers[1] ?? 5;
 const SEED = numbers[2] ?? 20_000;
 const CLIENT_COUNTS = [32, 128];
+const PG_URL = process.env.PROBE_PG_URL;
 
 interface Run {
   rate: number;
@@ -32,14 +44,18 @@ interface Run {
   p50: number;
   p99: number;
   errors: number;
+  /** SQLite: requests per write transaction, and the WAL's size after the round. */
   group: number;
   walMb: number;
+  /** PostgreSQL: its processes' CPU per append. */
+  pgUs: number;
 }
 
 interface Side {
   name: string;
   root: string;
   file: string;
+  drop: () => Promise<void>;
   server: ApiServer;
   headers: Record<string, string>;
   sessions: Map<number, string[]>;
@@ -63,13 +79,15 @@ async function post(side: Omit<Side, 'runs'>, path: string, body: unknown): Prom
 
 async function prepare(name: string, root: string, dir: string): Promise<Side> {
   const file = join(dir, `${name}.db`);
-  const url = `file:${file}`;
+  const database = PG_URL ? await createPgDatabase(PG_URL, `clients128${name.toLowerCase()}`) : null;
+  const url = database?.url ?? `file:${file}`;
   const token = createToken(root, url);
   const server = await startApi(root, url);
   const side: Side = {
     name,
     root,
     file,
+    drop: async () => database?.drop(),
     server,
     headers: { Authorization: `Bearer ${token}` },
     sessions: new Map(),
@@ -132,7 +150,9 @@ async function main() {
       for (const { side, clients } of order) {
         await new Promise((resolve) => setTimeout(resolve, 1500));
         const [t0, r0] = await groupCounters(side);
+        const pgBefore = PG_URL ? postgresCpu() : null;
         const result = await load(side, clients, SECONDS);
+        const pgSeconds = pgBefore ? (postgresCpuSince(pgBefore) ?? Number.NaN) : Number.NaN;
         const [t1, r1] = await groupCounters(side);
         const latencies = [...result.latencies].sort((a, b) => a - b);
         const run: Run = {
@@ -143,10 +163,11 @@ async function main() {
           errors: result.errors,
           group: (r1 - r0) / (t1 - t0),
           walMb: walMb(side),
+          pgUs: (pgSeconds / result.requests) * 1e6,
         };
         side.runs.get(clients)!.push(run);
         line.push(
-          `${side.name}${clients} ${Math.round(run.rate)}/s cpu ${Math.round(run.cpuUs)}µs p50 ${run.p50.toFixed(1)} p99 ${run.p99.toFixed(0)} g ${run.group.toFixed(1)} wal ${run.walMb.toFixed(1)}MB err ${run.errors}`,
+          `${side.name}${clients} ${Math.round(run.rate)}/s cpu ${Math.round(run.cpuUs)}µs p50 ${run.p50.toFixed(1)} p99 ${run.p99.toFixed(0)} ${PG_URL ? `pg ${Math.round(run.pgUs)}µs` : `g ${run.group.toFixed(1)} wal ${run.walMb.toFixed(1)}MB`} err ${run.errors}`,
         );
       }
       console.log(`round ${round + 1}: ${line.join(' | ')}`);
@@ -163,10 +184,14 @@ async function main() {
           )}; p99 ms ${summary(
             runs.map((r) => r.p99),
             1,
-          )}; group ${summary(
-            runs.map((r) => r.group),
-            1,
-          )}; errors ${runs.reduce((sum, r) => sum + r.errors, 0)}`,
+          )}; ${
+            PG_URL
+              ? `PostgreSQL CPU/append µs ${summary(runs.map((r) => r.pgUs))}`
+              : `group ${summary(
+                  runs.map((r) => r.group),
+                  1,
+                )}`
+          }; errors ${runs.reduce((sum, r) => sum + r.errors, 0)}`,
         );
       }
       const at32 = side.runs.get(32)!;
@@ -179,7 +204,10 @@ async function main() {
       );
     }
   } finally {
-    for (const side of sides) await side.server.stop();
+    for (const side of sides) {
+      await side.server.stop();
+      await side.drop();
+    }
     rmSync(dir, { recursive: true, force: true });
   }
 }
