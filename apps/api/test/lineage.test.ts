@@ -80,7 +80,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
         .http()
         .post('/v1/sessions/turn/turns')
         .set(admin)
-        .send({ holder: 'worker-a', ttlSeconds: 2 });
+        .send({ holder: 'worker-a', ttlSeconds: 30 });
       expect(begin.status).toBe(201);
       expect(begin.body).toMatchObject({ holder: 'worker-a', generation: 1 });
       const session = await api.http().get('/v1/sessions/turn').set(admin);
@@ -113,8 +113,16 @@ for (const { dialect, available } of TEST_DIALECTS) {
         .send({ messages: [{ role: 'assistant', content: 'from worker a' }] });
       expect(appendA.status).toBe(201);
 
-      // The lease expires; another worker takes the next turn and the first one is fenced.
-      await new Promise((resolve) => setTimeout(resolve, 2100));
+      // The lease expires; another worker takes the next turn and the first one is fenced. Cut to
+      // 1 s only now, by a renewal: begun with a 2 s lease, every check above had to answer inside
+      // it (0.66 s of it with the CPUs busy), and a slower stretch expired it mid-checks.
+      const shortened = await api
+        .http()
+        .post(`/v1/sessions/turn/turns/${begin.body.turnId}/renew`)
+        .set(admin)
+        .send({ ttlSeconds: 1 });
+      expect(shortened.status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 1100));
       const next = await api
         .http()
         .post('/v1/sessions/turn/turns')

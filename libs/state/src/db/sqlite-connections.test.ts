@@ -1,6 +1,7 @@
+import { setTimeout as wallClock } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DeadlineExceededError, StoreUnavailableError } from '../shared/errors.js';
 import { silentLogger } from '../shared/logger.js';
 import { openStore, type StateStore } from '../store.js';
@@ -125,11 +126,29 @@ describe('SQLite connections: lock waits and heavy reads stay off the event loop
     try {
       // A started worker (thread start-up counts against a read's deadline; it is not what this tests).
       await pool.run('select 1', [], 5000);
-      const scan = pool.run(
-        'with recursive c(x) as (select 1 union all select x + 1 from c where x < 100000000) select x from c',
-        [],
-      );
-      await expect(scan).rejects.toBeInstanceOf(DeadlineExceededError);
+      // The pool's backstop (abandon the thread 25 ms past the deadline, a main-thread timer) is held
+      // still: only the worker, on its own clock, can end the scan. Left running, it raced the
+      // worker's 'deadline' message — on a loaded machine the main thread woke with both due and ran
+      // the timer first (timers before messages), abandoning a thread that had already stopped.
+      const guard = new AbortController();
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      try {
+        const scan = pool.run(
+          'with recursive c(x) as (select 1 union all select x + 1 from c where x < 100000000) select x from c',
+          [],
+        );
+        const outcome = await Promise.race([
+          scan.then(
+            () => 'finished',
+            (error) => error,
+          ),
+          wallClock(5_000, 'still scanning', { signal: guard.signal, ref: false }).catch(() => 'aborted'),
+        ]);
+        expect(outcome).toBeInstanceOf(DeadlineExceededError);
+      } finally {
+        guard.abort();
+        vi.useRealTimers();
+      }
       expect(pool.abandonedThreads).toBe(0);
       expect(await pool.run('select 1 as one', [])).toEqual([{ one: 1 }]);
     } finally {

@@ -10,6 +10,19 @@ const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
 const admin = contextOf(adminPrincipal);
 
+/**
+ * Until `started()` holds: the first pass runs, so its claim (taken at the clock it read when
+ * called) has committed. A fixed sleep stood here; on a loaded machine the claim's queries took
+ * longer, the test moved the clock first and the second replica claimed before it.
+ */
+async function untilStarted(started: () => boolean): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!started()) {
+    if (Date.now() > deadline) throw new Error('the first pass never started');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
 for (const { dialect, available } of TEST_DIALECTS) {
   // Three replicas on one PostgreSQL database, two processes' worth of stores on one SQLite file.
   const replicaCount = dialect === 'postgres' ? 3 : 2;
@@ -169,7 +182,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
         },
       });
       const a = replicas[0].jobs.runNow('stall', 'replica-a');
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await untilStarted(() => events.includes('a:start'));
       clock.advance(leaseMs + 1);
       const b = await replicas[1].jobs.runNow('stall', 'replica-b');
       release();
@@ -200,7 +213,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
         });
       }
       const first = replicas[0].jobs.runNow('overrun', 'replica-0');
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await untilStarted(() => passes.length === 1);
       clock.advance(intervalMs);
       // The next interval has begun, the first pass still runs: nobody starts a second one.
       expect((await replicas[1].jobs.runNow('overrun', 'replica-1')).outcome).toBe('busy');
