@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { clearOfUtcMidnight } from '@statehouse/state/testing';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accessibilityProblems } from './support/axe.js';
@@ -25,6 +26,10 @@ let api: ReturnType<typeof apiClient>;
 
 const url = (path: string) => `${stack.webUrl}${path}`;
 const DAY_MS = 86_400_000;
+/** Longer than this file runs; its set-up waits out a UTC midnight closer than that. */
+const FILE_SPAN_MS = 10 * 60_000;
+/** The set-up's own time box (test/vitest.config.ts's hookTimeout). */
+const SETUP_MS = 180_000;
 
 /** The overview's default period: the last 14 UTC days, today included (apps/web/lib/overview.ts). */
 function fourteenDays(): { from: string; to: string } {
@@ -95,6 +100,8 @@ async function everyPage(): Promise<string[]> {
 
 describe('overview, receipts and every page in a browser', () => {
   beforeAll(async () => {
+    // This file compares "today" as it computes it with the dashboard's and the API's.
+    await clearOfUtcMidnight(FILE_SPAN_MS);
     mkdirSync(SCREENSHOT_DIR, { recursive: true });
     mkdirSync(README_IMAGE_DIR, { recursive: true });
     stack = await startStack();
@@ -102,7 +109,7 @@ describe('overview, receipts and every page in a browser', () => {
     browser = await launchBrowser();
     page = await browser.context.newPage();
     page.setDefaultTimeout(15_000);
-  });
+  }, FILE_SPAN_MS + SETUP_MS);
 
   afterAll(async () => {
     await browser?.close();

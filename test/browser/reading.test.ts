@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { clearOfUtcMidnight } from '@statehouse/state/testing';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, type TestBrowser } from './support/browser.js';
@@ -19,6 +20,10 @@ let api: ReturnType<typeof apiClient>;
 
 const url = (path: string) => `${stack.webUrl}${path}`;
 const DAY_MS = 86_400_000;
+/** Longer than this file runs; its set-up waits out a UTC midnight closer than that. */
+const FILE_SPAN_MS = 10 * 60_000;
+/** The set-up's own time box (test/vitest.config.ts's hookTimeout). */
+const SETUP_MS = 180_000;
 /** Polls wait for server renders and actions, slow on a loaded 2-core machine. */
 const WAIT = { timeout: 15_000 };
 const number = (value: number) => new Intl.NumberFormat('en-US').format(value);
@@ -32,6 +37,8 @@ async function apiJson<T>(path: string, init?: RequestInit): Promise<T> {
 
 describe('reading history in a browser', () => {
   beforeAll(async () => {
+    // This file compares "today" as it computes it with the dashboard's and the API's.
+    await clearOfUtcMidnight(FILE_SPAN_MS);
     mkdirSync(SCREENSHOT_DIR, { recursive: true });
     stack = await startStack();
     api = apiClient(stack);
@@ -75,7 +82,7 @@ describe('reading history in a browser', () => {
         messages: [{ role: 'user', content: 'What if it were cheaper?' }],
       }),
     });
-  });
+  }, FILE_SPAN_MS + SETUP_MS);
 
   afterAll(async () => {
     await browser?.close();

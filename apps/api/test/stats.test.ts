@@ -1,8 +1,13 @@
+import { clearOfUtcMidnight } from '@statehouse/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiHarness, bearer, bootApi, TEST_DIALECTS } from './harness.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
+/** Longer than this file runs; its set-up waits out a UTC midnight closer than that. */
+const FILE_SPAN_MS = 2 * 60_000;
+/** The set-up's own time box (apps/api/vitest.config.ts's hookTimeout). */
+const SETUP_MS = 60_000;
 
 /** Day buckets of the last three UTC days, ending with today. */
 function lastDays(now: number) {
@@ -15,10 +20,14 @@ for (const { dialect, available } of TEST_DIALECTS) {
     let api: ApiHarness;
     let admin: Record<string, string>;
     let member: Record<string, string>;
-    const now = Date.now();
-    const range = lastDays(now);
+    let now: number;
+    let range: ReturnType<typeof lastDays>;
 
     beforeAll(async () => {
+      // "Today" is read here and by the server on every append: both must fall on one UTC day.
+      await clearOfUtcMidnight(FILE_SPAN_MS);
+      now = Date.now();
+      range = lastDays(now);
       api = await bootApi(dialect);
       admin = bearer(api.adminToken);
       member = bearer(await api.memberToken(['beta']));
@@ -58,7 +67,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
         .expect(201);
       const tokens = await api.tokensOf('s-beta-gone');
       await api.http().delete('/v1/sessions/s-beta-gone').set(admin).set(tokens).expect(200);
-    });
+    }, FILE_SPAN_MS + SETUP_MS);
     afterAll(async () => api?.close());
 
     it('answers usage per day grouped by source, with every bucket and the totals', async () => {

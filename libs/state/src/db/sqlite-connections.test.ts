@@ -127,9 +127,8 @@ describe('SQLite connections: lock waits and heavy reads stay off the event loop
       // A started worker (thread start-up counts against a read's deadline; it is not what this tests).
       await pool.run('select 1', [], 5000);
       // The pool's backstop (abandon the thread 25 ms past the deadline, a main-thread timer) is held
-      // still: only the worker, on its own clock, can end the scan. Left running, it raced the
-      // worker's 'deadline' message — on a loaded machine the main thread woke with both due and ran
-      // the timer first (timers before messages), abandoning a thread that had already stopped.
+      // still: only the worker, on its own clock, can end the scan — what this test is about. (The
+      // backstop and the worker's answer both due at once is the next test.)
       const guard = new AbortController();
       vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
       try {
@@ -149,6 +148,34 @@ describe('SQLite connections: lock waits and heavy reads stay off the event loop
         guard.abort();
         vi.useRealTimers();
       }
+      expect(pool.abandonedThreads).toBe(0);
+      expect(await pool.run('select 1 as one', [])).toEqual([{ one: 1 }]);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('a thread that stopped at its deadline is kept even when the main thread wakes with the backstop due', async () => {
+    const pool = new SqliteReadPool({ path: sqlitePath(database.url), size: 1, deadlineMs: 100 });
+    try {
+      await pool.run('select 1', [], 5000);
+      const scan = pool.run(
+        'with recursive c(x) as (select 1 union all select x + 1 from c where x < 100000000) select x from c',
+        [],
+      );
+      // The main thread is busy well past the deadline and its 25 ms grace, in a check-phase
+      // callback: the worker stops the scan by itself meanwhile and posts its answer, so both the
+      // backstop timer and the answer are due when the loop turns — and timers run before messages.
+      await new Promise<void>((resolve) =>
+        setImmediate(() => {
+          const busyUntil = performance.now() + 600;
+          while (performance.now() < busyUntil) {
+            // holding the event loop
+          }
+          resolve();
+        }),
+      );
+      await expect(scan).rejects.toBeInstanceOf(DeadlineExceededError);
       expect(pool.abandonedThreads).toBe(0);
       expect(await pool.run('select 1 as one', [])).toEqual([{ one: 1 }]);
     } finally {

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import {
   type CompiledQuery,
   type DatabaseConnection,
@@ -25,6 +25,8 @@ import { DeadlineExceededError, StoreUnavailableError } from '../shared/errors.j
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
+// Answers go on their own port, which the main thread can also read synchronously (receiveMessageOnPort).
+const replies = workerData.replies;
 const Database = require(workerData.driverPath);
 const db = new Database(workerData.path, { fileMustExist: true });
 db.pragma('query_only = 1');
@@ -53,12 +55,11 @@ parentPort.on('message', (job) => {
         throw Object.assign(new Error('deadline exceeded'), { code: 'STATEHOUSE_DEADLINE' });
       }
     }
-    parentPort.postMessage({ id: job.id, rows });
+    replies.postMessage({ id: job.id, rows });
   } catch (error) {
-    parentPort.postMessage({ id: job.id, error: { message: String(error && error.message), code: error && error.code } });
+    replies.postMessage({ id: job.id, error: { message: String(error && error.message), code: error && error.code } });
   }
 });
-parentPort.postMessage({ ready: true });
 `;
 
 export interface ReadPoolOptions {
@@ -84,8 +85,12 @@ interface Job {
 
 interface Slot {
   worker: Worker;
+  /** The worker's answers. */
+  replies: MessagePort;
   job: Job | null;
 }
+
+type Reply = { id?: number; rows?: unknown[]; error?: { message: string; code?: string } };
 
 /** Grace after the deadline for the worker to stop by itself before it is abandoned. */
 const ABANDON_GRACE_MS = 25;
@@ -146,6 +151,7 @@ export class SqliteReadPool {
     for (const job of this.queue.splice(0)) this.settle(job, new StoreUnavailableError('the store is closed'));
     const slots = this.slots.splice(0);
     for (const slot of slots) if (slot.job) this.settle(slot.job, new StoreUnavailableError('the store is closed'));
+    for (const slot of slots) slot.replies.close();
     await Promise.all(slots.map((slot) => slot.worker.terminate().catch(() => undefined)));
   }
 
@@ -162,30 +168,21 @@ export class SqliteReadPool {
   }
 
   private spawn(): Slot {
+    const { port1: replies, port2 } = new MessageChannel();
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
       workerData: {
         driverPath: this.driverPath,
         path: this.options.path,
         busyTimeoutMs: this.options.busyTimeoutMs ?? 5000,
+        replies: port2,
       },
+      transferList: [port2],
     });
     worker.unref();
-    const slot: Slot = { worker, job: null };
-    worker.on('message', (message: { id?: number; rows?: unknown[]; error?: { message: string; code?: string } }) => {
-      const job = slot.job;
-      if (message.id === undefined || !job || job.id !== message.id) return;
-      slot.job = null;
-      job.slot = undefined;
-      if (message.error) {
-        const error =
-          message.error.code === 'STATEHOUSE_DEADLINE'
-            ? new DeadlineExceededError(job.deadlineMs)
-            : Object.assign(new Error(message.error.message), { code: message.error.code });
-        this.settle(job, error);
-      } else this.settle(job, null, message.rows ?? []);
-      this.dispatch();
-    });
+    const slot: Slot = { worker, replies, job: null };
+    replies.on('message', (reply: Reply) => this.answer(slot, reply));
+    replies.unref();
     worker.on('error', (error) => {
       // The worker could not open the database (or crashed): its job fails, a new one replaces it.
       const job = slot.job;
@@ -197,9 +194,25 @@ export class SqliteReadPool {
     return slot;
   }
 
+  private answer(slot: Slot, reply: Reply): void {
+    const job = slot.job;
+    if (reply.id === undefined || !job || job.id !== reply.id) return;
+    slot.job = null;
+    job.slot = undefined;
+    if (reply.error) {
+      const error =
+        reply.error.code === 'STATEHOUSE_DEADLINE'
+          ? new DeadlineExceededError(job.deadlineMs)
+          : Object.assign(new Error(reply.error.message), { code: reply.error.code });
+      this.settle(job, error);
+    } else this.settle(job, null, reply.rows ?? []);
+    this.dispatch();
+  }
+
   private remove(slot: Slot): void {
     const index = this.slots.indexOf(slot);
     if (index >= 0) this.slots.splice(index, 1);
+    slot.replies.close();
   }
 
   private expire(job: Job): void {
@@ -211,6 +224,13 @@ export class SqliteReadPool {
     }
     const slot = job.slot;
     if (!slot) return;
+    // The worker may have answered already — stopped by itself at the deadline, or just finished —
+    // with the answer still queued: a main thread busy past the grace runs due timers before it
+    // reads messages. Read what is there first; a thread that answered is not abandoned.
+    for (let queued = receiveMessageOnPort(slot.replies); queued; queued = receiveMessageOnPort(slot.replies)) {
+      this.answer(slot, queued.message as Reply);
+    }
+    if (job.slot !== slot) return;
     // Still inside SQLite past the deadline: give up on the thread and start a fresh one.
     this.remove(slot);
     slot.job = null;

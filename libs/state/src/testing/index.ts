@@ -11,6 +11,7 @@ import { openStore, type StateStore, type StoreOptions } from '../store.js';
 
 export { type FtsLevel, ftsLevelsOf } from '../search/fts-structure.js';
 export { syntheticSqliteStore } from './synthetic-store.js';
+export { clearOfUtcMidnight } from './utc-day.js';
 
 /**
  * Test databases: SQLite always; PostgreSQL when STATEHOUSE_TEST_PG_URL is set. Each call makes a
