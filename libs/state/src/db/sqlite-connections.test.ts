@@ -1,3 +1,7 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as wallClock } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { sql } from 'kysely';
@@ -180,6 +184,31 @@ describe('SQLite connections: lock waits and heavy reads stay off the event loop
       expect(await pool.run('select 1 as one', [])).toEqual([{ one: 1 }]);
     } finally {
       await pool.close();
+    }
+  });
+
+  it('a read in flight keeps a process with nothing else to do alive until it answers (a CLI)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'read-pool-cli-'));
+    try {
+      const script = join(dir, 'read.mts');
+      const pool = new URL('./sqlite-read-pool.ts', import.meta.url).href;
+      writeFileSync(
+        script,
+        `import { SqliteReadPool } from ${JSON.stringify(pool)};
+         const pool = new SqliteReadPool({ path: process.env.DB, size: 1, deadlineMs: 5000 });
+         console.log(JSON.stringify(await pool.run('select 42 as n', [])));
+         await pool.close();`,
+      );
+      const child = spawnSync(process.execPath, ['--import', 'tsx', script], {
+        env: { ...process.env, DB: sqlitePath(database.url) },
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+      expect(child.stderr).toBe('');
+      expect(child.stdout.trim()).toBe('[{"n":42}]');
+      expect(child.status).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

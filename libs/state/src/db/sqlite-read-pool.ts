@@ -139,8 +139,9 @@ export class SqliteReadPool {
         resolve,
         reject,
       };
+      // Left referenced: a read in flight keeps the process alive (as a socket would) until it is
+      // settled; the worker and its reply port are unreferenced, so an idle pool does not.
       job.timer = setTimeout(() => this.expire(job), deadlineMs + ABANDON_GRACE_MS);
-      job.timer.unref();
       this.queue.push(job);
       this.dispatch();
     });
