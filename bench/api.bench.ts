@@ -18,6 +18,7 @@ import {
 import { replayAll, seedReceipts } from './lib/receipts.js';
 import { fmtCount, fmtMs, fmtPct, fmtPerSecond, log, type Report } from './lib/report.js';
 import { ADMIN_CTX, createPgDatabase, openSqliteStore, scratchDir } from './lib/stores.js';
+import { appendThreadCpu, perfAvailable } from './lib/thread-cpu.js';
 import { median, percentile, sample, settle, summarize } from './lib/timing.js';
 
 interface Endpoint {
@@ -43,6 +44,11 @@ export interface ApiTarget {
   receipts: number;
   /** Profile the server (V8 CPU profile) for one more round of `/healthz` and of a session read. */
   profile: boolean;
+  /**
+   * Profile 32 concurrent appenders by thread CPU samples (perf): where V8's wall-clock profile
+   * cannot tell CPU from waiting (PostgreSQL).
+   */
+  threadProfile: boolean;
   prepare(): Promise<Prepared>;
 }
 
@@ -357,6 +363,11 @@ export async function apiBench(report: Report, config: BenchConfig, root: string
         'CPU per receipt.';
     }
     await concurrentAppends(report, config, target.dialect, running, headers, store);
+    if (target.threadProfile) {
+      await running.stop();
+      server = undefined;
+      await appendThreadProfile(report, config, root, prepared.url, headers, target.dialect);
+    }
 
     // Where a session read's server CPU goes: one more round of each end of the ladder, profiled.
     let profileNote = '';
@@ -455,6 +466,57 @@ export async function apiBench(report: Report, config: BenchConfig, root: string
 
 /** Concurrent single-message appenders over HTTP, each to its own session (figure 16). */
 const APPEND_CLIENTS = [1, 8, 32, 128];
+
+/** Figure 16's 32-client row once more, on a server of its own under perf (bench/lib/thread-cpu.ts). */
+async function appendThreadProfile(
+  report: Report,
+  config: BenchConfig,
+  root: string,
+  url: string,
+  headers: Record<string, string>,
+  dialect: ApiTarget['dialect'],
+): Promise<void> {
+  const c = config.api;
+  const title = `Where the API process’s CPU goes per append, by package (thread CPU samples, 32 clients, ${dialect})`;
+  try {
+    perfAvailable();
+  } catch (error) {
+    report.note(
+      `**${title}**: not measured — \`perf\` cannot record here (${String((error as Error).message).split('\n')[0]}).`,
+    );
+    return;
+  }
+  const sessions = Array.from({ length: 32 }, (_, k) => `thread-cpu-${k}`);
+  const bodies = new MessageFactory(18)
+    .messages(2000)
+    .map((message) => JSON.stringify({ messages: [{ role: message.role, content: message.content }] }));
+  const profile = await appendThreadCpu({
+    root,
+    url,
+    headers,
+    sessions,
+    bodies,
+    seconds: c.roundSeconds * 2,
+    warmupSeconds: c.warmupSeconds,
+  });
+  const add = report.table(
+    title,
+    ['where', 'CPU per append', 'share of the main thread'],
+    'One more server, 32 keep-alive clients appending one message each to a session of its own (as figure 16), ' +
+      `${c.warmupSeconds} s warm-up, then ${c.roundSeconds * 2} s under \`perf record -e cpu-clock -F 1999 -g\` ` +
+      '(`--perf-basic-prof` names the JIT frames). perf samples a thread only while it runs on a core, so waiting ' +
+      '— for a core, for the database — is not counted; V8’s `--cpu-prof` samples wall time, which on ' +
+      'PostgreSQL counts the API thread inside the socket write that woke a backend (docs/architecture.md). Each ' +
+      'main-thread sample goes to the nearest frame of its stack, leaf first, that names a package; system calls ' +
+      'under Node’s own frames and garbage collection are rows of their own. ' +
+      `This round: ${fmtPerSecond(profile.appendsPerSecond, 'msg')}, ${profile.errors} errors.`,
+  );
+  const us = (value: number) => `${value.toFixed(value < 10 ? 1 : 0)} µs`;
+  for (const [category, value] of profile.categories) add([category, us(value), fmtPct(value / profile.mainUs)]);
+  add(['**main thread** (perf)', us(profile.mainUs), '100 %']);
+  add(['other threads of the process (perf)', us(profile.otherThreadsUs), '—']);
+  add(['the whole process (/proc)', us(profile.processUs), '—']);
+}
 
 /**
  * Figure 16: `clients` keep-alive loops, each appending single messages (`POST
@@ -622,6 +684,7 @@ export async function apiSqlite(report: Report, config: BenchConfig, root: strin
     rounds: config.api.rounds,
     receipts: config.api.receipts,
     profile: true,
+    threadProfile: false,
     async prepare() {
       const file = await openSqliteStore('api');
       return { url: `file:${file.path}`, store: file.store, close: () => file.close() };
@@ -640,6 +703,7 @@ export async function apiPg(report: Report, config: BenchConfig, root: string, s
     rounds: config.pg.api.rounds,
     receipts: 0,
     profile: false,
+    threadProfile: true,
     async prepare() {
       const database = await createPgDatabase(serverUrl, 'api');
       try {
