@@ -163,6 +163,9 @@ BENCH_ONLY=lineage,deletion,api npm run bench   # a subset (also writes to the t
                                                 # PostgreSQL rows when a server is configured)
 \`\`\`
 
+The PostgreSQL API part's per-layer table samples thread CPU with Linux \`perf\` (Debian: linux-perf; root,
+or \`kernel.perf_event_paranoid\` ≤ 1); without it the part says so instead of a table.
+
 Databases are temp files (SQLite) and scratch databases (PostgreSQL), removed at the end. Data comes
 from a seeded PRNG, so every run writes the same messages. Queries: common word \`${QUERIES.common}\`,
 rare word \`${QUERIES.rare}\`, substring \`${QUERIES.substring}\`, CJK \`${QUERIES.cjk}\`.`;
