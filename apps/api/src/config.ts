@@ -50,6 +50,8 @@ export interface ApiConfig {
   pgPreparedStatements: boolean;
   /** SQLite: most requests committed by one shared transaction (group commit; 1 = each alone). */
   groupCommitMaxRequests: number;
+  /** SQLite: appends run on a writer thread of their own (docs/architecture.md, "The append writer"). */
+  appendWriter: boolean;
   /**
    * Peers whose X-Forwarded-For / -Host / -Proto are believed (express `trust proxy` values:
    * addresses, CIDRs, `loopback`, `linklocal`, `uniquelocal`). The dashboard is one: it reports
@@ -168,5 +170,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     readWorkers: count(env.STATEHOUSE_READ_WORKERS, 2, 'STATEHOUSE_READ_WORKERS'),
     pgPreparedStatements: env.STATEHOUSE_PG_PREPARED_STATEMENTS !== 'false',
     groupCommitMaxRequests: count(env.STATEHOUSE_GROUP_COMMIT_MAX_REQUESTS, 64, 'STATEHOUSE_GROUP_COMMIT_MAX_REQUESTS'),
+    appendWriter: env.STATEHOUSE_APPEND_WRITER !== 'false',
   };
 }

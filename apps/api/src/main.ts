@@ -29,6 +29,7 @@ try {
     readWorkers: config.readWorkers,
     preparedStatements: config.pgPreparedStatements,
     groupCommit: { maxRequests: config.groupCommitMaxRequests },
+    appendWriter: config.appendWriter,
   });
 } catch (error) {
   // Never a half-started server: a store that cannot be opened stops the process with the reason.

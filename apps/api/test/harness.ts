@@ -43,6 +43,9 @@ export async function bootApi(
   options: BootOptions = {},
 ): Promise<ApiHarness> {
   const testStore = await openTestStore(dialect, {
+    // As the API starts (STATEHOUSE_APPEND_WRITER), and every append on the thread, lone ones too:
+    // the whole HTTP contract of appends is checked through it (docs/architecture.md).
+    ...(dialect === 'sqlite' ? { appendWriter: 'always' as const } : {}),
     ...options.store,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.passwordHashing ? { passwordHashing: options.passwordHashing } : {}),

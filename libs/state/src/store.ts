@@ -22,6 +22,7 @@ import { DeferredWorkService } from './jobs/deferred-work.service.js';
 import { JobService } from './jobs/job.service.js';
 import { LineageService } from './lineage/lineage.service.js';
 import { IndexMaintenanceService } from './maintenance/index-maintenance.service.js';
+import { AppendWriter } from './messages/append-writer.js';
 import { MessageService } from './messages/message.service.js';
 import { ProfileService } from './profiles/profile.service.js';
 import { ProfileAdminService } from './profiles/profile-admin.service.js';
@@ -36,6 +37,7 @@ import { SqliteSearch } from './search/sqlite-search.js';
 import { SqliteSearchIndex } from './search/sqlite-search-index.js';
 import { SessionService } from './sessions/session.service.js';
 import { type Clock, systemClock } from './shared/clock.js';
+import { StoreUnavailableError } from './shared/errors.js';
 import { type IdGenerator, UlidGenerator } from './shared/ids.js';
 import { consoleLogger, type Logger } from './shared/logger.js';
 import { DEFAULT_RUNTIME_WINDOWS, type RuntimeWindows } from './shared/runtime.js';
@@ -64,6 +66,12 @@ export interface StoreOptions extends ConnectOptions {
   passwordHashing?: ScryptParameters;
   /** Liveness windows of the gateway runtime contract (docs/domain.md §10); defaults otherwise. */
   runtime?: Partial<RuntimeWindows>;
+  /**
+   * SQLite file: appends that overlap run on a thread of their own with a second write connection
+   * (the append writer, messages/append-writer.ts); one at a time they run here. `'always'` sends
+   * every append there (tests of that path). Default false; the API turns it on.
+   */
+  appendWriter?: boolean | 'always';
 }
 
 /** The state layer's facade: one object per process, handed to the API, the CLI and tests. */
@@ -116,6 +124,8 @@ export interface StateStore {
   ping(): Promise<void>;
   /** SQLite: this process's WAL checkpointer — failures counted for /metrics (null on PostgreSQL). */
   checkpoints(): CheckpointerStatus | null;
+  /** SQLite file with `appendWriter`: the append writer's thread and counts for /metrics (else null). */
+  appendWriter(): AppendWriter | null;
   /** Starts the read pool's threads now rather than on the first heavy read (whose deadline would pay for it). */
   warmUp(): Promise<void>;
   close(): Promise<void>;
@@ -155,6 +165,31 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
   deletionEngine.useDeferredWork(deferred, uow);
   lineage.useDeferredWork(deferred, deletionEngine, between);
   messages.useDeferredWork(deferred, between);
+  const appendWriter =
+    options.appendWriter && connection.sqlite?.reader
+      ? new AppendWriter({
+          path: connection.sqlite.path,
+          lockTimeoutMs: options.lockTimeoutMs ?? 5000,
+          groupCommit: options.groupCommit,
+          clock: clock === systemClock ? null : clock,
+          logger,
+          onQuery: options.onQuery,
+          onWriteLock: options.onWriteLock,
+          always: options.appendWriter === 'always',
+        })
+      : null;
+  if (appendWriter) {
+    try {
+      await appendWriter.start();
+    } catch (error) {
+      await appendWriter.close();
+      await connection.close();
+      throw new StoreUnavailableError(`the append writer could not open the store: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+    messages.useAppendWriter(appendWriter);
+  }
   const auth = new AuthService(db, uow, clock, ids, sqlDialectPort, options.passwordHashing);
   const searchIndex = new SearchIndexService(
     db,
@@ -249,6 +284,7 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
     stats: new StatsService(reads, clock, sqlDialectPort),
     imports,
     checkpoints: () => connection.sqlite?.checkpoints() ?? null,
+    appendWriter: () => appendWriter,
     async ping() {
       // SQLite: on the read connection, which never queues behind this process's writes.
       if (connection.sqlite?.reader) connection.sqlite.reader.prepare('select 1').get();
@@ -266,6 +302,8 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
       await deferred.idle();
       await hooks.idle();
       await wakeups.close();
+      // Its appends in flight are answered first; then its connection closes before the store's.
+      await appendWriter?.close();
       await connection.close();
     },
   };

@@ -26,6 +26,6 @@ export class MetricsController {
       if (!request.user) throw new UnauthenticatedError();
       if (request.user.role !== 'admin') throw new ForbiddenError();
     }
-    return this.metrics.render(this.store.checkpoints());
+    return this.metrics.render(this.store.checkpoints(), this.store.appendWriter()?.status());
   }
 }

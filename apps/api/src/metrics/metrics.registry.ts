@@ -91,8 +91,14 @@ export class MetricsRegistry {
     if (failed) this.storeErrors++;
   }
 
-  /** `checkpoints`: the SQLite WAL checkpointer of this process (absent on PostgreSQL). */
-  render(checkpoints?: { failures: number; busy: number; truncations: number; failing: boolean } | null): string {
+  /**
+   * `checkpoints`: the SQLite WAL checkpointer of this process (absent on PostgreSQL);
+   * `appendWriter`: its append writer's thread (absent when appends run on the event loop only).
+   */
+  render(
+    checkpoints?: { failures: number; busy: number; truncations: number; failing: boolean } | null,
+    appendWriter?: { running: boolean; onThread: number; inThread: number; restarts: number } | null,
+  ): string {
     const lines: string[] = [];
     lines.push('# HELP statehouse_http_requests_total HTTP requests by route and status.');
     lines.push('# TYPE statehouse_http_requests_total counter');
@@ -150,6 +156,22 @@ export class MetricsRegistry {
       lines.push('# HELP statehouse_sqlite_checkpoint_failing 1 while the latest WAL checkpoint round failed.');
       lines.push('# TYPE statehouse_sqlite_checkpoint_failing gauge');
       lines.push(`statehouse_sqlite_checkpoint_failing ${checkpoints.failing ? 1 : 0}`);
+    }
+    if (appendWriter) {
+      lines.push(
+        '# HELP statehouse_sqlite_appends_total SQLite: appends by where they ran (the append writer thread, or the event loop when one at a time).',
+      );
+      lines.push('# TYPE statehouse_sqlite_appends_total counter');
+      lines.push(`statehouse_sqlite_appends_total{thread="append_writer"} ${appendWriter.onThread}`);
+      lines.push(`statehouse_sqlite_appends_total{thread="event_loop"} ${appendWriter.inThread}`);
+      lines.push(
+        '# HELP statehouse_sqlite_append_writer_restarts_total Append writer threads that stopped and were replaced.',
+      );
+      lines.push('# TYPE statehouse_sqlite_append_writer_restarts_total counter');
+      lines.push(`statehouse_sqlite_append_writer_restarts_total ${appendWriter.restarts}`);
+      lines.push('# HELP statehouse_sqlite_append_writer_running 1 while the append writer thread runs.');
+      lines.push('# TYPE statehouse_sqlite_append_writer_running gauge');
+      lines.push(`statehouse_sqlite_append_writer_running ${appendWriter.running ? 1 : 0}`);
     }
     return `${lines.join('\n')}\n`;
   }

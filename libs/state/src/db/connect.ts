@@ -214,6 +214,39 @@ async function connectSqlite(url: string, options: ConnectOptions): Promise<Conn
 }
 
 /**
+ * A write connection of its own to an existing store file, for a worker thread that runs units of
+ * work (the append writer, messages/append-writer.ts): the writer's pragmas and dialect (group
+ * commit, BUSY retried on timers), and nothing else — no reader, read pool, checkpointer or merger
+ * (the process's main store has those), no migrations (the main store ran them).
+ */
+export function connectSqliteWriter(
+  path: string,
+  options: Pick<ConnectOptions, 'lockTimeoutMs' | 'onWriteLock' | 'groupCommit' | 'onQuery'> = {},
+): { db: Kysely<DB>; close(): Promise<void> } {
+  const writer = new Database(path, { fileMustExist: true });
+  try {
+    writer.pragma('busy_timeout = 0');
+    writer.pragma('synchronous = NORMAL');
+    writer.pragma('foreign_keys = ON');
+    writer.pragma('wal_autocheckpoint = 0');
+    writer.pragma('journal_size_limit = -1');
+  } catch (error) {
+    writer.close();
+    throw error;
+  }
+  const dialect = new StatehouseSqliteDialect({
+    writer,
+    reader: null,
+    lockTimeoutMs: options.lockTimeoutMs ?? 5000,
+    onWriteLock: options.onWriteLock,
+    groupCommit: options.groupCommit,
+  });
+  const db = new Kysely<DB>({ dialect, log: queryLogger(options) });
+  registerDirectWrites(db, { write: (sql, parameters) => dialect.writeNow(sql, parameters), onQuery: options.onQuery });
+  return { db, close: () => db.destroy() };
+}
+
+/**
  * A Hermes Agent `state.db` has `sessions` and `messages` tables of its own: migrating it would fail
  * half-way ("table sessions already exists") — and it must never be written to. Say what to do.
  */

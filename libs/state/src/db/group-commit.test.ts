@@ -1,13 +1,22 @@
-import { type AppendMessagesCommand, SearchQuerySchema } from '@statehouse/contracts';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../shared/clock.js';
-import type { IdempotencyClaim, OperationContext, Preconditions } from '../shared/context.js';
-import { DomainError, IdempotencyRaceError } from '../shared/errors.js';
 import { silentLogger } from '../shared/logger.js';
 import { UnitOfWork } from '../shared/unit-of-work.js';
-import type { StateStore } from '../store.js';
-import { adminPrincipal, openTestStore, type TestStore } from '../testing/index.js';
+import {
+  byName,
+  ctx,
+  INTENDED,
+  type Outcome,
+  outcome,
+  requests,
+  runHeld,
+  runSerially,
+  seed,
+  snapshot,
+  user,
+} from '../testing/group-commit-scenario.js';
+import { openTestStore, type TestStore } from '../testing/index.js';
 
 /**
  * Group commit (docs/architecture.md, "Group commit"): requests that reach the SQLite writer while
@@ -33,142 +42,17 @@ async function storeRecordingGroups(limits: { maxRequests?: number; maxMs?: numb
   return { store: t.store, groups };
 }
 
-const ctx = (idempotency?: IdempotencyClaim): OperationContext => ({
-  principal: adminPrincipal,
-  channel: 'api',
-  idempotency,
-});
-
-type Outcome = { ok: unknown } | { error: string; code?: string; extra?: unknown };
-
-async function outcome(work: Promise<unknown>): Promise<Outcome> {
-  try {
-    return { ok: await work };
-  } catch (error) {
-    if (error instanceof DomainError) return { error: error.name, code: error.code, extra: error.extra };
-    return { error: String(error) };
-  }
-}
-
-/** What the API's idempotency interceptor does: replay a record, else run, and on a race replay the winner. */
-async function idempotentAppend(store: StateStore, key: string, sessionId: string, body: AppendMessagesCommand) {
-  const fingerprint = `POST /v1/sessions/${sessionId}/messages ${JSON.stringify(body)}`;
-  const found = await store.idempotency.lookup(adminPrincipal, key, fingerprint);
-  if (found.kind === 'replay') return { replayed: found.body };
-  try {
-    return await store.messages.append(ctx({ key, fingerprint, status: 201, recorded: false }), sessionId, body);
-  } catch (error) {
-    if (!(error instanceof IdempotencyRaceError)) throw error;
-    const raced = await store.idempotency.lookup(adminPrincipal, key, fingerprint);
-    if (raced.kind === 'replay') return { replayed: raced.body };
-    throw error;
-  }
-}
-
-const user = (content: string, extra: Record<string, unknown> = {}): AppendMessagesCommand => ({
-  messages: [{ role: 'user', content, ...extra }],
-});
-
-/** The same starting state for both runs. */
-async function seed(store: StateStore) {
-  await store.sessions.create(ctx(), { id: 'one', profile: 'gc', source: 'cli' });
-  await store.sessions.create(ctx(), { id: 'two', profile: 'gc', source: 'cli' });
-  await store.messages.append(ctx(), 'one', user('already here', { platformMessageId: 'p-1' }));
-  await idempotentAppend(store, 'k-old', 'two', user('recorded before'));
-}
-
-/**
- * The mixed requests, in commit order. Each is started by `start`; the batched run starts them all
- * while the writer is held, the serial run awaits each before the next.
- */
-const requests: { name: string; run: (store: StateStore) => Promise<unknown> }[] = [
-  { name: 'valid append', run: (s) => s.messages.append(ctx(), 'one', user('hello', { platformMessageId: 'p-2' })) },
-  {
-    name: 'stale generation',
-    run: (s) => s.messages.append(ctx(), 'one', user('from an old turn'), { expectedGeneration: 7 } as Preconditions),
-  },
-  {
-    name: 'duplicate platform id',
-    run: (s) => s.messages.append(ctx(), 'one', user('again', { platformMessageId: 'p-1' })),
-  },
-  { name: 'unknown session', run: (s) => s.messages.append(ctx(), 'nobody', user('lost')) },
-  { name: 'idempotent replay', run: (s) => idempotentAppend(s, 'k-old', 'two', user('recorded before')) },
-  { name: 'new idempotency key', run: (s) => idempotentAppend(s, 'k-new', 'two', user('once only')) },
-  { name: 'twin of the new key', run: (s) => idempotentAppend(s, 'k-new', 'two', user('once only')) },
-  {
-    name: 'throws after writing',
-    run: (s) =>
-      s.db.transaction().execute(async (trx) => {
-        await trx
-          .insertInto('messages')
-          .values({
-            session_id: 'one',
-            role: 'user',
-            content: 'never committed',
-            timestamp: 1,
-            display_kind: 'visible',
-          })
-          .execute();
-        await trx.updateTable('sessions').set({ message_count: 999 }).where('id', '=', 'one').execute();
-        throw new Error('the request failed after writing');
-      }),
-  },
-  { name: 'stale If-Match', run: (s) => s.messages.append(ctx(), 'one', user('late edit'), { ifMatch: 0 }) },
-  {
-    name: 'append with usage',
-    run: (s) =>
-      s.messages.append(ctx(), 'two', {
-        ...user('with tokens', { platformMessageId: 'p-3' }),
-        usage: { inputTokens: 120, outputTokens: 30, estimatedCostUsd: 0.25 },
-        model: 'gpt-test',
-      }),
-  },
-  { name: 'valid append after the failures', run: (s) => s.messages.append(ctx(), 'one', user('still fine')) },
-];
-
-/** Every table's rows (search index internals aside: their contents are checked by a search). */
-async function snapshot(store: StateStore) {
-  const tables = (
-    await sql<{ name: string }>`select name from sqlite_master where type = 'table' order by name`.execute(store.db)
-  ).rows
-    .map((row) => row.name)
-    .filter((name) => !/^(messages_fts|messages_trgm|kysely_migration)/.test(name));
-  const rows: Record<string, unknown[]> = {};
-  for (const name of tables) {
-    rows[name] = (await sql`select * from ${sql.table(name)} order by rowid`.execute(store.db)).rows;
-  }
-  // Words of kept and of rolled-back writes: the index holds exactly the kept ones.
-  const hits: Record<string, number> = {};
-  for (const q of ['hello', 'tokens', 'committed', 'edit', 'lost', 'turn']) {
-    hits[q] = (await store.search.search(ctx(), SearchQuerySchema.parse({ q }))).items.length;
-  }
-  return { rows, hits };
-}
-
 describe('group commit on SQLite', () => {
   it('a mixed group: each request gets the answer it gets alone, and the rows equal a serial run', async () => {
     const serial = await storeRecordingGroups();
     await seed(serial.store);
-    const serialOutcomes: Outcome[] = [];
-    for (const request of requests) serialOutcomes.push(await outcome(request.run(serial.store)));
+    const serialOutcomes = await runSerially(serial.store);
     const serialGroups = serial.groups.length;
 
     const grouped = await storeRecordingGroups();
     await seed(grouped.store);
     grouped.groups.length = 0;
-    // Hold the writer: every request below queues behind this transaction and joins its group.
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    const holder = grouped.store.db.transaction().execute(() => gate);
-    const pending: Promise<Outcome>[] = [];
-    for (const request of requests) {
-      pending.push(outcome(request.run(grouped.store)));
-      // Let it reach the writer's queue before the next starts (that fixes the commit order).
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-    release();
-    await holder;
-    const groupedOutcomes = await Promise.all(pending);
+    const groupedOutcomes = await runHeld(grouped.store);
 
     // Not vacuous: the requests that reached the writer went in one transaction (plus the holder).
     // The replay of a recorded key answers from its record without a transaction.
@@ -181,20 +65,12 @@ describe('group commit on SQLite', () => {
         outcome: serialOutcomes[i],
       });
     }
-    // The outcomes are the intended ones (not the same accident twice).
-    const byName = Object.fromEntries(requests.map((request, i) => [request.name, groupedOutcomes[i]]));
-    expect(byName['valid append']).toMatchObject({ ok: { created: 1 } });
-    expect(byName['stale generation']).toMatchObject({ error: 'StaleGenerationError' });
-    expect(byName['duplicate platform id']).toMatchObject({ ok: { created: 0 } });
-    expect(byName['unknown session']).toMatchObject({ error: 'NotFoundError' });
-    expect(byName['idempotent replay']).toMatchObject({ ok: { replayed: { created: 1 } } });
-    expect(byName['twin of the new key']).toEqual({
-      ok: { replayed: (byName['new idempotency key'] as { ok: unknown }).ok },
+    const answers = byName(groupedOutcomes);
+    for (const [name, intended] of Object.entries(INTENDED))
+      expect({ name, ...answers[name] }).toMatchObject({ name, ...intended });
+    expect(answers['twin of the new key']).toEqual({
+      ok: { replayed: (answers['new idempotency key'] as { ok: unknown }).ok },
     });
-    expect(byName['throws after writing']).toEqual({ error: 'Error: the request failed after writing' });
-    expect(byName['stale If-Match']).toMatchObject({ error: 'RevisionConflictError' });
-    expect(byName['append with usage']).toMatchObject({ ok: { created: 1 } });
-    expect(byName['valid append after the failures']).toMatchObject({ ok: { created: 1 } });
 
     expect(await snapshot(grouped.store)).toEqual(await snapshot(serial.store));
   });

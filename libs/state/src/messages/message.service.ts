@@ -43,6 +43,7 @@ import { toDomainError } from '../shared/store-errors.js';
 import type { Tx, UnitOfWork } from '../shared/unit-of-work.js';
 import { inWriteHour, usageContributions, writeTimeCorrection } from '../stats/usage-contributions.js';
 import { UsageRollupRepository } from '../stats/usage-rollup.repository.js';
+import type { AppendWriter } from './append-writer.js';
 import { MessageRepository, toMessage } from './message.repository.js';
 import {
   clampTimestamp,
@@ -70,6 +71,7 @@ export class MessageService {
   private readonly sessions: SessionRepository;
   private readonly work = new DeferredWorkRepository();
   private deferred: DeferredWorkService | undefined;
+  private appendWriter: AppendWriter | undefined;
   private rewindTuning: RewindTuning = {
     inChunksAbove: REWIND_IN_CHUNKS_ABOVE,
     between: () => new Promise<void>((resolve) => setImmediate(resolve)),
@@ -89,6 +91,11 @@ export class MessageService {
     this.sessions = new SessionRepository(dialect);
   }
 
+  /** SQLite file: appends made while others are in flight run on the append writer's thread. */
+  useAppendWriter(writer: AppendWriter): void {
+    this.appendWriter = writer;
+  }
+
   /**
    * Appends a batch in one transaction: dedupe by platformMessageId (against the store and within
    * the batch), counters, activity, preview and revision move together (docs/domain.md §2.2–2.3).
@@ -98,6 +105,21 @@ export class MessageService {
     sessionId: string,
     request: AppendMessagesCommand,
     preconditions: Preconditions = {},
+  ): Promise<AppendMessagesResponse> {
+    if (this.appendWriter) {
+      return this.appendWriter.append(ctx, sessionId, request, preconditions, () =>
+        this.appendHere(ctx, sessionId, request, preconditions),
+      );
+    }
+    return this.appendHere(ctx, sessionId, request, preconditions);
+  }
+
+  /** The append on this thread's own connection (the append writer's thread runs this too). */
+  private async appendHere(
+    ctx: OperationContext,
+    sessionId: string,
+    request: AppendMessagesCommand,
+    preconditions: Preconditions,
   ): Promise<AppendMessagesResponse> {
     try {
       return await this.appendOnce(ctx, sessionId, request, preconditions);
