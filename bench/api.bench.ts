@@ -418,7 +418,10 @@ export async function apiBench(report: Report, config: BenchConfig, root: string
           `${c.roundSeconds} s of the same load; only samples inside the measured window count (start-up and ` +
           'warm-up are left out), self time per category divided by the requests answered in it. The profiler ' +
           'itself adds some overhead, so totals run above the unprofiled figures; better-sqlite3 runs natively ' +
-          'inside the store driver’s `executeQuery`, whose self time is therefore the SQLite row.',
+          'inside the store driver’s `executeQuery`, whose self time is therefore the SQLite row. The profile is ' +
+          'the event loop’s (the main thread): concurrent appends run their unit of work on the append writer’s ' +
+          'thread, which it does not see — that thread’s CPU is in the concurrent-append table (server CPU per ' +
+          'append less the event loop’s).',
       );
       const us = (value: number) => `${value.toFixed(value < 10 ? 1 : 0)} µs`;
       for (const row of categories) {
@@ -431,8 +434,8 @@ export async function apiBench(report: Report, config: BenchConfig, root: string
         ` Profiled, a session read costs ${us(sum('read'))} of server CPU against ${us(sum('base'))} for ` +
         `\`/healthz\`; of the ${us(added)} it adds, the largest parts are ${top.join(', ')} (table “Where the ` +
         'server’s CPU goes”). A single-message append costs ' +
-        `${us(sum('write'))}, of which ${us(write.perRequest.get(CATEGORIES.sqlite) ?? 0)} in SQLite statements ` +
-        `and ${us(write.perRequest.get(CATEGORIES.zod) ?? 0)} in request validation.`;
+        `${us(sum('write'))} on the event loop, of which ${us(write.perRequest.get(CATEGORIES.sqlite) ?? 0)} in SQLite ` +
+        `statements and ${us(write.perRequest.get(CATEGORIES.zod) ?? 0)} in request validation.`;
     }
     const cpu = (i: number) => `${Math.round(perRequestCpu[i])} µs`;
     const hasCpu = perRequestCpu.every((value) => Number.isFinite(value));
@@ -546,6 +549,7 @@ async function concurrentAppends(
       'latency p50',
       'p99',
       'server CPU per append',
+      'of it, the event loop (main thread)',
       ...(dialect === 'PostgreSQL' ? ['PostgreSQL CPU per append'] : []),
       'errors (5xx or no answer)',
     ],
@@ -553,7 +557,10 @@ async function concurrentAppends(
       'session of its own and sends the next when the answer (201) has been read; `/healthz` is loaded by the ' +
       `same number of loops in the same rounds (${rounds} rounds of ${c.roundSeconds} s each, alternating, after ` +
       `a ${c.warmupSeconds} s warm-up of each). Every client count runs in every round, in an order rotated each ` +
-      'round, so all counts meet the same store as it grows. Messages come from the seeded generator (60–140 characters).' +
+      'round, so all counts meet the same store as it grows. Messages come from the seeded generator (60–140 characters). ' +
+      'Server CPU is every thread of the API process (from /proc); the event loop is its main thread, the rest is the ' +
+      'append writer’s thread on SQLite (where overlapping appends run, docs/architecture.md), the WAL checkpointer, ' +
+      'the search-index merger and V8’s garbage-collection helpers.' +
       (dialect === 'PostgreSQL'
         ? ' PostgreSQL CPU: every local `postgres` process’s CPU time during the append rounds (from /proc), per append.'
         : ''),
@@ -618,6 +625,9 @@ async function concurrentAppends(
     const serverCpu = appends.every((r) => r.serverCpu !== null)
       ? appends.reduce((sum, r) => sum + (r.serverCpu ?? 0), 0)
       : null;
+    const mainCpu = appends.every((r) => r.serverMainCpu !== null)
+      ? appends.reduce((sum, r) => sum + (r.serverMainCpu ?? 0), 0)
+      : null;
     const p99 = percentile(latencies, 99);
     results.set(clients, { rate, health: healthRate, p99, errors, fives });
     log(
@@ -631,6 +641,7 @@ async function concurrentAppends(
       fmtMs(percentile(latencies, 50)),
       fmtMs(p99),
       serverCpu === null || requests === 0 ? '—' : `${Math.round((serverCpu / requests) * 1e6)} µs`,
+      mainCpu === null || requests === 0 ? '—' : `${Math.round((mainCpu / requests) * 1e6)} µs`,
       ...(dialect === 'PostgreSQL'
         ? [postgresSeconds === null || requests === 0 ? '—' : `${Math.round((postgresSeconds / requests) * 1e6)} µs`]
         : []),

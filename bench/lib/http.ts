@@ -40,6 +40,8 @@ export interface ApiServer {
   port: number;
   /** Server process CPU time so far (user + system), in seconds, from /proc; null where there is none. */
   cpuSeconds(): number | null;
+  /** The same for its main thread alone (the event loop), in seconds. */
+  mainThreadCpuSeconds(): number | null;
   stop(): Promise<void>;
 }
 
@@ -125,6 +127,15 @@ export async function startApi(
   return {
     pid,
     port,
+    mainThreadCpuSeconds() {
+      try {
+        const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        return (Number(fields[11]) + Number(fields[12])) / ticks;
+      } catch {
+        return null;
+      }
+    },
     cpuSeconds() {
       try {
         const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -199,6 +210,8 @@ export interface LoadResult {
   clientCpu: number;
   /** Server CPU over the same window, seconds (null without /proc). */
   serverCpu: number | null;
+  /** Of it, the server's main thread (its event loop). */
+  serverMainCpu: number | null;
 }
 
 /**
@@ -256,6 +269,7 @@ export async function runLoad(options: {
     });
   const cpuBefore = process.cpuUsage();
   const serverBefore = options.server.cpuSeconds();
+  const mainBefore = options.server.mainThreadCpuSeconds();
   const started = nowNs();
   const end = Date.now() + options.seconds * 1000;
   const loop = async (_: unknown, connection: number) => {
@@ -275,6 +289,7 @@ export async function runLoad(options: {
   await Promise.all(Array.from({ length: options.connections }, loop));
   const seconds = msSince(started) / 1000;
   const serverAfter = options.server.cpuSeconds();
+  const mainAfter = options.server.mainThreadCpuSeconds();
   const cpu = process.cpuUsage(cpuBefore);
   agent.destroy();
   return {
@@ -286,6 +301,7 @@ export async function runLoad(options: {
     bytes,
     clientCpu: (cpu.user + cpu.system) / 1e6,
     serverCpu: serverBefore === null || serverAfter === null ? null : serverAfter - serverBefore,
+    serverMainCpu: mainBefore === null || mainAfter === null ? null : mainAfter - mainBefore,
   };
 }
 
