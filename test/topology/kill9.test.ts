@@ -21,7 +21,7 @@ const system = { principal: SYSTEM_PRINCIPAL, channel: 'system' as const };
  * every acknowledged write is present exactly once, receipts and deletions match both ways, the
  * receipt chain verifies, the search indexes hold no orphan postings, and SQLite's own
  * integrity_check passes. Four more trials kill it while 32 clients append at once, so that the
- * kill lands among group commits (docs/architecture.md, "Group commit").
+ * kill lands among group commits (docs/architecture.md, "Group commit") on the append writer's thread.
  */
 describe('kill -9 during appends and deletes on SQLite', () => {
   const dir = mkdtempSync(join(tmpdir(), 'statehouse-kill9-'));
@@ -208,6 +208,8 @@ describe('kill -9 during appends and deletes on SQLite', () => {
     const acknowledged = new Map<string, string>();
     // The API's own counters: requests committed vs write transactions (more requests = groups happened).
     let groupedBeyondOne = 0;
+    // …and the appends the append writer's thread committed (docs/architecture.md, "The append writer").
+    let onWriterThread = 0;
     const counter = (text: string, name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
     for (let t = 0; t < GROUP_TRIALS; t++) {
       const sessions = Array.from({ length: 8 }, (_, i) => `group-trial-${t}-${i}`);
@@ -244,6 +246,10 @@ describe('kill -9 during appends and deletes on SQLite', () => {
                   counter(text, 'statehouse_store_group_commit_requests_total') -
                   counter(text, 'statehouse_store_write_transactions_total');
                 groupedBeyondOne = Math.max(groupedBeyondOne, grouped);
+                const threaded = Number(
+                  /^statehouse_sqlite_appends_total\{thread="append_writer"\} (\d+)$/m.exec(text)?.[1] ?? 0,
+                );
+                onWriterThread = Math.max(onWriterThread, threaded);
                 await new Promise((resolve) => setTimeout(resolve, 50));
               }
             })(),
@@ -254,6 +260,7 @@ describe('kill -9 during appends and deletes on SQLite', () => {
     expect(acknowledged.size).toBeGreaterThan(GROUP_TRIALS);
     // Not vacuous: the kills landed on a process that was committing appends in groups.
     expect(groupedBeyondOne).toBeGreaterThan(0);
+    expect(onWriterThread).toBeGreaterThan(0);
     await withStore(async (store) => {
       const stored = new Map<string, string>();
       for (let t = 0; t < GROUP_TRIALS; t++) {
