@@ -100,12 +100,13 @@ export class MessageService {
    * Appends a batch in one transaction: dedupe by platformMessageId (against the store and within
    * the batch), counters, activity, preview and revision move together (docs/domain.md §2.2–2.3).
    */
-  async append(
+  append(
     ctx: OperationContext,
     sessionId: string,
     request: AppendMessagesCommand,
     preconditions: Preconditions = {},
   ): Promise<AppendMessagesResponse> {
+    // Not async: the hottest call of the store pays no promise of its own on top of appendHere's.
     if (this.appendWriter) {
       return this.appendWriter.append(ctx, sessionId, request, preconditions, () =>
         this.appendHere(ctx, sessionId, request, preconditions),
