@@ -113,7 +113,8 @@ function workerProgram(): { source: string | URL; eval: boolean } {
  * writer"). The thread runs the same MessageService code as the event loop would, with group commit
  * on its connection, so each request keeps its own outcome; every answer is sent after its group's
  * COMMIT. Errors come back as the same domain errors. A thread that stops fails the appends it
- * held with `store_unavailable` (none of them was acknowledged) and is replaced.
+ * held with `store_unavailable` (none was answered; some may have committed just before, as in a
+ * crash) and is replaced.
  */
 export class AppendWriter {
   readonly #options: AppendWriterOptions;
@@ -147,7 +148,7 @@ export class AppendWriter {
 
   /**
    * Where an append runs: here (`inThread`, the event loop's own writer) while appends come one
-   * at a time — a lone request pays no hop to the thread and back (about 0.2 ms here, measured in
+   * at a time — a lone request pays no hop to the thread and back (measured in
    * docs/architecture.md) — and on the thread once they overlap, which is when the event loop has
    * requests of its own to read. Also here while the thread is being replaced.
    */
