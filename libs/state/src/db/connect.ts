@@ -134,16 +134,7 @@ async function connectSqlite(url: string, options: ConnectOptions): Promise<Conn
     // A new file reclaims free pages in bounded steps (PRAGMA incremental_vacuum), never by a full VACUUM.
     if (created || path === ':memory:') writer.pragma('auto_vacuum = INCREMENTAL');
     writer.pragma('journal_mode = WAL');
-    writer.pragma('synchronous = NORMAL');
-    writer.pragma('foreign_keys = ON');
-    // Checkpoints run on a worker (SqliteCheckpointer), never inside a commit on the event loop.
-    if (path !== ':memory:') writer.pragma('wal_autocheckpoint = 0');
-    // The writer never truncates the WAL: with a `journal_size_limit`, the first write after a
-    // complete checkpoint cut the file back inside its COMMIT — an ftruncate of up to hundreds of
-    // MB on the event loop (177 ms seen during a maintenance pass). The checkpointer cuts it
-    // instead, on its own thread (SqliteCheckpointer): a WAL that a bulk import or a rebuild grew
-    // to 100–800 MB does not keep that size.
-    writer.pragma('journal_size_limit = -1');
+    configureWriter(writer, path === ':memory:');
     // Touch the schema now: a file that is not a database (or is corrupt) fails here, not later.
     writer.prepare('select count(*) from sqlite_master').get();
     if (path !== ':memory:') {
@@ -213,6 +204,20 @@ async function connectSqlite(url: string, options: ConnectOptions): Promise<Conn
   };
 }
 
+/** What every write connection of a store sets, the store's own and the append writer's. */
+function configureWriter(writer: Database.Database, inMemory: boolean): void {
+  writer.pragma('synchronous = NORMAL');
+  writer.pragma('foreign_keys = ON');
+  // Checkpoints run on a worker (SqliteCheckpointer), never inside a commit on the event loop.
+  if (!inMemory) writer.pragma('wal_autocheckpoint = 0');
+  // The writer never truncates the WAL: with a `journal_size_limit`, the first write after a
+  // complete checkpoint cut the file back inside its COMMIT — an ftruncate of up to hundreds of
+  // MB on the event loop (177 ms seen during a maintenance pass). The checkpointer cuts it
+  // instead, on its own thread (SqliteCheckpointer): a WAL that a bulk import or a rebuild grew
+  // to 100–800 MB does not keep that size.
+  writer.pragma('journal_size_limit = -1');
+}
+
 /**
  * A write connection of its own to an existing store file, for a worker thread that runs units of
  * work (the append writer, messages/append-writer.ts): the writer's pragmas and dialect (group
@@ -226,10 +231,7 @@ export function connectSqliteWriter(
   const writer = new Database(path, { fileMustExist: true });
   try {
     writer.pragma('busy_timeout = 0');
-    writer.pragma('synchronous = NORMAL');
-    writer.pragma('foreign_keys = ON');
-    writer.pragma('wal_autocheckpoint = 0');
-    writer.pragma('journal_size_limit = -1');
+    configureWriter(writer, false);
   } catch (error) {
     writer.close();
     throw error;

@@ -5,9 +5,8 @@ import { NotFoundError, RevisionConflictError, StoreUnavailableError } from '../
 import { silentLogger } from '../shared/logger.js';
 import { openStore, type StoreOptions } from '../store.js';
 import {
-  byName,
   ctx,
-  INTENDED,
+  expectSameAsSerial,
   outcome,
   requests,
   runHeld,
@@ -62,18 +61,7 @@ describe('the append writer (SQLite file)', () => {
       holder.prepare('commit').run();
       holder.close();
     });
-    for (const [i, request] of requests.entries()) {
-      expect({ request: request.name, outcome: threadedOutcomes[i] }).toEqual({
-        request: request.name,
-        outcome: serialOutcomes[i],
-      });
-    }
-    const answers = byName(threadedOutcomes);
-    for (const [name, intended] of Object.entries(INTENDED))
-      expect({ name, ...answers[name] }).toMatchObject({ name, ...intended });
-    expect(answers['twin of the new key']).toEqual({
-      ok: { replayed: (answers['new idempotency key'] as { ok: unknown }).ok },
-    });
+    expectSameAsSerial(expect, threadedOutcomes, serialOutcomes);
     // Not vacuous: every append went to the thread (all but the replay, answered from its record)
     // and they committed as one group there; the raw transaction that throws ran on the event
     // loop's writer, alone.

@@ -1,5 +1,6 @@
 import { type AppendMessagesCommand, SearchQuerySchema } from '@statehouse/contracts';
 import { sql } from 'kysely';
+import type { ExpectStatic } from 'vitest';
 import type { IdempotencyClaim, OperationContext, Preconditions } from '../shared/context.js';
 import { DomainError, IdempotencyRaceError } from '../shared/errors.js';
 import type { StateStore } from '../store.js';
@@ -181,4 +182,20 @@ export const INTENDED: Record<string, object> = {
 
 export function byName(outcomes: Outcome[]): Record<string, Outcome> {
   return Object.fromEntries(requests.map((request, i) => [request.name, outcomes[i]]));
+}
+
+/**
+ * The grouped run's answers against the serial run's, request by request, and against what each
+ * must be (`expect`: the calling test's, so failures name the request).
+ */
+export function expectSameAsSerial(expect: ExpectStatic, grouped: Outcome[], serial: Outcome[]): void {
+  for (const [i, request] of requests.entries()) {
+    expect({ request: request.name, outcome: grouped[i] }).toEqual({ request: request.name, outcome: serial[i] });
+  }
+  const answers = byName(grouped);
+  for (const [name, intended] of Object.entries(INTENDED))
+    expect({ name, ...answers[name] }).toMatchObject({ name, ...intended });
+  expect(answers['twin of the new key']).toEqual({
+    ok: { replayed: (answers['new idempotency key'] as { ok: unknown }).ok },
+  });
 }
