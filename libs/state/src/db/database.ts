@@ -74,6 +74,67 @@ export interface SessionsTable {
   hidden_for: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
+/**
+ * Every column of `sessions`, named: a read that lists them has a result shape its SQL fixes,
+ * where a `select *` follows whatever schema the file has at the moment (the driver's row
+ * constructors check the schema version for those; db/sqlite-dialect.ts). Hot reads by id use it.
+ * The type below fails to compile when a column of SessionsTable is missing here.
+ */
+export const SESSION_COLUMNS = [
+  'id',
+  'profile',
+  'source',
+  'created_source',
+  'session_key',
+  'user_id',
+  'chat_id',
+  'chat_type',
+  'thread_id',
+  'display_name',
+  'origin',
+  'transport_profile',
+  'model',
+  'model_config',
+  'title',
+  'title_source',
+  'parent_session_id',
+  'lineage_kind',
+  'started_at',
+  'ended_at',
+  'end_reason',
+  'last_activity_at',
+  'archived',
+  'pinned',
+  'hidden',
+  'message_count',
+  'tool_call_count',
+  'input_tokens',
+  'output_tokens',
+  'cache_read_tokens',
+  'cache_write_tokens',
+  'reasoning_tokens',
+  'estimated_cost_usd',
+  'handoff_state',
+  'handoff_platform',
+  'handoff_error',
+  'preview',
+  'revision',
+  'generation',
+  'lease_turn_id',
+  'lease_holder',
+  'lease_expires_at',
+  'delegated',
+  'conversation_generation',
+  'gateway_id',
+  'gateway_started_at',
+  'handoff_updated_at',
+  'hidden_for',
+] as const satisfies readonly (keyof SessionsTable)[];
+type MissingSessionColumns = Exclude<keyof SessionsTable, (typeof SESSION_COLUMNS)[number]>;
+// Compiles only while MissingSessionColumns is empty (the error names the missing column).
+const everySessionColumn: [MissingSessionColumns] extends [never] ? true : MissingSessionColumns = true;
+void everySessionColumn;
+
 export interface RoutesTable {
   profile: string;
   session_key: string;

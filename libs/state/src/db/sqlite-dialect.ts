@@ -99,8 +99,24 @@ const STATEMENT_CACHE_SIZE = 500;
 /** Longest pause between two attempts at the write lock: short, so a lock released between two chunks of another process's work is taken soon. */
 export const MAX_LOCK_RETRY_MS = 4;
 
+/** Turns one raw row (the column values in order) into the object better-sqlite3 would have built. */
+type RowMaker = (values: unknown[]) => unknown;
+
+/**
+ * A statement's row constructor. `schema`: the schema version its column list was read at, for a
+ * statement whose columns follow the schema (`*` in its SQL); null for one whose result columns
+ * its SQL text names, which cannot change without the statement failing to prepare.
+ */
+interface RowShape {
+  make: RowMaker;
+  schema: number | null;
+}
+
 export class StatementCache {
   readonly #statements = new Map<string, BetterSqlite3.Statement>();
+  /** Per statement that returns rows: its row constructor, or null where object mode builds them. */
+  readonly #shapes = new WeakMap<BetterSqlite3.Statement, RowShape | null>();
+  #schemaVersion: BetterSqlite3.Statement | undefined;
   constructor(private readonly database: BetterSqlite3.Database) {}
 
   prepare(sql: string): BetterSqlite3.Statement {
@@ -118,16 +134,98 @@ export class StatementCache {
     this.#statements.set(sql, statement);
     return statement;
   }
+
+  /**
+   * The rows of a statement that returns data: the objects better-sqlite3 builds (one property
+   * per column, the last of equal names winning), built here from the raw row instead. The driver
+   * builds an object through V8's API property by property, which for a session's 48 columns
+   * costs more than finding the row (docs/architecture.md, "Row objects"); a constructor compiled
+   * once per statement makes the same object in one literal, with one shape for every row.
+   *
+   * A `select *` (or `returning *`) takes its columns from the schema: SQLite re-prepares it when
+   * another connection changes the schema (a migration), possibly with other columns at the same
+   * positions. So its constructor is only used while the schema version, read after each run,
+   * is the one its columns were read at; otherwise the run's values are built with the columns
+   * the statement ran with (its column list right after the run) and the constructor is rebuilt.
+   */
+  all<R>(statement: BetterSqlite3.Statement, parameters: unknown[]): R[] {
+    const shape = this.#shapes.get(statement);
+    if (shape === undefined) return this.#firstRun<R>(statement, parameters);
+    if (shape === null) return statement.all(parameters) as R[];
+    statement.raw(true);
+    let values: unknown[][];
+    try {
+      values = statement.all(parameters) as unknown[][];
+    } finally {
+      // Object mode is the statement's state for every other caller of prepare().
+      statement.raw(false);
+    }
+    // The version only grows: equal after the run means the run had the constructor's columns.
+    if (shape.schema !== null && shape.schema !== this.#schema()) {
+      // Only statements that only read get here (#firstRun): running it again is safe.
+      this.#shapes.delete(statement);
+      return statement.all(parameters) as R[];
+    }
+    const rows = new Array<R>(values.length);
+    for (let i = 0; i < values.length; i++) rows[i] = shape.make(values[i]) as R;
+    return rows;
+  }
+
+  /**
+   * A statement's first run, in object mode, learns its constructor. A schema-following one's
+   * column list is read between two equal schema versions, so it belongs to that version (its
+   * run re-prepared it to the schema of the moment). A write that follows the schema keeps object
+   * mode: it could not run again after a change was noticed.
+   */
+  #firstRun<R>(statement: BetterSqlite3.Statement, parameters: unknown[]): R[] {
+    const names = () => statement.columns().map((column) => column.name);
+    if (!statement.source.includes('*')) {
+      const rows = statement.all(parameters) as R[];
+      const make = rowMaker(names());
+      this.#shapes.set(statement, make && { make, schema: null });
+      return rows;
+    }
+    if (!statement.readonly) {
+      this.#shapes.set(statement, null);
+      return statement.all(parameters) as R[];
+    }
+    const before = this.#schema();
+    const rows = statement.all(parameters) as R[];
+    const after = this.#schema();
+    // Changed meanwhile: learn it at the next run instead.
+    if (before === after) {
+      const make = rowMaker(names());
+      this.#shapes.set(statement, make && { make, schema: after });
+    }
+    return rows;
+  }
+
+  #schema(): number {
+    this.#schemaVersion ??= this.database.prepare('pragma schema_version').pluck();
+    return this.#schemaVersion.get() as number;
+  }
+
+  run<R>(statement: BetterSqlite3.Statement, parameters: unknown[]): QueryResult<R> {
+    if (statement.reader) return { rows: this.all<R>(statement, parameters) };
+    const { changes, lastInsertRowid } = statement.run(parameters);
+    return {
+      numAffectedRows: BigInt(changes),
+      insertId: lastInsertRowid === undefined || lastInsertRowid === null ? undefined : BigInt(lastInsertRowid),
+      rows: [],
+    };
+  }
 }
 
-function run<R>(statement: BetterSqlite3.Statement, parameters: unknown[]): QueryResult<R> {
-  if (statement.reader) return { rows: statement.all(parameters) as R[] };
-  const { changes, lastInsertRowid } = statement.run(parameters);
-  return {
-    numAffectedRows: BigInt(changes),
-    insertId: lastInsertRowid === undefined || lastInsertRowid === null ? undefined : BigInt(lastInsertRowid),
-    rows: [],
-  };
+/**
+ * `(values) => ({ "name": values[0], … })` for these column names, or null where an object literal
+ * would not mean what better-sqlite3's rows mean: a `__proto__` key sets the prototype in a literal.
+ * The names are the statement's own (our schema's SQL); JSON.stringify quotes them as keys.
+ */
+function rowMaker(names: readonly string[]): RowMaker | null {
+  if (names.includes('__proto__')) return null;
+  const last = new Map(names.map((name, index) => [name, index]));
+  const properties = [...last].map(([name, index]) => `${JSON.stringify(name)}: values[${index}]`);
+  return new Function('values', `return { ${properties.join(', ')} };`) as RowMaker;
 }
 
 export function isBusy(error: unknown): boolean {
@@ -355,12 +453,12 @@ class SqliteDriver implements Driver {
   }
 
   executeInTransaction<R>(compiledQuery: CompiledQuery): QueryResult<R> {
-    return run<R>(this.#writer.prepare(compiledQuery.sql), compiledQuery.parameters as unknown[]);
+    return this.#writer.run<R>(this.#writer.prepare(compiledQuery.sql), compiledQuery.parameters as unknown[]);
   }
 
   writeNow<R>(sql: string, parameters: readonly unknown[]): QueryResult<R> | undefined {
     if (!this.#group || !this.connections.writer.inTransaction) return undefined;
-    return run<R>(this.#writer.prepare(sql), parameters as unknown[]);
+    return this.#writer.run<R>(this.#writer.prepare(sql), parameters as unknown[]);
   }
 
   readNow<R>(sql: string, parameters: readonly unknown[]): R[] | undefined {
@@ -371,7 +469,7 @@ class SqliteDriver implements Driver {
     } catch {
       return undefined;
     }
-    return statement.readonly && statement.reader ? (statement.all(parameters as unknown[]) as R[]) : undefined;
+    return statement.readonly && statement.reader ? this.#reader.all<R>(statement, parameters as unknown[]) : undefined;
   }
 
   async executeOutsideTransaction<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
@@ -384,7 +482,7 @@ class SqliteDriver implements Driver {
       } catch {
         // Not preparable on the reader (a temp object of the writer's): the writer decides.
       }
-      if (statement?.readonly) return run<R>(statement, parameters);
+      if (statement?.readonly) return this.#reader.run<R>(statement, parameters);
     }
     // A write outside a transaction (or no reader): one statement on the writer, its own lock wait.
     await this.#lock.acquire();
@@ -392,7 +490,9 @@ class SqliteDriver implements Driver {
       // Run on its own, not inside an open group (it would be seen before the group commits, and
       // some PRAGMAs cannot run in a transaction): the group commits first.
       if (this.#group) this.#commit(this.#group);
-      const result = await this.withLockRetry(() => run<R>(this.#writer.prepare(compiledQuery.sql), parameters));
+      const result = await this.withLockRetry(() =>
+        this.#writer.run<R>(this.#writer.prepare(compiledQuery.sql), parameters),
+      );
       // A message inserted by a statement of its own (autocommit) is left pending by its trigger:
       // index it now, before the statement's caller can search for it.
       if (!/^\s*pragma\b/i.test(compiledQuery.sql)) await this.#flushAutocommitted();

@@ -8,7 +8,13 @@ import {
 } from '@statehouse/contracts';
 import { sql } from 'kysely';
 import type { z } from 'zod';
-import type { Executor, NewSessionRow, SessionPatch, SessionRow } from '../db/database.js';
+import {
+  type Executor,
+  type NewSessionRow,
+  SESSION_COLUMNS,
+  type SessionPatch,
+  type SessionRow,
+} from '../db/database.js';
 import { toIso, toIsoOrNull } from '../shared/clock.js';
 import { parseJsonObject } from '../shared/json.js';
 import { PreparedQuery } from '../shared/prepared.js';
@@ -200,7 +206,7 @@ export class SessionRepository {
    * for an unknown one.
    */
   private readonly byId = new PreparedQuery<'id', SessionRow>((db, param) =>
-    db.selectFrom('sessions').selectAll().where('id', '=', param('id')).where('hidden_for', 'is', null),
+    db.selectFrom('sessions').select(SESSION_COLUMNS).where('id', '=', param('id')).where('hidden_for', 'is', null),
   );
 
   constructor(private readonly dialect: SqlDialect) {}
