@@ -80,7 +80,9 @@ export class StatehouseAuthGuard extends AuthGuard(['bearer', 'cookie']) {
   private rememberedBearer(request: StatehouseRequest): Principal | undefined {
     const header = request.headers.authorization;
     if (!header || (request.body as { access_token?: unknown } | undefined)?.access_token) return undefined;
-    if ((request.query as { access_token?: unknown } | undefined)?.access_token) return undefined;
+    // Express parses the query string again at every read of `request.query`: a URL without one has none.
+    if (request.url.includes('?') && (request.query as { access_token?: unknown } | undefined)?.access_token)
+      return undefined;
     const space = header.indexOf(' ');
     if (space < 0 || header.indexOf(' ', space + 1) >= 0 || !/^Bearer$/i.test(header.slice(0, space))) return undefined;
     const token = header.slice(space + 1);

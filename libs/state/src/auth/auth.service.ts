@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import {
   type ApiToken,
   type CreatedToken,
@@ -40,7 +40,8 @@ const TOUCH_INTERVAL_MS = 60_000;
 export const PRINCIPAL_CACHE_MS = 5_000;
 const PRINCIPAL_CACHE_MAX = 10_000;
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+/** One call, no Hash object: every bearer request hashes its token (Node ≥ 20.12, the engines floor is 20.19). */
+const sha256 = (text: string) => hash('sha256', text, 'hex');
 const parseProfiles = (text: string): ProfileSet => {
   const parsed = ProfileSetSchema.safeParse(JSON.parse(text));
   return parsed.success ? parsed.data : [];
