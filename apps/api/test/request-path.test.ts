@@ -1,7 +1,9 @@
 import { SESSION_COOKIE_NAME } from '@statehouse/contracts';
+import type { Express } from 'express';
 import helmet from 'helmet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJsonBody } from '../src/common/json-body.js';
+import { serverClasses } from '../src/common/json-reply.adapter.js';
 import { precomputeHeaders, securityHeaders } from '../src/common/security-headers.js';
 import { MetricsRegistry } from '../src/metrics/metrics.registry.js';
 import { type ApiHarness, bearer, bootApi } from './harness.js';
@@ -110,6 +112,59 @@ describe('the guard with its route metadata cached (SQLite)', () => {
     expect(answer.headers['content-security-policy']).toContain("frame-ancestors 'none'");
     expect(answer.headers['x-content-type-options']).toBe('nosniff');
     expect((await api.http().get('/v1/sessions/a%00b').set(bearer(api.adminToken))).status).toBe(400);
+  });
+});
+
+describe('requests born with Express’s prototypes (SQLite)', () => {
+  let api: ApiHarness;
+  beforeAll(async () => {
+    api = await bootApi('sqlite');
+  });
+  afterAll(async () => api?.close());
+
+  it('the API server builds each request and response with the app’s prototypes before Express sees them', async () => {
+    const express = api.app.getHttpAdapter().getInstance<Express>();
+    const server = api.app.getHttpServer() as import('node:http').Server;
+    const seen: { request: unknown; response: unknown }[] = [];
+    // Runs before Express's own listener: what the objects were born with.
+    const watch = (request: object, response: object) =>
+      seen.push({ request: Object.getPrototypeOf(request), response: Object.getPrototypeOf(response) });
+    server.prependListener('request', watch);
+    try {
+      const answer = await api.http().get('/v1/auth/me').set(bearer(api.adminToken));
+      expect(answer.status).toBe(200);
+      expect(answer.body).toMatchObject({ kind: 'token', role: 'admin' });
+      // A POST with a JSON body and a problem answer go through the same objects.
+      const invalid = await api.http().post('/v1/sessions').set(bearer(api.adminToken)).send({ id: 42 });
+      expect(invalid.status).toBe(400);
+      expect(invalid.headers['content-type']).toMatch(/problem\+json/);
+    } finally {
+      server.off('request', watch);
+    }
+    expect(seen.length).toBe(2);
+    for (const born of seen) {
+      expect(born.request).toBe(express.request);
+      expect(born.response).toBe(express.response);
+    }
+  });
+
+  it('serverClasses: Node’s request and response, with Express’s methods, on a bare server', async () => {
+    const { default: createExpress } = await import('express');
+    const app = createExpress();
+    app.get('/x/:id', (request, response) => {
+      response.status(201).json({ id: request.params.id, host: request.get('host'), query: request.query });
+    });
+    const { createServer } = await import('node:http');
+    const server = createServer(serverClasses(app), app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as import('node:net').AddressInfo;
+      const answer = await fetch(`http://127.0.0.1:${port}/x/7?a=b`);
+      expect(answer.status).toBe(201);
+      expect(await answer.json()).toEqual({ id: '7', host: `127.0.0.1:${port}`, query: { a: 'b' } });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
 
