@@ -81,7 +81,7 @@ export class JsonReplyExpressAdapter extends ExpressAdapter {
  * request cut its throughput from about 21 600 to 14 700 requests in 4 s and brought 4 full
  * (mark-compact) collections where there were none. Setting the prototype an object already has
  * is a no-op in V8, so with these classes Express's step changes nothing (18 200 requests, no full
- * collection). docs/architecture.md, "Requests born with Express's prototypes".
+ * collection). docs/architecture.md, "Requests are born with Express's prototypes".
  */
 export function serverClasses(app: Express): {
   IncomingMessage: typeof IncomingMessage;

@@ -145,8 +145,8 @@ export class StatementCache {
    * A `select *` (or `returning *`) takes its columns from the schema: SQLite re-prepares it when
    * another connection changes the schema (a migration), possibly with other columns at the same
    * positions. So its constructor is only used while the schema version, read after each run,
-   * is the one its columns were read at; otherwise the run's values are built with the columns
-   * the statement ran with (its column list right after the run) and the constructor is rebuilt.
+   * is the one its columns were read at; otherwise the run is repeated in object mode (only
+   * statements that only read have such a constructor) and the constructor is learnt again.
    */
   all<R>(statement: BetterSqlite3.Statement, parameters: unknown[]): R[] {
     const shape = this.#shapes.get(statement);
