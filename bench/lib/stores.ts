@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Principal } from '@statehouse/contracts';
-import { type OperationContext, openStore, type StateStore, silentLogger } from '@statehouse/state';
+import { type OperationContext, openStore, type StateStore, type StoreOptions, silentLogger } from '@statehouse/state';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 
@@ -39,10 +39,13 @@ export interface BenchStore {
   close(): Promise<void>;
 }
 
-/** A new migrated SQLite store in a temp file. */
-export async function openSqliteStore(name = 'store'): Promise<BenchStore & { path: string }> {
+/** A new migrated SQLite store in a temp file (`options`: store options beside url and logger). */
+export async function openSqliteStore(
+  name = 'store',
+  options: Omit<StoreOptions, 'url' | 'logger'> = {},
+): Promise<BenchStore & { path: string }> {
   const path = join(scratchDir(), `${name}.db`);
-  const store = await openStore({ url: `file:${path}`, logger: silentLogger });
+  const store = await openStore({ ...options, url: `file:${path}`, logger: silentLogger });
   return { store, path, location: path, close: () => store.close() };
 }
 

@@ -50,6 +50,8 @@ export interface ApiConfig {
   pgPreparedStatements: boolean;
   /** SQLite: most requests committed by one shared transaction (group commit; 1 = each alone). */
   groupCommitMaxRequests: number;
+  /** SQLite: how late a commit's new messages may reach the search indexes, ms (docs/search.md); 0 = at every COMMIT. */
+  searchIndexLagMs: number;
   /** SQLite: appends run on a writer thread of their own (docs/architecture.md, "The append writer"). */
   appendWriter: boolean;
   /**
@@ -170,6 +172,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     readWorkers: count(env.STATEHOUSE_READ_WORKERS, 2, 'STATEHOUSE_READ_WORKERS'),
     pgPreparedStatements: env.STATEHOUSE_PG_PREPARED_STATEMENTS !== 'false',
     groupCommitMaxRequests: count(env.STATEHOUSE_GROUP_COMMIT_MAX_REQUESTS, 64, 'STATEHOUSE_GROUP_COMMIT_MAX_REQUESTS'),
+    searchIndexLagMs: count(env.STATEHOUSE_SEARCH_INDEX_LAG_MS, 100, 'STATEHOUSE_SEARCH_INDEX_LAG_MS', 0),
     appendWriter: env.STATEHOUSE_APPEND_WRITER !== 'false',
   };
 }

@@ -28,7 +28,7 @@ try {
     readDeadlineMs: config.readDeadlineMs,
     readWorkers: config.readWorkers,
     preparedStatements: config.pgPreparedStatements,
-    groupCommit: { maxRequests: config.groupCommitMaxRequests },
+    groupCommit: { maxRequests: config.groupCommitMaxRequests, searchIndexLagMs: config.searchIndexLagMs },
     appendWriter: config.appendWriter,
   });
 } catch (error) {

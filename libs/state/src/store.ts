@@ -263,8 +263,12 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
       auth.forgetPrincipals(),
     ),
     turns: new TurnService(uow, clock, ids, sqlDialectPort),
-    search: new SearchService(reads, dialect === 'sqlite' ? new SqliteSearch() : new PostgresSearch(), logger, () =>
-      searchIndex.rebuilding(),
+    search: new SearchService(
+      reads,
+      dialect === 'sqlite' ? new SqliteSearch() : new PostgresSearch(),
+      logger,
+      () => searchIndex.rebuilding(),
+      async () => connection.sqlite?.indexPending(),
     ),
     searchIndex,
     profiles: new ProfileService(db, uow, clock),

@@ -77,6 +77,8 @@ export interface SqliteHandles {
   checkpoints(): CheckpointerStatus | null;
   /** Search-index merge steps now, for up to `budgetMs` (a long write's pause; nothing without a merger). */
   mergeIndex(budgetMs: number): Promise<void>;
+  /** Indexes the committed messages still pending (docs/search.md): a search calls it before it reads. */
+  indexPending(): Promise<void>;
 }
 
 export const DEFAULT_READ_DEADLINE_MS = 10_000;
@@ -193,6 +195,7 @@ async function connectSqlite(url: string, options: ConnectOptions): Promise<Conn
       readPool,
       checkpoints: () => checkpointer?.status() ?? null,
       mergeIndex: async (budgetMs) => merger?.mergeNow(budgetMs),
+      indexPending: () => dialect.indexPending(),
     },
     async close() {
       await merger?.close();

@@ -42,6 +42,14 @@ export interface GroupCommitLimits {
   maxRequests: number;
   /** A group commits at the end of the first request that finds it open this long (ms). */
   maxMs: number;
+  /**
+   * How late a commit's new messages may reach the search indexes (ms; docs/search.md). A COMMIT
+   * indexes what is pending when the last index flush of this writer is at least this old; one
+   * sooner leaves its rows pending (committed), and a timer indexes them when the time is up. A
+   * search indexes whatever is pending before it reads, so it never misses an answered append.
+   * 0 indexes at every COMMIT.
+   */
+  searchIndexLagMs: number;
 }
 
 /**
@@ -83,6 +91,15 @@ export class StatehouseSqliteDialect implements Dialect {
    */
   writeNow<R>(sql: string, parameters: readonly unknown[]): QueryResult<R> | undefined {
     return this.#driver?.writeNow<R>(sql, parameters);
+  }
+
+  /**
+   * Indexes the committed messages still pending (docs/search.md): before a search reads. Asks the
+   * reader first, which costs an index probe and no lock when nothing is pending.
+   */
+  async indexPending(): Promise<void> {
+    if (this.#driver?.readNow(SEARCH_PENDING_ANY, [])?.length === 0) return;
+    await this.#driver?.indexPending();
   }
   createQueryCompiler(): QueryCompiler {
     return new SqliteQueryCompiler();
@@ -237,7 +254,15 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 const atEndOfTurn = globalThis.setImmediate;
 
 /** Group commit limits (docs/architecture.md, "Group commit"): whichever comes first closes a group. */
-export const GROUP_COMMIT_DEFAULTS: Readonly<GroupCommitLimits> = Object.freeze({ maxRequests: 64, maxMs: 8 });
+export const GROUP_COMMIT_DEFAULTS: Readonly<GroupCommitLimits> = Object.freeze({
+  maxRequests: 64,
+  maxMs: 8,
+  searchIndexLagMs: 100,
+});
+
+/** Taken at load, as atEndOfTurn: a test's fake timers must not freeze the deferred index flush. */
+const laterTimer = globalThis.setTimeout;
+const clearLaterTimer = globalThis.clearTimeout;
 
 /** The savepoint each request (each Kysely transaction) runs under inside the shared transaction. */
 const MEMBER = 'statehouse_request';
@@ -279,14 +304,20 @@ class SqliteDriver implements Driver {
   readonly #reader: StatementCache | null;
   readonly #maxRequests: number;
   readonly #maxMs: number;
+  readonly #indexLagMs: number;
   /** The shared transaction open on the writer, if any. */
   #group: GroupTransaction | null = null;
+  /** When this writer last indexed what was pending (performance.now()); never yet: -Infinity. */
+  #indexedAt = Number.NEGATIVE_INFINITY;
+  /** Set while commits of this writer left rows pending: it indexes them when the lag is up. */
+  #indexTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(private readonly connections: SqliteConnections) {
     this.#writer = new StatementCache(connections.writer);
     this.#reader = connections.reader ? new StatementCache(connections.reader) : null;
     this.#maxRequests = Math.max(1, connections.groupCommit?.maxRequests ?? GROUP_COMMIT_DEFAULTS.maxRequests);
     this.#maxMs = connections.groupCommit?.maxMs ?? GROUP_COMMIT_DEFAULTS.maxMs;
+    this.#indexLagMs = Math.max(0, connections.groupCommit?.searchIndexLagMs ?? GROUP_COMMIT_DEFAULTS.searchIndexLagMs);
   }
   async init(): Promise<void> {}
   async acquireConnection(): Promise<DatabaseConnection> {
@@ -372,7 +403,12 @@ class SqliteDriver implements Driver {
   async destroy(): Promise<void> {
     await this.#lock.acquire();
     try {
-      if (this.#group) this.#commit(this.#group);
+      if (this.#group) this.#commit(this.#group, true);
+      // A store closed cleanly leaves nothing pending (unless the file's lock cannot be had: then
+      // the rows stay pending, committed, for the next writer to index).
+      else if (this.connections.writer.open) await this.#indexOnItsOwn().catch(() => undefined);
+      if (this.#indexTimer) clearLaterTimer(this.#indexTimer);
+      this.#indexTimer = null;
     } finally {
       this.#lock.release();
     }
@@ -408,15 +444,26 @@ class SqliteDriver implements Driver {
     }
   }
 
-  /** With the writer lock held: COMMIT (ROLLBACK if every request rolled back) and answer the group. */
-  #commit(group: GroupTransaction): void {
+  /**
+   * With the writer lock held: COMMIT (ROLLBACK if every request rolled back) and answer the group.
+   * `index`: index what is pending in this COMMIT whatever the lag (a search or a close waits for it).
+   */
+  #commit(group: GroupTransaction, index = false): void {
     this.#group = null;
     let failure: { error: unknown } | null = null;
     try {
       if (group.kept > 0) {
-        // The group's new messages go into the search indexes here, all at once: one FTS5 segment
-        // per index for the group rather than one per request savepoint (migration 2026-12-01T06.00).
-        flushSearchPending((text) => this.#writer.prepare(text));
+        // The group's new messages go into the search indexes at COMMIT, all at once: one FTS5
+        // segment per index for the group rather than one per request savepoint (migration
+        // 2026-12-01T06.00) — and, while commits follow each other closely, one for the commits of
+        // the last searchIndexLagMs: an index flush has a fixed cost of its own (docs/search.md).
+        const now = performance.now();
+        if (index || now - this.#indexedAt >= this.#indexLagMs) {
+          flushSearchPending((text) => this.#writer.prepare(text));
+          this.#indexedAt = now;
+        } else {
+          this.#indexLater(this.#indexLagMs - (now - this.#indexedAt));
+        }
         this.#writer.prepare('commit').run();
       } else {
         this.#writer.prepare('rollback').run();
@@ -450,6 +497,34 @@ class SqliteDriver implements Driver {
     }
     this.connections.onWriteLock?.(performance.now() - group.openedAt, group.requests);
     group.fail(error);
+  }
+
+  /** Commits of this writer left rows pending: index them in `ms`, in a transaction of their own. */
+  #indexLater(ms: number): void {
+    if (this.#indexTimer) return;
+    this.#indexTimer = laterTimer(() => {
+      this.#indexTimer = null;
+      // The file's lock not had in time (another process's long transaction): try again later.
+      this.indexPending().catch(() => this.#indexLater(this.#indexLagMs));
+    }, Math.ceil(ms));
+    // Rows left pending by a process that exits are committed: the next writer indexes them.
+    this.#indexTimer.unref?.();
+  }
+
+  /**
+   * Indexes every committed message still pending, whoever wrote it (this writer's commits of the
+   * last lag, another process's): the open group commits with them, or a transaction of their own
+   * runs. Searches call it before they read (docs/search.md).
+   */
+  async indexPending(): Promise<void> {
+    await this.#lock.acquire();
+    try {
+      if (!this.connections.writer.open) return;
+      if (this.#group) this.#commit(this.#group, true);
+      else await this.#indexOnItsOwn();
+    } finally {
+      this.#lock.release();
+    }
   }
 
   executeInTransaction<R>(compiledQuery: CompiledQuery): QueryResult<R> {
@@ -494,16 +569,19 @@ class SqliteDriver implements Driver {
         this.#writer.run<R>(this.#writer.prepare(compiledQuery.sql), parameters),
       );
       // A message inserted by a statement of its own (autocommit) is left pending by its trigger:
-      // index it now, before the statement's caller can search for it.
-      if (!/^\s*pragma\b/i.test(compiledQuery.sql)) await this.#flushAutocommitted();
+      // index it now (with whatever else is pending).
+      if (!/^\s*pragma\b/i.test(compiledQuery.sql)) await this.#indexOnItsOwn();
       return result;
     } finally {
       this.#lock.release();
     }
   }
 
-  /** With the writer lock held and no transaction open: indexes what an autocommit write left pending. */
-  async #flushAutocommitted(): Promise<void> {
+  /**
+   * With the writer lock held and no transaction open: indexes what is pending (an autocommit
+   * write's rows, commits of the last lag) in a transaction of its own.
+   */
+  async #indexOnItsOwn(): Promise<void> {
     if (this.connections.writer.inTransaction) return;
     let pending = false;
     try {
@@ -516,9 +594,10 @@ class SqliteDriver implements Driver {
     try {
       flushSearchPending((text) => this.#writer.prepare(text));
       this.#writer.prepare('commit').run();
+      this.#indexedAt = performance.now();
     } catch {
-      // The statement itself committed: failing its caller now would report a write that happened
-      // as lost. The rows stay pending (committed) and the next COMMIT of any writer indexes them.
+      // The rows' own writes committed: failing a caller now would report a write that happened
+      // as lost. The rows stay pending (committed) and the next index flush of any writer takes them.
       if (this.connections.writer.inTransaction) this.#writer.prepare('rollback').run();
     }
   }

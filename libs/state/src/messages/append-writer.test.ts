@@ -72,6 +72,31 @@ describe('the append writer (SQLite file)', () => {
     expect(await snapshot(threaded.store)).toEqual(await snapshot(serial.store));
   });
 
+  it('appends the thread commits within the search-index lag stay pending until a search of the event loop indexes them', async () => {
+    const { store, url } = await open({ appendWriter: 'always', groupCommit: { searchIndexLagMs: 3_600_000 } });
+    await store.sessions.create(ctx(), { id: 's', profile: 'gc', source: 'cli' });
+    const before = store.appendWriter()!.status().onThread;
+    // The thread's first COMMIT indexes; the next ones come within its lag and leave their rows.
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      ids.push(String((await store.messages.append(ctx(), 's', user(`on the thread gnuword${i}`))).ids[0]));
+    }
+    expect(store.appendWriter()!.status().onThread - before).toBe(4);
+    const file = new Database(url.slice('file:'.length), { readonly: true });
+    try {
+      const pending = () =>
+        (file.prepare('select count(*) as n from messages_search_pending').get() as { n: number }).n;
+      expect(pending()).toBe(3);
+      for (let i = 0; i < 4; i++) {
+        const found = await store.search.search(ctx(), { q: `gnuword${i}`, mode: 'word', limit: 10 });
+        expect(found.items.map((item) => String(item.messageId))).toEqual([ids[i]]);
+      }
+      expect(pending()).toBe(0);
+    } finally {
+      file.close();
+    }
+  });
+
   it('errors cross as their own classes, and a spent Idempotency-Key claim is marked on the caller', async () => {
     const { store } = await open({ appendWriter: 'always' });
     await store.sessions.create(ctx(), { id: 's', profile: 'gc', source: 'cli' });

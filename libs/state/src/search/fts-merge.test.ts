@@ -5,6 +5,11 @@ import { adminPrincipal, contextOf, openTestStore, type TestStore } from '../tes
 
 const admin = contextOf(adminPrincipal);
 const TABLES = ['messages_fts', 'messages_trgm'] as const;
+/**
+ * Every COMMIT indexes its own rows (no search-index lag, docs/search.md): these tests count the
+ * segments a chat gateway's appends write when they are spread out in time, one per append.
+ */
+const EACH_COMMIT = { searchIndexLagMs: 0 };
 
 /** An FTS5 table's persistent settings (its `_config` rows). */
 async function settings(db: Executor, table: string): Promise<Record<string, number>> {
@@ -37,14 +42,14 @@ describe('FTS5 segment merging off the request path (SQLite)', () => {
   });
 
   it('the migration leaves merging to the merger: automerge off, usermerge 4, crisismerge 64 on both indexes', async () => {
-    t = await openTestStore('sqlite', { ftsMerger: false });
+    t = await openTestStore('sqlite', { ftsMerger: false, groupCommit: EACH_COMMIT });
     for (const table of TABLES) {
       expect(await settings(t.store.db, table)).toMatchObject({ automerge: 0, usermerge: 4, crisismerge: 64 });
     }
   });
 
   it('appends add segments without merging them; the optimize steps merge them and the index stays consistent', async () => {
-    t = await openTestStore('sqlite', { ftsMerger: false });
+    t = await openTestStore('sqlite', { ftsMerger: false, groupCommit: EACH_COMMIT });
     await t.store.sessions.create(admin, { id: 'merge-a', profile: 'p', source: 'cli' });
     await appendSingles(t, 'merge-a', 40, 'zephyrine');
     // No merge inside the appends (40 < crisismerge): a segment per append and index.
@@ -64,7 +69,7 @@ describe('FTS5 segment merging off the request path (SQLite)', () => {
     // retention pass and a gateway wrote; every optimize step (negative budget) pulled every new
     // segment into its merge, which grew faster than it finished, to 2 000 segments — FTS5's limit,
     // where every write to the index fails with SQLITE_FULL.
-    t = await openTestStore('sqlite', { ftsMerger: false });
+    t = await openTestStore('sqlite', { ftsMerger: false, groupCommit: EACH_COMMIT });
     const store = t.store;
     await store.sessions.create(admin, {
       id: 'optimize-big',
@@ -103,7 +108,7 @@ describe('FTS5 segment merging off the request path (SQLite)', () => {
   }, 60_000);
 
   it('a write that finds crisismerge segments on a level merges them itself (the merger is only a helper)', async () => {
-    t = await openTestStore('sqlite', { ftsMerger: false });
+    t = await openTestStore('sqlite', { ftsMerger: false, groupCommit: EACH_COMMIT });
     await t.store.sessions.create(admin, { id: 'merge-c', profile: 'p', source: 'cli' });
     await appendSingles(t, 'merge-c', 70, 'crisis');
     for (const table of TABLES) expect(await segments(t.store.db, table)).toBeLessThan(64);
@@ -111,7 +116,7 @@ describe('FTS5 segment merging off the request path (SQLite)', () => {
   });
 
   it('the merger worker merges the segments between writes, and search stays correct', async () => {
-    t = await openTestStore('sqlite');
+    t = await openTestStore('sqlite', { groupCommit: EACH_COMMIT });
     await t.store.sessions.create(admin, { id: 'merge-w', profile: 'p', source: 'cli' });
     await appendSingles(t, 'merge-w', 30, 'quillwort');
     const store = t.store;
@@ -127,7 +132,7 @@ describe('FTS5 segment merging off the request path (SQLite)', () => {
   });
 
   it('a search-index rebuild puts the merge settings back, also on a table that was lost', async () => {
-    t = await openTestStore('sqlite', { ftsMerger: false });
+    t = await openTestStore('sqlite', { ftsMerger: false, groupCommit: EACH_COMMIT });
     await t.store.sessions.create(admin, { id: 'merge-r', profile: 'p', source: 'cli' });
     await appendSingles(t, 'merge-r', 5, 'rebuilt');
     // A missing table has no settings to keep: the rebuild must not fall back to FTS5's defaults.
@@ -143,7 +148,7 @@ describe('FTS5 segment merging off the request path (SQLite)', () => {
     // A retention pass over 4 000 sessions paid ≈ 100–200 ms chunks (event loop and write lock)
     // every ~60 chunks: its pauses never left the file quiet for the merger, so the first level of
     // the trigram index filled to crisismerge (64) and one chunk merged it whole.
-    t = await openTestStore('sqlite');
+    t = await openTestStore('sqlite', { groupCommit: EACH_COMMIT });
     const store = t.store;
     await store.sessions.create(admin, { id: 'long-write', profile: 'p', source: 'cli' });
     const most: Record<string, number> = {};

@@ -36,6 +36,11 @@ export class SearchService {
     private readonly logger: Logger,
     /** Whether a chunked index rebuild is under way (the indexes are incomplete meanwhile). */
     private readonly rebuilding: () => Promise<boolean> = async () => false,
+    /**
+     * SQLite: indexes committed messages still pending — a COMMIT soon after an index flush leaves
+     * its rows for the next one (docs/search.md) — so a search finds every append answered before it.
+     */
+    private readonly indexPending: () => Promise<void> = async () => undefined,
   ) {}
 
   /**
@@ -80,6 +85,13 @@ export class SearchService {
     if (mode === 'substring' && plan.substrings.length === 0) return empty(mode);
 
     if (await this.rebuilding().catch(() => false)) return this.degraded(plan, query.limit, filter, cursor?.id);
+    try {
+      await this.indexPending();
+    } catch (error) {
+      // The write lock not had in time (a long transaction of another process): answer from the
+      // indexes as they are; only messages of the last moments can be missing.
+      this.logger.warn('search could not index the newest messages first', { error: String(error) });
+    }
     try {
       let rows = await this.run(mode, plan, filter, cursor);
       if (rows.length === 0 && !cursor && query.mode === 'auto' && mode === 'word' && plan.substrings.length > 0) {

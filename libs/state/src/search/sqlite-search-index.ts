@@ -140,9 +140,9 @@ export class SqliteSearchIndex implements SearchIndexPort {
 
   async check(db: Executor): Promise<IndexIntegrity['indexes']> {
     const results: IndexIntegrity['indexes'] = [];
-    // Inside a group commit, earlier requests' messages are still pending (indexed at the group's
-    // COMMIT): index them here, so the check compares what a commit would leave. The check runs
-    // in a rehearsal, rolled back; the COMMIT flushes them for real.
+    // Messages may still be pending — earlier requests of an open group, commits within the
+    // search-index lag (docs/search.md): index them here, so the check compares what a flush would
+    // leave. The check runs in a rehearsal, rolled back; a later flush indexes them for real.
     if (await this.hasPendingTable(db)) {
       for (const statement of SEARCH_PENDING_FLUSH) await sql.raw(statement).execute(db);
     }
