@@ -17,11 +17,9 @@
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openStore, silentLogger } from '@statehouse/state';
 import Database from 'better-sqlite3';
 import { SEARCH_PENDING_FLUSH } from '../libs/state/src/db/sqlite-search-pending.js';
-import { MessageFactory } from './lib/data.js';
-import { ADMIN_CTX } from './lib/stores.js';
+import { seedSearchFile } from './lib/seeded-search-file.js';
 
 const SEED = Number(process.argv[2] ?? 50_000);
 const ROUNDS = Number(process.argv[3] ?? 6);
@@ -33,26 +31,7 @@ const [FLUSH_WORD, FLUSH_TRIGRAM, EMPTY_PENDING] = SEARCH_PENDING_FLUSH;
 async function main() {
   const dir = mkdtempSync(join(process.env.DIR ?? tmpdir(), 'fts-commit-cost-'));
   const base = join(dir, 'base.db');
-  const store = await openStore({ url: `file:${base}`, logger: silentLogger });
-  const sessionIds: string[] = [];
-  for (let i = 0; i < SESSIONS; i++) {
-    const id = `probe-${i}`;
-    await store.sessions.create(ADMIN_CTX, { id, profile: 'default', source: 'cli' });
-    sessionIds.push(id);
-  }
-  await store.close();
-  const factory = new MessageFactory(7);
-  const raw = open(base);
-  const insert = raw.prepare(
-    `insert into messages (session_id, role, content, timestamp, display_kind, substring_indexed) values (?, ?, ?, ?, 'visible', 1)`,
-  );
-  raw.transaction(() => {
-    for (let i = 0; i < SEED; i++)
-      insert.run(sessionIds[i % SESSIONS], i % 2 ? 'assistant' : 'user', factory.text(), Date.now());
-    for (const statement of SEARCH_PENDING_FLUSH) raw.prepare(statement).run();
-  })();
-  for (const t of ['messages_fts', 'messages_trgm']) raw.exec(`insert into ${t}(${t}) values ('optimize')`);
-  raw.close();
+  const { sessionIds, factory } = await seedSearchFile(base, { sessions: SESSIONS, messages: SEED });
   const variants: Record<string, (db: Database.Database) => void> = {
     full: () => {},
     noTrgm: () => {},
