@@ -20,7 +20,8 @@ export type Principal = z.infer<typeof PrincipalSchema>;
 
 export const LoginRequestSchema = z
   .object({ username: z.string().min(1).max(128), password: z.string().min(1).max(1024) })
-  .strict();
+  .strict()
+  .meta({ examples: [{ username: 'admin', password: 'correct horse battery staple' }] });
 export type LoginRequest = z.infer<typeof LoginRequestSchema>;
 
 export const CreateTokenRequestSchema = z

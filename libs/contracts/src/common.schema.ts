@@ -56,6 +56,9 @@ export const BoundedCountSchema = z.object({
 });
 export type BoundedCount = z.infer<typeof BoundedCountSchema>;
 
+/** UTF-8 length of a string (contracts run in browsers too: no Buffer). */
+export const utf8Bytes = (value: string): number => new TextEncoder().encode(value).length;
+
 /** JSON objects stored as given (origin, modelConfig). Bounded by the body limit. */
 export const JsonObjectSchema = z.record(z.string(), z.unknown());
 
@@ -65,7 +68,8 @@ export const LimitSchema = z.coerce.number().int().min(1).max(PAGE_LIMIT_MAX).de
 export const CursorSchema = z
   .string()
   .max(512)
-  .regex(/^[A-Za-z0-9_-]+$/, 'malformed cursor');
+  .regex(/^[A-Za-z0-9_-]+$/, 'malformed cursor')
+  .describe('opaque: the `nextCursor` of the page before (keyset paging; a forged one is a 400)');
 
 /** Query-string booleans: `true|false|1|0` (z.coerce.boolean would read "false" as true). */
 export const QueryBooleanSchema = z
@@ -73,7 +77,10 @@ export const QueryBooleanSchema = z
   .transform((value) => value === 'true' || value === '1');
 
 export function pageOf<T extends z.ZodType>(item: T) {
-  return z.object({ items: z.array(item), nextCursor: z.string().nullable() });
+  return z.object({
+    items: z.array(item),
+    nextCursor: z.string().nullable().describe('send it back as `cursor` for the next page; null on the last page'),
+  });
 }
 
 export type Page<T> = { items: T[]; nextCursor: string | null };

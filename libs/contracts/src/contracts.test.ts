@@ -58,7 +58,7 @@ describe('contracts', () => {
     expect(ListSessionsQuerySchema.safeParse({ limit: '201' }).success).toBe(false);
   });
 
-  it('requires parentSessionId and lineageKind together and refuses unknown fields', () => {
+  it('[session.lineage-typed] requires parentSessionId and lineageKind together and refuses unknown fields', () => {
     expect(CreateSessionRequestSchema.safeParse({ profile: 'p', source: 'cli', parentSessionId: 'x' }).success).toBe(
       false,
     );
@@ -75,12 +75,12 @@ describe('contracts', () => {
     ).toBe(true);
   });
 
-  it('accepts profile names with underscores and refuses upper case', () => {
+  it('[profiles.name-format] accepts profile names with underscores and refuses upper case', () => {
     expect(CreateSessionRequestSchema.safeParse({ profile: 'a_b-1', source: 'cli' }).success).toBe(true);
     expect(CreateSessionRequestSchema.safeParse({ profile: 'A', source: 'cli' }).success).toBe(false);
   });
 
-  it('keeps structured content as given', () => {
+  it('[messages.content-kept] keeps structured content as given', () => {
     const parts = [
       { type: 'text', text: 'hi' },
       { type: 'image_url', image_url: { url: 'x' } },
@@ -103,7 +103,8 @@ describe('contracts', () => {
     expect(UsageQuerySchema.safeParse({ from: '2026-11-01', to: '2026-11-01' }).success).toBe(false);
     expect(UsageQuerySchema.safeParse({ from: '2020-01-01', to: '2026-01-01' }).success).toBe(false);
     expect(UsageQuerySchema.safeParse({ bucket: 'hour', from: '2026-01-01', to: '2026-03-01' }).success).toBe(false);
-    expect(UsageQuerySchema.safeParse({ bucket: 'week' }).success).toBe(false);
+    expect(UsageQuerySchema.safeParse({ bucket: 'year' }).success).toBe(false);
+    expect(UsageQuerySchema.safeParse({ timeZone: 'Mars/Olympus' }).success).toBe(false);
     expect(UsageQuerySchema.safeParse({ from: 'yesterday' }).success).toBe(false);
     expect(UsageQuerySchema.safeParse({ from: '2026-02-30' }).success).toBe(false);
     expect(UsageQuerySchema.safeParse({ groupBy: 'user' }).success).toBe(false);

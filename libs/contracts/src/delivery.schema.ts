@@ -6,7 +6,7 @@ export const DELIVERY_STATES = ['pending', 'claimed', 'delivered', 'abandoned'] 
 export const DeliveryStateSchema = z.enum(DELIVERY_STATES);
 export type DeliveryState = z.infer<typeof DeliveryStateSchema>;
 export const DELIVERY_MAX_ATTEMPTS_DEFAULT = 5;
-export const ABANDONED_REASONS = ['attempts_exhausted', 'permanent_failure', 'session_deleted'] as const;
+export const ABANDONED_REASONS = ['attempts_exhausted', 'permanent_failure', 'session_deleted', 'expired'] as const;
 export type AbandonedReason = (typeof ABANDONED_REASONS)[number];
 export const DELIVERY_LEASE_DEFAULT_SECONDS = 60;
 
@@ -18,7 +18,17 @@ export const CreateDeliveryRequestSchema = z
     payload: z.record(z.string(), z.unknown()).describe('what to deliver (the reply, its platform target, …)'),
     maxAttempts: z.number().int().min(1).max(100).default(DELIVERY_MAX_ATTEMPTS_DEFAULT),
   })
-  .strict();
+  .strict()
+  .meta({
+    examples: [
+      {
+        id: 'reply-s-20261130-0001-1042',
+        sessionId: 's-20261130-0001',
+        transportProfile: 'telegram-main',
+        payload: { chatId: '42', text: 'Two meetings: 09:00 stand-up and 14:00 design review.' },
+      },
+    ],
+  });
 export type CreateDeliveryRequest = z.infer<typeof CreateDeliveryRequestSchema>;
 
 export const DeliverySchema = z.object({
@@ -42,7 +52,7 @@ export const DeliverySchema = z.object({
     .enum(ABANDONED_REASONS)
     .nullable()
     .describe(
-      'attempts_exhausted: the last allowed attempt failed; permanent_failure: a failure reported as not retryable; session_deleted: its session was deleted',
+      'attempts_exhausted: the last allowed attempt failed; permanent_failure: a failure reported as not retryable; session_deleted: its session was deleted; expired: imported pending but older than the redelivery window',
     ),
   createdAt: IsoDateSchema,
   updatedAt: IsoDateSchema,

@@ -16,7 +16,7 @@ describe('end reasons', () => {
       expect(classes, reason).toHaveLength(1);
     }
   });
-  it('treats recoverable reasons as automatic, and resets as permanent boundaries', () => {
+  it('[lifecycle.recoverable-reasons] [lifecycle.automatic-reasons] [lifecycle.final-ends] treats recoverable reasons as automatic, and resets as permanent boundaries', () => {
     for (const reason of ['agent_close', 'ws_orphan_reap', 'superseded_by_resume', 'startup_orphan_reap']) {
       expect(isRecoverableReason(reason)).toBe(true);
       expect(isAutomaticReason(reason)).toBe(true);

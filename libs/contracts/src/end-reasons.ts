@@ -1,5 +1,6 @@
 import {
   AUTOMATIC_ONLY_REASONS,
+  END_REASONS,
   EXPLICIT_CLOSE_REASONS,
   RECOVERABLE_REASONS,
   RESET_REASONS,
@@ -40,4 +41,14 @@ export function reopenVerdict(reason: string | null): ReopenVerdict {
   if (reason === null || isAutomaticReason(reason)) return 'allowed';
   if (isExplicitClose(reason)) return 'explicit_only';
   return 'never';
+}
+
+const TAXONOMY = new Set<string>(END_REASONS);
+
+/**
+ * An end reason as a caller gave it, placed in the taxonomy (docs/domain.md §4.9): a reason of the
+ * taxonomy is itself; any other label is recorded as `other` — a deliberate close — and kept verbatim.
+ */
+export function classifyEndReason(given: string): { reason: string; detail: string | null } {
+  return TAXONOMY.has(given) ? { reason: given, detail: null } : { reason: 'other', detail: given };
 }

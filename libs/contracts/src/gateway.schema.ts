@@ -23,7 +23,8 @@ export const GatewayHeartbeatSchema = z
       'when this process started: a later value under the same id is a new incarnation, and rows owned by an older one are orphans',
     ),
   })
-  .strict();
+  .strict()
+  .meta({ examples: [{ profile: 'alpha', host: 'gw-host-1', pid: 4242, startedAt: '2026-11-30T07:58:12Z' }] });
 export type GatewayHeartbeat = z.infer<typeof GatewayHeartbeatSchema>;
 
 export const GatewaySchema = z.object({

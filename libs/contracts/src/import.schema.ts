@@ -42,6 +42,18 @@ export const ImportReportSchema = z.object({
     })
     .describe('typed edges written by this run'),
   routes: z.number().int().describe('gateway routes created or moved'),
+  delegations: z
+    .object({ created: z.number().int(), skipped: z.number().int() })
+    .optional()
+    .describe(
+      "async delegations from the file's async_delegations (skipped: here already, or not mappable — see warnings)",
+    ),
+  deliveries: z
+    .object({ created: z.number().int(), skipped: z.number().int() })
+    .optional()
+    .describe(
+      "delivery obligations from the file's delivery_obligations (skipped: here already, or not mappable — see warnings)",
+    ),
   warnings: z.array(z.string()),
 });
 export type ImportReport = z.infer<typeof ImportReportSchema>;
@@ -50,7 +62,16 @@ export const IMPORT_STATES = ['running', 'succeeded', 'failed', 'interrupted'] a
 export const ImportStateSchema = z.enum(IMPORT_STATES);
 export type ImportState = z.infer<typeof ImportStateSchema>;
 
-export const IMPORT_PHASES = ['receiving', 'reading', 'planning', 'sessions', 'routes', 'generations', 'done'] as const;
+export const IMPORT_PHASES = [
+  'receiving',
+  'reading',
+  'planning',
+  'sessions',
+  'routes',
+  'generations',
+  'runtime',
+  'done',
+] as const;
 export const ImportPhaseSchema = z.enum(IMPORT_PHASES);
 export type ImportPhase = z.infer<typeof ImportPhaseSchema>;
 
@@ -86,6 +107,9 @@ export const ImportJobSchema = z.object({
 export type ImportJob = z.infer<typeof ImportJobSchema>;
 
 export const ImportJobPageSchema = pageOf(ImportJobSchema);
+
+/** `error` event of an import's event stream: watching failed (the import itself may go on); the stream ends. */
+export const ImportStreamErrorSchema = z.object({ detail: z.string() });
 export type ImportJobPage = z.infer<typeof ImportJobPageSchema>;
 
 export const ImportStartedSchema = z.object({ id: z.string() });

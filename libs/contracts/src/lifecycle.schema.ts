@@ -1,9 +1,12 @@
 import { z } from 'zod';
 import { IdSchema, IsoDateSchema } from './common.schema.js';
-import { EndReasonSchema, LineageKindSchema, ResetReasonSchema } from './lineage.schema.js';
+import { EndReasonInputSchema, LineageKindSchema, ResetReasonSchema } from './lineage.schema.js';
 import { SessionSchema } from './session.schema.js';
 
-export const EndSessionRequestSchema = z.object({ reason: EndReasonSchema }).strict();
+export const EndSessionRequestSchema = z
+  .object({ reason: EndReasonInputSchema })
+  .strict()
+  .meta({ examples: [{ reason: 'cli_close' }] });
 export type EndSessionRequest = z.infer<typeof EndSessionRequestSchema>;
 
 export const ReopenSessionRequestSchema = z
@@ -68,6 +71,13 @@ export const RewindResponseSchema = z.object({
   rewoundIds: z.array(z.number().int()).describe('messages marked inactive'),
 });
 export type RewindResponse = z.infer<typeof RewindResponseSchema>;
+
+export const ReplaceMessagesResponseSchema = z.object({
+  session: SessionSchema,
+  ids: z.array(z.number().int()).describe('the new live messages, in order'),
+  replacedIds: z.array(z.number().int()).describe('the messages that left the live transcript'),
+});
+export type ReplaceMessagesResponse = z.infer<typeof ReplaceMessagesResponseSchema>;
 
 /** Compress, branch and reset answer with the new child and the parent as it now stands. */
 export const ChildResponseSchema = z.object({ child: SessionSchema, parent: SessionSchema });

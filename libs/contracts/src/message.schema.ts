@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CursorSchema, IsoDateSchema, pageOf, QueryBooleanSchema } from './common.schema.js';
+import { CursorSchema, IsoDateSchema, JsonObjectSchema, pageOf, QueryBooleanSchema } from './common.schema.js';
 
 export const MESSAGE_ROLES = ['user', 'assistant', 'tool', 'system', 'session_meta'] as const;
 export const MessageRoleSchema = z.enum(MESSAGE_ROLES);
@@ -31,6 +31,19 @@ export const SESSION_COST_MAX = 1e15;
 
 const TokenCountSchema = z.number().int().min(0).max(USAGE_TOKENS_PER_CALL_MAX);
 
+/**
+ * What an agent replays to its provider with a message, kept exactly as given (docs/domain.md
+ * §2.3.8): never indexed, never shown; an empty `reasoningContent` is a value, not an absence.
+ */
+const ReplayFieldsInput = {
+  reasoningContent: z.string().optional().describe("the provider's native reasoning text (an empty string is kept)"),
+  reasoningDetails: z.unknown().optional().describe('structured reasoning blocks (JSON, as the provider sent them)'),
+  codexReasoningItems: z.array(z.unknown()).max(512).optional().describe('Codex Responses reasoning items'),
+  codexMessageItems: z.array(z.unknown()).max(512).optional().describe('Codex Responses message items'),
+  observed: z.boolean().optional().describe('seen in a group chat, not addressed to the agent'),
+  effectDisposition: z.string().max(64).optional().describe("what a tool result's side effect is known to be"),
+};
+
 export const MessageInputSchema = z
   .object({
     role: MessageRoleSchema,
@@ -47,6 +60,7 @@ export const MessageInputSchema = z
     reasoning: z.string().optional(),
     displayKind: DisplayKindSchema.optional(),
     platformMessageId: z.string().min(1).max(256).optional().describe('dedupe key per session'),
+    ...ReplayFieldsInput,
   })
   .strict();
 export type MessageInput = z.infer<typeof MessageInputSchema>;
@@ -87,6 +101,15 @@ export const MessageSchema = z.object({
   active: z.boolean(),
   compacted: z.boolean(),
   platformMessageId: z.string().nullable(),
+  reasoningContent: z.string().nullable(),
+  reasoningDetails: z
+    .union([z.array(z.unknown()), JsonObjectSchema, z.string(), z.number(), z.boolean()])
+    .nullable()
+    .describe('JSON as given, or null'),
+  codexReasoningItems: z.array(z.unknown()).nullable(),
+  codexMessageItems: z.array(z.unknown()).nullable(),
+  observed: z.boolean(),
+  effectDisposition: z.string().nullable(),
 });
 export type Message = z.infer<typeof MessageSchema>;
 
@@ -109,17 +132,37 @@ export const AppendMessagesRequestSchema = z
     usage: UsageDeltaSchema.optional().describe('token and cost counters added to the session in the same transaction'),
     model: z.string().max(256).optional(),
   })
-  .strict();
+  .strict()
+  .meta({
+    examples: [
+      {
+        messages: [
+          { role: 'user', content: 'What is on my calendar tomorrow?', platformMessageId: 'tg-4711' },
+          { role: 'assistant', content: 'Two meetings: 09:00 stand-up and 14:00 design review.' },
+        ],
+        usage: { inputTokens: 812, outputTokens: 64 },
+        model: 'claude-sonnet-4',
+      },
+    ],
+  });
 export type AppendMessagesRequest = z.infer<typeof AppendMessagesRequestSchema>;
 /** What the state layer accepts: the wire request, or internal writers' messages of any display kind. */
 export type AppendMessagesCommand = Omit<AppendMessagesRequest, 'messages'> & { messages: MessageInput[] };
 
-export const AppendMessagesResponseSchema = z.object({
-  ids: z.array(z.number().int()).describe('one id per input message, in order; a duplicate returns the existing id'),
-  created: z.number().int(),
-  revision: z.number().int(),
-  generation: z.number().int(),
-});
+export const AppendMessagesResponseSchema = z
+  .object({
+    ids: z.array(z.number().int()).describe('one id per input message, in order; a duplicate returns the existing id'),
+    created: z.number().int(),
+    revision: z.number().int(),
+    generation: z.number().int(),
+    reopened: z
+      .object({ endReason: z.string().describe('the accidental end the append cleared') })
+      .optional()
+      .describe(
+        'present when the session had ended for a recoverable reason (or was handed off) and this append reopened it (docs/domain.md §4.3)',
+      ),
+  })
+  .meta({ examples: [{ ids: [1041, 1042], created: 2, revision: 9, generation: 3 }] });
 export type AppendMessagesResponse = z.infer<typeof AppendMessagesResponseSchema>;
 
 export const ListMessagesQuerySchema = z.object({
@@ -130,7 +173,31 @@ export const ListMessagesQuerySchema = z.object({
   includeHidden: QueryBooleanSchema.default(false),
   includeInactive: QueryBooleanSchema.default(false),
   order: z.enum(['oldest', 'latest']).default('oldest'),
+  platformMessageId: z
+    .string()
+    .min(1)
+    .max(256)
+    .optional()
+    .describe('only the message stored under this platform id (a dedupe probe)'),
 });
 export type ListMessagesQuery = z.infer<typeof ListMessagesQuerySchema>;
 export const MessagePageSchema = pageOf(MessageSchema);
 export type MessagePage = z.infer<typeof MessagePageSchema>;
+
+/**
+ * Replaces the live transcript (docs/domain.md §2.3.9): the session's active messages leave it —
+ * rewound (`archive: false`: kept, never shown or searched) or archived by compaction (`archive:
+ * true`: still shown and searched as compacted) — and `messages` become the live transcript, in one
+ * transaction. An empty list clears the transcript.
+ */
+const REPLACE_TRANSCRIPT_MAX = APPEND_BATCH_MAX;
+export const ReplaceMessagesRequestSchema = z
+  .object({
+    messages: z.array(WireMessageInputSchema).max(REPLACE_TRANSCRIPT_MAX),
+    archive: z
+      .boolean()
+      .default(false)
+      .describe('archive the old live rows as compacted (shown, searched) instead of rewinding them'),
+  })
+  .strict();
+export type ReplaceMessagesRequest = z.infer<typeof ReplaceMessagesRequestSchema>;

@@ -90,21 +90,28 @@ export const PROBLEM_REGISTRY = {
     title: 'Cursor expired',
     description: 'A receipt cursor below the reclaimed floor; `floor` says where replay can resume.',
   },
+  epoch_changed: {
+    status: 410,
+    title: 'Store epoch changed',
+    description:
+      "A receipt cursor (or acknowledgement) sent with an `epoch` that is not the store's: the store was restored from a backup since, and sequences after the backup name other receipts. `epoch` is the current one: resynchronise from the start under it.",
+  },
   delivery_claimed: {
     status: 409,
     title: 'Delivery claimed',
-    description: 'Another worker holds a live claim on this delivery obligation.',
+    description: "Another worker holds a live claim on this delivery obligation (or delegation's wake-up).",
   },
   claim_expired: {
     status: 409,
     title: 'Claim expired',
     description:
-      "The caller's claim on a delivery obligation is no longer live (it expired or was superseded); claim again.",
+      "The caller's claim on a delivery obligation, a delegation's wake-up or a scheduled wake-up is no longer live (it expired and another claim took it over, was released, or was superseded); claim again.",
   },
   delivery_settled: {
     status: 409,
     title: 'Delivery settled',
-    description: 'The delivery obligation is already delivered or abandoned; it can no longer change.',
+    description:
+      'The delivery obligation is already delivered or abandoned, or the delegation is not due (running, delivered or abandoned); it cannot be claimed or settled.',
   },
   conflict: {
     status: 409,
@@ -145,18 +152,77 @@ export type ProblemCode = keyof typeof PROBLEM_REGISTRY;
 export const PROBLEM_CODES = Object.keys(PROBLEM_REGISTRY) as [ProblemCode, ...ProblemCode[]];
 export const ProblemCodeSchema = z.enum(PROBLEM_CODES);
 
+export const ProblemIssueSchema = z.object({
+  path: z.string().describe('the offending field, dot-separated (empty for the request as a whole)'),
+  message: z.string(),
+});
+
+const RetryAfterSecondsSchema = z
+  .number()
+  .int()
+  .min(0)
+  .describe('seconds to wait before retrying (also sent as `Retry-After`)')
+  .meta({ examples: [1] });
+
+/**
+ * Extension members a code always carries (docs/api.md, Errors): the OpenAPI document gives each
+ * code its own problem schema with these members, so a generated client can narrow on `code`.
+ */
+export const PROBLEM_MEMBERS = {
+  validation_failed: z.object({
+    issues: z.array(ProblemIssueSchema).optional().describe('the offending fields, at most 50'),
+  }),
+  revision_conflict: z.object({
+    currentRevision: z
+      .number()
+      .int()
+      .describe('the revision the session carries now')
+      .meta({ examples: [4] }),
+  }),
+  stale_generation: z.object({
+    currentGeneration: z
+      .number()
+      .int()
+      .describe('the generation the session is at now')
+      .meta({ examples: [3] }),
+  }),
+  cursor_expired: z.object({
+    floor: z
+      .number()
+      .int()
+      .describe('receipts at or below this sequence were reclaimed: resume after a full resync')
+      .meta({ examples: [120] }),
+  }),
+  epoch_changed: z.object({
+    epoch: z
+      .string()
+      .describe('the current store epoch: resynchronise from the start under it')
+      .meta({ examples: ['01JEPOCH7Q4S3ZK0M2V8X6N5RD'] }),
+  }),
+  rate_limited: z.object({ retryAfterSeconds: RetryAfterSecondsSchema }),
+  store_unavailable: z.object({ retryAfterSeconds: RetryAfterSecondsSchema }),
+  deadline_exceeded: z.object({ retryAfterSeconds: RetryAfterSecondsSchema }),
+} as const satisfies Partial<Record<ProblemCode, z.ZodObject>>;
+
 /** RFC 9457 problem details, as every error response of the API is shaped. */
 export const ProblemSchema = z
   .object({
-    type: z.string(),
-    title: z.string(),
-    status: z.number().int(),
-    code: ProblemCodeSchema,
-    detail: z.string(),
-    requestId: z.string().optional(),
-    currentRevision: z.number().int().optional(),
-    currentGeneration: z.number().int().optional(),
-    issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+    type: z.string().describe('a URI naming the code'),
+    title: z.string().describe("the code's title (the same for every problem of that code)"),
+    status: z.number().int().describe('the HTTP status of the answer'),
+    code: ProblemCodeSchema.describe('the stable error code a client branches on'),
+    detail: z.string().describe('what happened in this case, for a person'),
+    requestId: z.string().optional().describe('the request id (`X-Request-Id`): quote it when reporting'),
+    currentRevision: z.number().int().optional().describe('with revision_conflict'),
+    currentGeneration: z.number().int().optional().describe('with stale_generation'),
+    floor: z.number().int().optional().describe('with cursor_expired'),
+    epoch: z.string().optional().describe('with epoch_changed'),
+    retryAfterSeconds: z
+      .number()
+      .int()
+      .optional()
+      .describe('with rate_limited, store_unavailable and deadline_exceeded'),
+    issues: z.array(ProblemIssueSchema).optional().describe('with validation_failed'),
   })
   .passthrough();
 export type Problem = z.infer<typeof ProblemSchema>;

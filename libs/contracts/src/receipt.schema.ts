@@ -63,6 +63,13 @@ export const ReceiptCountsSchema = z.object({
     .int()
     .optional()
     .describe('pending delivery obligations of the removed sessions, marked abandoned (receipts since gateways)'),
+  delegations: z
+    .number()
+    .int()
+    .optional()
+    .describe(
+      'async delegations not yet delivered whose origin (now abandoned) or child (now failed) was removed (receipts since delegations)',
+    ),
 });
 export type ReceiptCounts = z.infer<typeof ReceiptCountsSchema>;
 
@@ -84,6 +91,12 @@ export type DeletionReceipt = z.infer<typeof DeletionReceiptSchema>;
 
 export const ReceiptRefSchema = z.object({ sequence: z.number().int(), operationId: z.string() });
 export type ReceiptRef = z.infer<typeof ReceiptRefSchema>;
+
+/**
+ * The store epoch (docs/domain.md §5.3.6): names the timeline receipt sequences belong to. A restore
+ * of a backup starts a new one, since it issues again sequences consumers may have seen.
+ */
+export const StoreEpochSchema = z.string().min(1).max(64);
 
 export const RECEIPT_ORDERS = ['oldest', 'newest'] as const;
 
@@ -107,6 +120,9 @@ export const ReceiptListQuerySchema = z.object({
   intent: DeletionIntentSchema.optional(),
   origin: DeletionOriginSchema.optional(),
   profile: ProfileNameSchema.optional(),
+  epoch: StoreEpochSchema.optional().describe(
+    'the store epoch the cursor was read in (from a page or a bookmark): another epoch answers 410 epoch_changed',
+  ),
 });
 export type ReceiptListQuery = z.infer<typeof ReceiptListQuerySchema>;
 
@@ -121,6 +137,9 @@ export const ReceiptPageSchema = z.object({
     .number()
     .int()
     .describe('receipts at or below this sequence were reclaimed (for a member: of its own profiles)'),
+  epoch: StoreEpochSchema.describe(
+    'the store epoch: sequences are a timeline of this epoch; a restore starts another (keep it with the cursor, send it back as `epoch`)',
+  ),
 });
 export type ReceiptPage = z.infer<typeof ReceiptPageSchema>;
 
@@ -130,8 +149,21 @@ export const ReceiptWatchQuerySchema = z.object({
   intent: DeletionIntentSchema.optional(),
   origin: DeletionOriginSchema.optional(),
   profile: ProfileNameSchema.optional(),
+  epoch: StoreEpochSchema.optional().describe(
+    'the store epoch the cursor was read in (from a page or a bookmark): another epoch answers 410 epoch_changed',
+  ),
 });
 export type ReceiptWatchQuery = z.infer<typeof ReceiptWatchQuerySchema>;
+
+/** `bookmark` event of the receipt watch: the stream is idle; resume after `highWater`. */
+export const ReceiptBookmarkEventSchema = z.object({
+  highWater: z.number().int().describe('the highest sequence the stream has covered (its event id)'),
+});
+/** `expired` event of the receipt watch: the cursor fell below the reclaimed floor; the stream ends. */
+export const ReceiptExpiredEventSchema = z.object({
+  floor: z.number().int().describe('receipts at or below this sequence were reclaimed: resync, then resume'),
+  code: z.literal('cursor_expired'),
+});
 
 /**
  * `Last-Event-ID` as an EventSource sends it on reconnect: a sequence the stream sent (a
@@ -156,11 +188,24 @@ export const ReclaimResponseSchema = z.object({
 export type ReclaimResponse = z.infer<typeof ReclaimResponseSchema>;
 
 export const ConsumerNameSchema = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/);
-export const ConsumerAckRequestSchema = z.object({ cursor: z.number().int().min(0) }).strict();
+export const ConsumerAckRequestSchema = z
+  .object({
+    cursor: z.number().int().min(0),
+    epoch: StoreEpochSchema.optional().describe(
+      'the epoch the cursor was read in: another epoch answers 410 epoch_changed (the consumer must resync)',
+    ),
+  })
+  .strict();
 export type ConsumerAckRequest = z.infer<typeof ConsumerAckRequestSchema>;
 export const ReceiptConsumerSchema = z.object({
   name: z.string(),
   cursor: z.number().int(),
+  epoch: z
+    .string()
+    .nullable()
+    .describe(
+      'the store epoch the cursor was acknowledged in (another than the current: acknowledged before a restore)',
+    ),
   principal: z.string().describe('the principal that acknowledged last (`kind:id`)'),
   updatedAt: IsoDateSchema,
   createdBy: z.string().describe('the principal that registered the consumer (`kind:id`)'),
@@ -245,7 +290,9 @@ export const DeletePreviewSchema = z.object({
     .array(z.object({ id: z.string(), lineageKind: LineageKindSchema.nullable() }))
     .describe('children that stay, as roots'),
   missingIds: z.array(z.string()),
-  counts: z.object({ sessions: z.number().int(), messages: z.number().int() }),
+  counts: ReceiptCountsSchema.describe(
+    'exactly what the receipt of this deletion would count now: every message row (hidden and rewound ones included), routes, delivery obligations it would abandon',
+  ),
 });
 export type DeletePreview = z.infer<typeof DeletePreviewSchema>;
 
@@ -263,6 +310,28 @@ export type RetentionPruneRequest = z.infer<typeof RetentionPruneRequestSchema>;
 
 export const DryRunRequestSchema = z.object({ dryRun: z.boolean().default(false) }).strict();
 export type DryRunRequest = z.infer<typeof DryRunRequestSchema>;
+
+/** A maintenance pass over every profile, or over one. */
+export const MaintenanceRequestSchema = z
+  .object({
+    dryRun: z.boolean().default(false),
+    profile: ProfileNameSchema.optional().describe('only this profile’s sessions (default: every profile)'),
+  })
+  .strict();
+export type MaintenanceRequest = z.infer<typeof MaintenanceRequestSchema>;
+
+export const SearchOptimizeRequestSchema = z
+  .object({
+    vacuum: z.boolean().default(false).describe('SQLite: also return free pages to the file system'),
+  })
+  .strict();
+export type SearchOptimizeRequest = z.infer<typeof SearchOptimizeRequestSchema>;
+export const SearchOptimizeResultSchema = z.object({
+  indexes: z.number().int().describe('search indexes optimized (0 while a rebuild runs)'),
+  mergeSteps: z.number().int(),
+  pagesFreed: z.number().int(),
+});
+export type SearchOptimizeResult = z.infer<typeof SearchOptimizeResultSchema>;
 
 export const NeverActivePruneRequestSchema = z
   .object({ olderThanDays: z.number().int().min(0).max(36_500), dryRun: z.boolean().default(false) })

@@ -40,7 +40,8 @@ export const PutRouteRequestSchema = z
     origin: JsonObjectSchema.optional(),
     suspended: z.boolean().optional(),
   })
-  .strict();
+  .strict()
+  .meta({ examples: [{ profile: 'alpha', sessionKey: 'agent:alpha:telegram:dm:42', sessionId: 's-20261130-0001' }] });
 export type PutRouteRequest = z.infer<typeof PutRouteRequestSchema>;
 
 export const ListRoutesQuerySchema = z.object({
@@ -74,18 +75,33 @@ export const ResolveRequestSchema = z
   .refine((body) => body.sessionKey !== undefined || (body.chatId !== undefined && body.chatType !== undefined), {
     message: 'give sessionKey, or chatType and chatId',
     path: ['sessionKey'],
+  })
+  .meta({
+    examples: [
+      {
+        profile: 'alpha',
+        source: 'telegram',
+        chatType: 'dm',
+        chatId: '42',
+        userId: '42',
+        transportProfile: 'telegram-main',
+        gatewayId: 'gw-eu-1',
+      },
+    ],
   });
 export type ResolveRequest = z.infer<typeof ResolveRequestSchema>;
 
-export const ResolveResponseSchema = z.object({
-  sessionId: z.string().nullable(),
-  via: z
-    .enum(['route', 'recovered', 'none'])
-    .describe(
-      'route: the live route; recovered: a revivable row of the peer (possibly ended); none: start a new session',
-    ),
-  sessionKey: z.string().describe('the routing key the chat resolves under'),
-});
+export const ResolveResponseSchema = z
+  .object({
+    sessionId: z.string().nullable(),
+    via: z
+      .enum(['route', 'recovered', 'none'])
+      .describe(
+        'route: the live route; recovered: a revivable row of the peer (possibly ended); none: start a new session',
+      ),
+    sessionKey: z.string().describe('the routing key the chat resolves under'),
+  })
+  .meta({ examples: [{ sessionId: 's-20261130-0001', via: 'route', sessionKey: 'agent:alpha:telegram:dm:42' }] });
 export type ResolveResponse = z.infer<typeof ResolveResponseSchema>;
 
 export const RouteCheckSchema = z.object({
@@ -130,6 +146,13 @@ export const RenameCountsSchema = z.object({
   users: z.number().int(),
   gateways: z.number().int(),
   deliveries: z.number().int(),
+  transportProfiles: z
+    .number()
+    .int()
+    .describe("sessions' and delivery obligations' transport profiles that named the old profile, now the new one"),
+  delegations: z.number().int().describe('async delegations of the profile (docs/domain.md §12)'),
+  schedules: z.number().int().describe('scheduled wake-ups of the profile (docs/domain.md §13)'),
+  metaEntries: z.number().int().describe("entries of the profile's key/value store"),
 });
 export type RenameCounts = z.infer<typeof RenameCountsSchema>;
 export const RenameProfileResponseSchema = z.object({
@@ -162,6 +185,7 @@ export const DeleteProfileResponseSchema = z.object({
     sessions: z.number().int(),
     messages: z.number().int(),
     gateways: z.number().int().describe('registered gateway processes of the profile, removed with its identity'),
+    metaEntries: z.number().int().describe("entries of the profile's key/value store, removed with its identity"),
   }),
   receipt: z.object({ sequence: z.number().int(), operationId: z.string() }).nullable(),
   /** Every receipt written: a large profile's sessions go in chunks, each with its own receipt. */

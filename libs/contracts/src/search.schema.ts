@@ -5,15 +5,20 @@ import {
   IdSchema,
   IsoDateSchema,
   ProfileNameSchema,
+  QueryBooleanSchema,
   QueryInstantSchema,
 } from './common.schema.js';
+import { LabelNameListSchema } from './label.schema.js';
 import { MessageRoleSchema } from './message.schema.js';
-import { SourceSchema } from './session.schema.js';
+import { SourceListSchema } from './session.schema.js';
 
 export const SEARCH_QUERY_MAX = 2048;
 /** A search's total is counted up to this bound ("100+" beyond it). */
 export const SEARCH_TOTAL_BOUND = 100;
 export const SEARCH_MODES = ['auto', 'word', 'substring'] as const;
+export const SEARCH_CONTEXT_MAX = 5;
+/** A context message's text is cut to this many characters. */
+export const SEARCH_CONTEXT_CHARS = 400;
 
 export const SearchQuerySchema = z.object({
   q: z
@@ -24,9 +29,17 @@ export const SearchQuerySchema = z.object({
       'words (all must match); OR between alternatives; NOT or -term to exclude; "quoted phrases"; prefix*; dotted and hyphenated terms (chat-send, P2.2) match as phrases',
     ),
   profile: ProfileNameSchema.optional(),
-  source: SourceSchema.optional(),
-  role: MessageRoleSchema.optional(),
-  sessionId: IdSchema.optional().describe('only this session (a delegate session included)'),
+  source: SourceListSchema.optional().describe(
+    'only these surfaces (comma-separated); naming cron or subagent searches them (outside the default scope)',
+  ),
+  excludeSource: SourceListSchema.optional().describe(
+    'leave these surfaces out (comma-separated; `subagent` also leaves out delegate sessions). Default `cron,subagent` (minus any `source` names); given, it replaces the default — empty leaves none out',
+  ),
+  role: MessageRoleSchema.optional().describe('only this role; `tool` searches tool results, left out otherwise'),
+  sessionId: IdSchema.optional().describe('only this session (a delegate or cron session included)'),
+  label: LabelNameListSchema.optional().describe(
+    'only sessions carrying every one of these labels (comma-separated names, any case; docs/domain.md §15)',
+  ),
   mode: z
     .enum(SEARCH_MODES)
     .default('auto')
@@ -35,6 +48,26 @@ export const SearchQuerySchema = z.object({
   cursor: CursorSchema.optional(),
   from: QueryInstantSchema.optional().describe('messages at or after this instant'),
   to: QueryInstantSchema.optional().describe('messages before this instant (after `from`)'),
+  roles: z
+    .string()
+    .max(200)
+    .transform((value) =>
+      value
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item.length > 0),
+    )
+    .pipe(z.array(MessageRoleSchema).max(5))
+    .optional()
+    .describe('only messages of these roles (comma-separated)'),
+  context: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(SEARCH_CONTEXT_MAX)
+    .optional()
+    .describe('each hit carries this many neighbouring visible messages of its session on each side'),
+  titles: QueryBooleanSchema.optional().describe('false: no title hits, only messages (default true)'),
 });
 export type SearchQuery = z.infer<typeof SearchQuerySchema>;
 
@@ -57,6 +90,19 @@ export const SearchHitSchema = z.object({
     .describe('content: the message matched; title: the session title matched (the hit links to its first message)'),
   rank: z.number(),
   timestamp: IsoDateSchema,
+  toolName: z.string().nullable(),
+  model: z.string().nullable().describe("the session's model"),
+  sessionStartedAt: IsoDateSchema,
+  context: z
+    .array(
+      z.object({
+        messageId: z.number().int(),
+        role: MessageRoleSchema,
+        content: z.string().describe(`its text, at most ${SEARCH_CONTEXT_CHARS} characters`),
+      }),
+    )
+    .optional()
+    .describe('with `context`: the neighbouring visible messages of the session and the hit itself, in order'),
 });
 export type SearchHit = z.infer<typeof SearchHitSchema>;
 

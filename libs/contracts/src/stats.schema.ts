@@ -1,18 +1,30 @@
 import { z } from 'zod';
 import { IsoDateSchema, instantMs, ProfileNameSchema, QueryInstantSchema } from './common.schema.js';
+import { isTimeZone, STATS_BUCKET_SIZES } from './stats-period.js';
 
 /**
- * Usage and deletion aggregates for the overview (docs/stats.md). Buckets are whole UTC hours or
- * whole UTC days; a range is widened to bucket boundaries and echoed back as it was used.
+ * Usage and deletion aggregates for the overview (docs/stats.md). Buckets are hours, or calendar
+ * days, weeks (Monday first) or months in a named time zone (UTC by default); a range is widened
+ * to bucket boundaries and echoed back as it was used.
  */
-export const STATS_BUCKETS = ['hour', 'day'] as const;
+export const STATS_BUCKETS = STATS_BUCKET_SIZES;
 export const StatsBucketSchema = z.enum(STATS_BUCKETS);
 export type StatsBucket = z.infer<typeof StatsBucketSchema>;
 
-/** The longest range one request may cover, per bucket size (bounded work, bounded responses). */
-export const STATS_MAX_RANGE_DAYS: Record<StatsBucket, number> = { hour: 31, day: 731 };
+/**
+ * The longest range one request may cover, per bucket size (bounded work, bounded responses:
+ * at most ~750 hours, ~730 days, ~520 weeks or ~1,200 months).
+ */
+export const STATS_MAX_RANGE_DAYS: Record<StatsBucket, number> = { hour: 31, day: 731, week: 3653, month: 36525 };
 /** Without `from`, a range reaches this far back from `to` (default `to`: now). */
-export const STATS_DEFAULT_RANGE_DAYS: Record<StatsBucket, number> = { hour: 1, day: 30 };
+export const STATS_DEFAULT_RANGE_DAYS: Record<StatsBucket, number> = { hour: 1, day: 30, week: 182, month: 731 };
+
+export const TimeZoneSchema = z
+  .string()
+  .min(1)
+  .max(64)
+  .refine(isTimeZone, { message: 'must be an IANA time zone name (UTC, Europe/Paris)' })
+  .describe('IANA time zone name the calendar buckets follow (UTC, Europe/Paris)');
 /** Groups beyond this many (largest first) are folded into one group with the key `STATS_OTHER_GROUP`. */
 export const STATS_GROUP_LIMIT = 12;
 export const STATS_OTHER_GROUP = '(other)';
@@ -55,7 +67,10 @@ const rangeFields = {
   to: QueryInstantSchema.optional().describe(
     'end of the range (exclusive; widened to the end of its bucket); default: now',
   ),
-  bucket: StatsBucketSchema.default('day').describe('UTC hours or UTC days'),
+  bucket: StatsBucketSchema.default('day').describe(
+    'hours, or calendar days, weeks (Monday first) or months in `timeZone`',
+  ),
+  timeZone: TimeZoneSchema.default('UTC'),
   profile: ProfileNameSchema.optional().describe('one profile (a profile the caller may not read answers as empty)'),
 };
 
@@ -75,7 +90,8 @@ export const StatsSummaryQuerySchema = z
     to: rangeFields.to,
     profile: rangeFields.profile,
   })
-  .superRefine((value, ctx) => checkRange({ ...value, bucket: 'day' }, ctx));
+  // The cards read whole hours, over any range a chart may show (all time included).
+  .superRefine((value, ctx) => checkRange({ ...value, bucket: 'month' }, ctx));
 export type StatsSummaryQuery = z.infer<typeof StatsSummaryQuerySchema>;
 
 /**
@@ -121,6 +137,7 @@ export const UsageResponseSchema = z.object({
   from: IsoDateSchema.describe('the range as used: start of the first bucket'),
   to: IsoDateSchema.describe('end of the last bucket (exclusive)'),
   bucket: StatsBucketSchema,
+  timeZone: z.string(),
   groupBy: UsageGroupBySchema,
   profile: z.string().nullable(),
   groups: z
@@ -157,6 +174,7 @@ export const DeletionStatsResponseSchema = z.object({
   from: IsoDateSchema,
   to: IsoDateSchema,
   bucket: StatsBucketSchema,
+  timeZone: z.string(),
   groupBy: DeletionGroupBySchema,
   profile: z.string().nullable(),
   groups: z.array(DeletionGroupSchema).describe('largest first (by sessions, then operations)'),
@@ -180,6 +198,17 @@ export const StatsSummarySchema = z.object({
   }),
 });
 export type StatsSummary = z.infer<typeof StatsSummarySchema>;
+
+export const StatsExtentQuerySchema = z.object({ profile: rangeFields.profile });
+export type StatsExtentQuery = z.infer<typeof StatsExtentQuerySchema>;
+
+/** Where the figures begin and end: what an "all time" range starts from (imported history included). */
+export const StatsExtentSchema = z.object({
+  profile: z.string().nullable(),
+  first: IsoDateSchema.nullable().describe('start of the first UTC day with usage or a deletion; null: none yet'),
+  last: IsoDateSchema.nullable().describe('end of the last UTC day with usage or a deletion'),
+});
+export type StatsExtent = z.infer<typeof StatsExtentSchema>;
 
 /** How far each registered receipt consumer trails the feed (admin). */
 export const ReceiptLagSchema = z.object({
