@@ -1,12 +1,20 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SessionMovedEvent } from './hooks/hook-registry.js';
-import { RETENTION_JOB } from './retention/retention.service.js';
-import { routingKey } from './routes/route.service.js';
+import type { SessionMovedEvent } from './domain/hook-registry.js';
+import { RETENTION_JOB } from './services/retention.service.js';
+import { routingKey } from './services/route.service.js';
 import { ManualClock } from './shared/clock.js';
 import type { OperationContext } from './shared/context.js';
 import { ReopenNotPermittedError, SessionBusyError, StaleGenerationError, ValidationError } from './shared/errors.js';
-import { adminPrincipal, contextOf, openTestStore, TEST_DIALECTS, type TestStore } from './testing/index.js';
+import {
+  adminPrincipal,
+  aSession,
+  contextOf,
+  openTestStore,
+  TEST_DIALECTS,
+  type TestStore,
+  tokensOf,
+} from './testing/index.js';
 
 /**
  * The gateway's runtime contract, rule by rule: each `describe` replays one defect the contract
@@ -22,13 +30,9 @@ for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`gateway runtime contract on ${dialect}`, () => {
     let t: TestStore;
     const clock = new ManualClock(Date.UTC(2026, 10, 3));
-    const tokens = async (id: string) => {
-      const s = await t.store.sessions.get(admin, id);
-      return { ifMatch: s.revision, expectedGeneration: s.generation };
-    };
     const chat = (id: string, chatId: string, extra: Record<string, unknown> = {}) => {
       clock.advance(60_000);
-      return t.store.sessions.create(admin, {
+      return aSession(t.store, {
         id,
         profile: 'rc',
         source: 'telegram',
@@ -50,7 +54,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
         ...extra,
       });
     const end = async (id: string, reason: string) =>
-      t.store.sessions.end(admin, id, { reason: reason as never }, await tokens(id));
+      t.store.sessions.end(admin, id, { reason: reason as never }, await tokensOf(t.store, id));
 
     beforeAll(async () => {
       t = await openTestStore(dialect, { clock });
@@ -58,24 +62,24 @@ for (const { dialect, available } of TEST_DIALECTS) {
     afterAll(async () => t?.close());
 
     describe('archive retires a chat', () => {
-      it('an accidentally ended row that the user archived is never recovered', async () => {
+      it('[resolve.precedence] an accidentally ended row that the user archived is never recovered', async () => {
         await chat('arch-1', 'c-arch');
         await end('arch-1', 'agent_close');
         expect(await resolve('c-arch')).toMatchObject({ sessionId: 'arch-1', via: 'recovered' });
-        await t.store.sessions.update(admin, 'arch-1', { archived: true }, await tokens('arch-1'));
+        await t.store.sessions.update(admin, 'arch-1', { archived: true }, await tokensOf(t.store, 'arch-1'));
         expect(await resolve('c-arch')).toMatchObject({ sessionId: null, via: 'none' });
       });
 
-      it('a route to an archived conversation is not followed, and its compression continuation is archived too', async () => {
+      it('[lineage.flags-whole-chain] [resolve.precedence] a route to an archived conversation is not followed, and its compression continuation is archived too', async () => {
         await chat('arch-2', 'c-arch2');
         await t.store.routes.set(admin, {
           profile: 'rc',
           sessionKey: routingKey('rc', 'telegram', 'dm', 'c-arch2'),
           sessionId: 'arch-2',
         });
-        await t.store.sessions.update(admin, 'arch-2', { archived: true }, await tokens('arch-2'));
+        await t.store.sessions.update(admin, 'arch-2', { archived: true }, await tokensOf(t.store, 'arch-2'));
         expect(await resolve('c-arch2')).toMatchObject({ sessionId: null, via: 'none' });
-        const next = await t.store.sessions.create(admin, {
+        const next = await aSession(t.store, {
           id: 'arch-2b',
           profile: 'rc',
           source: 'telegram',
@@ -90,9 +94,9 @@ for (const { dialect, available } of TEST_DIALECTS) {
     });
 
     describe('recovery by chat identity', () => {
-      it('finds a row that carries the chat tuple but no key', async () => {
+      it('[resolve.precedence] finds a row that carries the chat tuple but no key', async () => {
         clock.advance(60_000);
-        await t.store.sessions.create(admin, {
+        await aSession(t.store, {
           id: 'tuple-1',
           profile: 'rc',
           source: 'telegram',
@@ -110,13 +114,13 @@ for (const { dialect, available } of TEST_DIALECTS) {
         ).toMatchObject({ sessionId: null });
       });
 
-      it('finds a row whose key was written before a rename of the key format', async () => {
+      it('[resolve.precedence] finds a row whose key was written before a rename of the key format', async () => {
         await chat('tuple-2', 'c-rekey', { sessionKey: 'legacy:telegram:c-rekey' });
         await end('tuple-2', 'ws_orphan_reap');
         expect(await resolve('c-rekey')).toMatchObject({ sessionId: 'tuple-2', via: 'recovered' });
       });
 
-      it('an open row outranks a newer recoverable or handed-off one', async () => {
+      it('[resolve.precedence] an open row outranks a newer recoverable or handed-off one', async () => {
         await chat('rank-open', 'c-rank');
         await chat('rank-handed', 'c-rank');
         await t.store.handoff.request(admin, 'rank-handed', 'desktop', {});
@@ -130,7 +134,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
         expect(await resolve('c-rank')).toMatchObject({ sessionId: 'rank-accident', via: 'recovered' });
       });
 
-      it('a reset of the same peer after the candidate’s last activity still fences it', async () => {
+      it('[lifecycle.reset-reasons] [resolve.precedence] a reset of the same peer after the candidate’s last activity still fences it', async () => {
         await chat('fence-old', 'c-fence');
         await end('fence-old', 'agent_close');
         await chat('fence-reset', 'c-fence', { sessionKey: undefined });
@@ -138,7 +142,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
         expect(await resolve('c-fence')).toMatchObject({ sessionId: null, via: 'none' });
       });
 
-      it('a recovered row is re-stamped with the caller’s transport profile in the same transaction', async () => {
+      it('[session.routing-identity] a recovered row is re-stamped with the caller’s transport profile in the same transaction', async () => {
         await chat('stamp-1', 'c-stamp', { transportProfile: 'bot-old' });
         await end('stamp-1', 'agent_close');
         const before = await t.store.sessions.get(admin, 'stamp-1');
@@ -149,24 +153,24 @@ for (const { dialect, available } of TEST_DIALECTS) {
     });
 
     describe('a deliberate close is reopened only by its routing transport or a dashboard user', () => {
-      it('refuses an anonymous reopen of a cli_close, allows the routing transport and the dashboard, and records it', async () => {
+      it('[messages.session-meta] [lifecycle.deliberate-close] refuses an anonymous reopen of a cli_close, allows the routing transport and the dashboard, and records it', async () => {
         await chat('close-1', 'c-close', { transportProfile: 'bot-a' });
         await end('close-1', 'cli_close');
-        await expect(t.store.sessions.reopen(admin, 'close-1', {}, await tokens('close-1'))).rejects.toBeInstanceOf(
-          ReopenNotPermittedError,
-        );
         await expect(
-          t.store.sessions.reopen(admin, 'close-1', { transportProfile: 'bot-b' }, await tokens('close-1')),
+          t.store.sessions.reopen(admin, 'close-1', {}, await tokensOf(t.store, 'close-1')),
+        ).rejects.toBeInstanceOf(ReopenNotPermittedError);
+        await expect(
+          t.store.sessions.reopen(admin, 'close-1', { transportProfile: 'bot-b' }, await tokensOf(t.store, 'close-1')),
         ).rejects.toBeInstanceOf(ReopenNotPermittedError);
         const byTransport = await t.store.sessions.reopen(
           admin,
           'close-1',
           { transportProfile: 'bot-a' },
-          await tokens('close-1'),
+          await tokensOf(t.store, 'close-1'),
         );
         expect(byTransport.endedAt).toBeNull();
         await end('close-1', 'tui_close');
-        const byPerson = await t.store.sessions.reopen(dashboard, 'close-1', {}, await tokens('close-1'));
+        const byPerson = await t.store.sessions.reopen(dashboard, 'close-1', {}, await tokensOf(t.store, 'close-1'));
         expect(byPerson.endedAt).toBeNull();
         const history = await t.store.messages.list(admin, 'close-1', {
           limit: 10,
@@ -182,15 +186,17 @@ for (const { dialect, available } of TEST_DIALECTS) {
         ]);
       });
 
-      it('automatic ends stay freely reopenable', async () => {
+      it('[lifecycle.automatic-reasons] [lifecycle.deliberate-close] automatic ends stay freely reopenable', async () => {
         await chat('auto-1', 'c-auto');
         await end('auto-1', 'ws_disconnect');
-        expect((await t.store.sessions.reopen(admin, 'auto-1', {}, await tokens('auto-1'))).endedAt).toBeNull();
+        expect(
+          (await t.store.sessions.reopen(admin, 'auto-1', {}, await tokensOf(t.store, 'auto-1'))).endedAt,
+        ).toBeNull();
       });
     });
 
     describe('fencing is mandatory during a live lease', () => {
-      it('an append without the lease or the generation is refused while another holder’s turn is live', async () => {
+      it('[turns.lease-fencing] an append without the lease or the generation is refused while another holder’s turn is live', async () => {
         await chat('fence-turn', 'c-turn');
         const turn = await t.store.turns.begin(admin, 'fence-turn', { holder: 'worker-a', ttlSeconds: 60 });
         const message = { messages: [{ role: 'assistant' as const, content: 'sneaking in' }] };
@@ -210,7 +216,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
         await t.store.sessions.update(admin, 'fence-turn', { pinned: true }, { ifMatch: s.revision });
       });
 
-      it('completing or renewing a stale turn answers stale_generation', async () => {
+      it('[turns.lease-fencing] completing or renewing a stale turn answers stale_generation', async () => {
         await chat('stale-turn', 'c-stale');
         const first = await t.store.turns.begin(admin, 'stale-turn', { holder: 'worker-a', ttlSeconds: 5 });
         clock.advance(6_000);
@@ -228,7 +234,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
     });
 
     describe('negative retention windows are refused by the state layer itself', () => {
-      it('the services refuse a negative window and the store refuses to keep one', async () => {
+      it('[retention.window-bounds] the services refuse a negative window and the store refuses to keep one', async () => {
         await chat('ret-1', 'c-ret');
         await end('ret-1', 'cli_close');
         await expect(
@@ -246,7 +252,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
         expect((await t.store.sessions.get(admin, 'ret-1')).endedAt).not.toBeNull();
       });
 
-      it('the scheduler skips (and reports) a stored negative policy instead of pruning a session that just ended', async () => {
+      it('[retention.window-bounds] the scheduler skips (and reports) a stored negative policy instead of pruning a session that just ended', async () => {
         // A row written before the constraint existed.
         if (dialect === 'sqlite') {
           await sql`pragma ignore_check_constraints = 1`.execute(t.store.db);
@@ -272,12 +278,12 @@ for (const { dialect, available } of TEST_DIALECTS) {
       });
     });
 
-    describe('a profile-repair move is not a deletion', () => {
-      it('observers hear a move event with the moved ids, and no deletion', async () => {
+    describe('a profile-repair move is not a deletion of content', () => {
+      it('move observers hear the move; deletion observers hear the session leave its old profile', async () => {
         const deleted: string[] = [];
         const moved: SessionMovedEvent[] = [];
         const offDeleted = t.store.hooks.onSessionDeleted((event) => {
-          deleted.push(...event.deletedIds);
+          if (event.reason === 'profile_repair' && event.profile === 'rc') deleted.push(...event.deletedIds);
         });
         const offMoved = t.store.hooks.onSessionMoved((event) => {
           moved.push(event);
@@ -288,7 +294,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
         await t.store.hooks.idle();
         offDeleted();
         offMoved();
-        expect(deleted).toEqual([]);
+        expect(deleted).toEqual(['mv-1']);
         expect(moved).toEqual([
           expect.objectContaining({ fromProfile: 'rc', toProfile: 'rc-target', movedIds: ['mv-1'] }),
         ]);
@@ -296,52 +302,52 @@ for (const { dialect, available } of TEST_DIALECTS) {
     });
 
     describe('provenance and transport', () => {
-      it('a compression child inherits the conversation root’s createdSource, not the parent’s current source', async () => {
+      it('[session.created-source] a compression child inherits the conversation root’s createdSource, not the parent’s current source', async () => {
         await chat('prov-1', 'c-prov');
-        await t.store.sessions.update(admin, 'prov-1', { source: 'desktop' }, await tokens('prov-1'));
+        await t.store.sessions.update(admin, 'prov-1', { source: 'desktop' }, await tokensOf(t.store, 'prov-1'));
         const { child } = await t.store.lineage.compress(
           admin,
           'prov-1',
           { summary: 'so far', keepLastMessages: 0 },
-          await tokens('prov-1'),
+          await tokensOf(t.store, 'prov-1'),
         );
         expect(child).toMatchObject({ source: 'desktop', createdSource: 'telegram' });
         const next = await t.store.lineage.compress(
           admin,
           child.id,
           { summary: 'later', keepLastMessages: 0 },
-          await tokens(child.id),
+          await tokensOf(t.store, child.id),
         );
         expect(next.child.createdSource).toBe('telegram');
       });
 
-      it('transportProfile is re-stamped by a switch (reset) and by PATCH', async () => {
+      it('[session.routing-identity] transportProfile is re-stamped by a switch (reset) and by PATCH', async () => {
         await chat('tp-1', 'c-tp', { transportProfile: 'bot-a' });
         const { child } = await t.store.lineage.reset(
           admin,
           'tp-1',
           { reason: 'session_switch', transportProfile: 'bot-b' },
-          await tokens('tp-1'),
+          await tokensOf(t.store, 'tp-1'),
         );
         expect(child.transportProfile).toBe('bot-b');
         const patched = await t.store.sessions.update(
           admin,
           child.id,
           { transportProfile: 'bot-c' },
-          await tokens(child.id),
+          await tokensOf(t.store, child.id),
         );
         expect(patched.transportProfile).toBe('bot-c');
       });
 
-      it('a delete never leaves a compression child of a deleted parent behind (delete vs in-flight compress)', async () => {
+      it('[deletion.never-races-compression] a delete never leaves a compression child of a deleted parent behind (delete vs in-flight compress)', async () => {
         await chat('race-root', 'c-race');
         const { child: tip } = await t.store.lineage.compress(
           admin,
           'race-root',
           { summary: 's1', keepLastMessages: 0, childId: 'race-tip' },
-          await tokens('race-root'),
+          await tokensOf(t.store, 'race-root'),
         );
-        const rootTokens = await tokens('race-root');
+        const rootTokens = await tokensOf(t.store, 'race-root');
         let reached!: () => void;
         const inFlight = new Promise<void>((resolve) => {
           reached = resolve;
@@ -361,7 +367,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
           admin,
           tip.id,
           { summary: 's2', keepLastMessages: 0, childId: 'race-next' },
-          await tokens(tip.id),
+          await tokensOf(t.store, tip.id),
         );
         await inFlight;
         const deletion = t.store.deletion.deleteOne(
@@ -392,18 +398,18 @@ for (const { dialect, available } of TEST_DIALECTS) {
     });
 
     describe('titles', () => {
-      it('a user title over 100 characters is refused; an automatic one is cut with an ellipsis', async () => {
+      it('[session.titles] a user title over 100 characters is refused; an automatic one is cut with an ellipsis', async () => {
         await expect(chat('title-1', 'c-title', { title: 'x'.repeat(101) })).rejects.toBeInstanceOf(ValidationError);
         const derived = await chat('title-2', 'c-title2', { title: 'y'.repeat(150), titleSource: 'llm' });
         expect(Array.from(derived.title!)).toHaveLength(100);
         expect(derived.title!.endsWith('…')).toBe(true);
         await expect(
-          t.store.sessions.update(admin, 'title-2', { title: 'z'.repeat(101) }, await tokens('title-2')),
+          t.store.sessions.update(admin, 'title-2', { title: 'z'.repeat(101) }, await tokensOf(t.store, 'title-2')),
         ).rejects.toBeInstanceOf(ValidationError);
       });
     });
 
-    it('keeps recovery, the handoff probe and the sweep on their own indexes, in order (no sort)', async () => {
+    it('[storage.bounded-waits] keeps recovery, the handoff probe and the sweep on their own indexes, in order (no sort)', async () => {
       const queries = {
         sessions_key_recent_idx: `select id from sessions where profile = 'rc' and session_key = 'agent:rc:telegram:dm:c-x' order by last_activity_at desc, id desc limit 50`,
         sessions_peer_idx: `select id from sessions where profile = 'rc' and chat_id = 'c-tuple' and chat_type = 'dm' and (source = 'telegram' or created_source = 'telegram') and thread_id is null order by last_activity_at desc, id desc limit 50`,

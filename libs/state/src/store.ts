@@ -1,54 +1,63 @@
 import { sql } from 'kysely';
-import { AuthService } from './auth/auth.service.js';
-import type { ScryptParameters } from './auth/password.js';
-import { BackupService } from './backups/backup.service.js';
+import { chunkPause } from './db/chunks.js';
 import { type ConnectOptions, connect, DEFAULT_DATABASE_URL } from './db/connect.js';
 import type { Db, Dialect } from './db/database.js';
+import { LocalWakeups } from './db/local-wakeups.js';
 import { migrateToLatest } from './db/migrator.js';
+import { PostgresWakeups } from './db/postgres-wakeups.js';
+import { sqlDialect } from './db/sql-dialect.js';
 import type { CheckpointerStatus } from './db/sqlite-checkpointer.js';
+import { SqliteWakeups } from './db/sqlite-wakeups.js';
 import { MainThreadBatchWriter, SqliteWriteWorker } from './db/sqlite-write-worker.js';
-import { DeletionEngine } from './deletion/deletion.engine.js';
-import { DeletionService } from './deletion/deletion.service.js';
-import { DeliveryService } from './deliveries/delivery.service.js';
-import { GatewayService } from './gateways/gateway.service.js';
-import { HandoffService } from './handoff/handoff.service.js';
-import { HookRegistry } from './hooks/hook-registry.js';
-import { IdempotencyService } from './idempotency/idempotency.service.js';
+import { UnitOfWork } from './db/unit-of-work.js';
+import type { Wakeups } from './db/wakeup.port.js';
+import { HookRegistry } from './domain/hook-registry.js';
+import type { ScryptParameters } from './domain/password.js';
+import { renewEpochIfRestored } from './domain/store-epoch.js';
 import { HermesImporter } from './importers/hermes/hermes-importer.js';
 import { ImportService } from './importers/import.service.js';
 import { ImportLedgerParticipant } from './importers/import-ledger.participant.js';
-import { chunkPause } from './jobs/chunks.js';
-import { DeferredWorkService } from './jobs/deferred-work.service.js';
-import { JobService } from './jobs/job.service.js';
-import { LineageService } from './lineage/lineage.service.js';
-import { IndexMaintenanceService } from './maintenance/index-maintenance.service.js';
-import { AppendWriter } from './messages/append-writer.js';
-import { MessageService } from './messages/message.service.js';
-import { ProfileService } from './profiles/profile.service.js';
-import { ProfileAdminService } from './profiles/profile-admin.service.js';
-import { ReceiptService } from './receipts/receipt.service.js';
-import { RetentionService } from './retention/retention.service.js';
-import { RouteService } from './routes/route.service.js';
 import { PostgresSearch } from './search/postgres-search.js';
 import { PostgresSearchIndex } from './search/postgres-search-index.js';
-import { SearchService } from './search/search.service.js';
-import { SearchIndexService } from './search/search-index.service.js';
 import { SqliteSearch } from './search/sqlite-search.js';
 import { SqliteSearchIndex } from './search/sqlite-search-index.js';
-import { SessionService } from './sessions/session.service.js';
+import { AppendWriter } from './services/append-writer.js';
+import { AuthService } from './services/auth.service.js';
+import { BackupService } from './services/backup.service.js';
+import { DeferredWorkService } from './services/deferred-work.service.js';
+import { DelegationService } from './services/delegation.service.js';
+import { DeletionEngine } from './services/deletion.engine.js';
+import { DeletionService } from './services/deletion.service.js';
+import { DeliveryService } from './services/delivery.service.js';
+import { GatewayService } from './services/gateway.service.js';
+import { HandoffService } from './services/handoff.service.js';
+import { IdempotencyService } from './services/idempotency.service.js';
+import { IndexMaintenanceService } from './services/index-maintenance.service.js';
+import { JobService } from './services/job.service.js';
+import { LabelService } from './services/label.service.js';
+import { LineageService } from './services/lineage.service.js';
+import { MessageService } from './services/message.service.js';
+import { MessageFeedService } from './services/message-feed.service.js';
+import { MessageRewindService } from './services/message-rewind.service.js';
+import { ProfileService } from './services/profile.service.js';
+import { ProfileAdminService } from './services/profile-admin.service.js';
+import { ProfileMetaService } from './services/profile-meta.service.js';
+import { ReceiptService } from './services/receipt.service.js';
+import { RetentionService } from './services/retention.service.js';
+import { RouteService } from './services/route.service.js';
+import { ScheduleService } from './services/schedule.service.js';
+import { SearchService } from './services/search.service.js';
+import { SearchIndexService } from './services/search-index.service.js';
+import { SessionService } from './services/session.service.js';
+import { SessionLabelsParticipant } from './services/session-labels.participant.js';
+import { StatsService } from './services/stats.service.js';
+import { TestHooksService } from './services/test-hooks.service.js';
+import { TurnService } from './services/turn.service.js';
 import { type Clock, systemClock } from './shared/clock.js';
 import { StoreUnavailableError } from './shared/errors.js';
 import { type IdGenerator, UlidGenerator } from './shared/ids.js';
 import { consoleLogger, type Logger } from './shared/logger.js';
 import { DEFAULT_RUNTIME_WINDOWS, type RuntimeWindows } from './shared/runtime.js';
-import { sqlDialect } from './shared/sql-dialect.js';
-import { UnitOfWork } from './shared/unit-of-work.js';
-import { StatsService } from './stats/stats.service.js';
-import { TurnService } from './turns/turn.service.js';
-import { LocalWakeups } from './wakeups/local-wakeups.js';
-import { PostgresWakeups } from './wakeups/postgres-wakeups.js';
-import { SqliteWakeups } from './wakeups/sqlite-wakeups.js';
-import type { Wakeups } from './wakeups/wakeup.port.js';
 
 export interface StoreOptions extends ConnectOptions {
   url?: string;
@@ -68,7 +77,7 @@ export interface StoreOptions extends ConnectOptions {
   runtime?: Partial<RuntimeWindows>;
   /**
    * SQLite file: appends that overlap run on a thread of their own with a second write connection
-   * (the append writer, messages/append-writer.ts); one at a time they run here. `'always'` sends
+   * (the append writer, services/append-writer.ts); one at a time they run here. `'always'` sends
    * every append there (tests of that path). Default false; the API turns it on.
    */
   appendWriter?: boolean | 'always';
@@ -86,11 +95,21 @@ export interface StateStore {
   readonly clock: Clock;
   readonly sessions: SessionService;
   readonly messages: MessageService;
+  /** Live feeds of appends (a session's messages, a profile's sessions) for server-sent events. */
+  readonly feeds: MessageFeedService;
+  /** Rewinds of a transcript (in chunks when huge). */
+  readonly rewinds: MessageRewindService;
   readonly lineage: LineageService;
   readonly turns: TurnService;
   readonly search: SearchService;
   readonly searchIndex: SearchIndexService;
   readonly profiles: ProfileService;
+  /** Each profile's key/value store (docs/domain.md §14). */
+  readonly profileMeta: ProfileMetaService;
+  /** Labels people tag conversations with (docs/domain.md §15). */
+  readonly labels: LabelService;
+  /** Rule-free writes for tests; the API exposes them only with STATEHOUSE_TEST_HOOKS=1. */
+  readonly testHooks: TestHooksService;
   readonly profileAdmin: ProfileAdminService;
   readonly routes: RouteService;
   readonly handoff: HandoffService;
@@ -98,6 +117,10 @@ export interface StateStore {
   readonly gateways: GatewayService;
   /** Delivery obligations a gateway owes a chat (docs/domain.md §11). */
   readonly deliveries: DeliveryService;
+  /** Async sub-agent work and the wake-ups it owes its origin sessions (docs/domain.md §12). */
+  readonly delegations: DelegationService;
+  /** Per-session scheduled wake-ups: heartbeats and loops (docs/domain.md §13). */
+  readonly schedules: ScheduleService;
   readonly runtime: RuntimeWindows;
   readonly auth: AuthService;
   readonly idempotency: IdempotencyService;
@@ -139,6 +162,9 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
   const connection = await connect(url, { ...options, logger });
   try {
     if (options.migrate !== false) await migrateToLatest(connection.db, connection.dialect);
+    // A PostgreSQL database restored with pg_restore carries its source's epoch: renewed here.
+    if (options.migrate !== false && connection.dialect === 'postgres')
+      await renewEpochIfRestored(connection.db, logger);
   } catch (error) {
     await connection.close();
     throw error;
@@ -154,9 +180,10 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
   const sqlDialectPort = sqlDialect(dialect);
   // Long chunked writes pause between chunks, and on a file merge index segments meanwhile.
   const between = chunkPause(dialect, connection.sqlite?.mergeIndex);
-  const messages = new MessageService(db, uow, clock, sqlDialectPort, reads);
   const hooks = new HookRegistry(logger, options.observerTimeoutMs);
+  const messages = new MessageService(db, uow, clock, sqlDialectPort, reads, hooks);
   const receipts = new ReceiptService(db, uow, clock, dialect, wakeups);
+  messages.announceAppendsTo(wakeups);
   const deletionEngine = new DeletionEngine(dialect, clock, ids, hooks, wakeups);
   const deletion = new DeletionService(db, uow, clock, deletionEngine, sqlDialectPort, reads, between);
   // Lineage reads (the bounded walks) go to the read pool; its writes are units of work.
@@ -164,7 +191,8 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
   const deferred = new DeferredWorkService(db, uow, clock, logger, between);
   deletionEngine.useDeferredWork(deferred, uow);
   lineage.useDeferredWork(deferred, deletionEngine, between);
-  messages.useDeferredWork(deferred, between);
+  const rewinds = new MessageRewindService(db, uow, clock, sqlDialectPort, reads);
+  rewinds.useDeferredWork(deferred, between);
   const appendWriter =
     options.appendWriter && connection.sqlite?.reader
       ? new AppendWriter({
@@ -176,6 +204,7 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
           onQuery: options.onQuery,
           onWriteLock: options.onWriteLock,
           always: options.appendWriter === 'always',
+          onReopened: (event) => hooks.dispatchSessionReopened(event),
         })
       : null;
   if (appendWriter) {
@@ -202,7 +231,7 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
     dialect,
   );
   // Routes move with their sessions, in the same transaction: on compress/reset and on delete.
-  const routes = new RouteService(db, uow, clock, sqlDialectPort);
+  const routes = new RouteService(db, uow, clock, sqlDialectPort, hooks);
   lineage.addContinuationHook(routes);
   deletionEngine.addParticipant(routes);
   // An imported session's ledger entry becomes a tombstone when it is deleted (no resurrection on re-import).
@@ -218,7 +247,18 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
   // Obligations are marked abandoned (never dropped) when their session is deleted, and follow a move.
   const deliveries = new DeliveryService(db, uow, clock, ids, sqlDialectPort);
   deletionEngine.addParticipant(deliveries);
+  // Delegations settle with their origin or child session in the deleting transaction, and follow a move.
+  const delegations = new DelegationService(db, uow, clock, ids, sqlDialectPort);
+  deletionEngine.addParticipant(delegations);
   const runtime: RuntimeWindows = { ...DEFAULT_RUNTIME_WINDOWS, ...options.runtime };
+  // Schedules move with the conversation (compress/reset, beside the route) and go with a deleted session.
+  const schedules = new ScheduleService(db, uow, clock, ids, sqlDialectPort, runtime);
+  lineage.addContinuationHook(schedules);
+  deletionEngine.addParticipant(schedules);
+  // Labels go with a deleted session, stay in their profile on a move, and follow a compression.
+  const sessionLabels = new SessionLabelsParticipant(clock);
+  lineage.addContinuationHook(sessionLabels);
+  deletionEngine.addParticipant(sessionLabels);
   const handoff = new HandoffService(uow, clock, sqlDialectPort, runtime.handoffTimeoutMs);
   const gateways = new GatewayService(db, uow, clock, runtime, handoff, logger);
   const idempotency = new IdempotencyService(db, clock);
@@ -252,17 +292,20 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
     reads,
     clock,
     messages,
+    rewinds,
     sessions: new SessionService(db, uow, clock, ids, sqlDialectPort, messages, hooks, reads),
     lineage,
     routes,
     handoff,
     gateways,
     deliveries,
+    delegations,
+    schedules,
     runtime,
     profileAdmin: new ProfileAdminService(uow, clock, deletionEngine, sqlDialectPort, reads, between, () =>
       auth.forgetPrincipals(),
     ),
-    turns: new TurnService(uow, clock, ids, sqlDialectPort),
+    turns: new TurnService(uow, clock, ids, sqlDialectPort, hooks),
     search: new SearchService(
       reads,
       dialect === 'sqlite' ? new SqliteSearch() : new PostgresSearch(),
@@ -272,12 +315,16 @@ export async function openStore(options: StoreOptions = {}): Promise<StateStore>
     ),
     searchIndex,
     profiles: new ProfileService(db, uow, clock),
+    profileMeta: new ProfileMetaService(db, uow, clock),
+    labels: new LabelService(db, uow, clock, ids, sqlDialectPort),
+    testHooks: new TestHooksService(uow),
     auth,
     idempotency,
     hooks,
     deletionEngine,
     deletion,
     receipts,
+    feeds: new MessageFeedService(db, messages, wakeups),
     retention,
     jobs,
     deferred,

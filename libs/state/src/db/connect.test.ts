@@ -11,7 +11,7 @@ import { buildHermesScenario, openTestStore, TEST_DIALECTS, type TestStore } fro
 import { migrateDown, migrateToLatest } from './migrator.js';
 
 describe('embedded SQLite store', () => {
-  it('creates the database file with mode 0600, in WAL mode with foreign keys on', async () => {
+  it('[storage.engines] creates the database file with mode 0600, in WAL mode with foreign keys on', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'statehouse-mode-'));
     const path = join(dir, 'nested', 'store.db');
     const store = await openStore({ url: `file:${path}`, logger: silentLogger });
@@ -45,7 +45,7 @@ describe('embedded SQLite store', () => {
     expect({ hash: hash(), files: readdirSync(dir), mode: statSync(path).mode }).toEqual(before);
   });
 
-  it('refuses a file that is not a database with a clear store_unavailable error', async () => {
+  it('[storage.fail-closed] refuses a file that is not a database with a clear store_unavailable error', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'statehouse-corrupt-'));
     const path = join(dir, 'store.db');
     writeFileSync(path, 'this is not a sqlite database, just text '.repeat(200));
@@ -56,7 +56,7 @@ describe('embedded SQLite store', () => {
 });
 
 describe('PostgreSQL connection', () => {
-  it('fails closed with store_unavailable when the server cannot be reached', async () => {
+  it('[storage.fail-closed] fails closed with store_unavailable when the server cannot be reached', async () => {
     await expect(openStore({ url: 'postgres://nobody@127.0.0.1:1/none', logger: silentLogger })).rejects.toBeInstanceOf(
       StoreUnavailableError,
     );
@@ -71,7 +71,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
     });
     afterAll(async () => t?.close());
 
-    it('run down to nothing and up again', async () => {
+    it('[storage.migrations] run down to nothing and up again', async () => {
       await migrateDown(t.store.db, dialect);
       const tablesAfterDown = await t.store.db.introspection.getTables();
       expect(tablesAfterDown.map((table) => table.name).filter((name) => name === 'sessions')).toEqual([]);

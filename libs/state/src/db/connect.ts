@@ -5,12 +5,13 @@ import { Kysely, type KyselyConfig, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { StoreUnavailableError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
-import { registerDirectReads, registerDirectWrites } from '../shared/prepared.js';
 import type { DB, Dialect } from './database.js';
 import { PreparedStatementNames, preparedStatementPool } from './pg-prepared-pool.js';
+import { registerDirectReads, registerDirectWrites } from './prepared.js';
 import { CHECKPOINT_INTERVAL_MS, type CheckpointerStatus, SqliteCheckpointer } from './sqlite-checkpointer.js';
-import { type GroupCommitLimits, StatehouseSqliteDialect } from './sqlite-dialect.js';
+import { StatehouseSqliteDialect } from './sqlite-dialect.js';
 import { SqliteFtsMerger } from './sqlite-fts-merger.js';
+import type { GroupCommitLimits } from './sqlite-group-commit.js';
 import { SqliteReadPool, SqliteReadPoolDialect } from './sqlite-read-pool.js';
 
 export const DEFAULT_DATABASE_URL = 'file:./data/statehouse.db';
@@ -164,7 +165,7 @@ async function connectSqlite(url: string, options: ConnectOptions): Promise<Conn
     groupCommit: options.groupCommit,
   });
   const db = new Kysely<DB>({ dialect, log });
-  // Prepared reads outside a transaction answer on the reader in one call (shared/prepared.ts).
+  // Prepared reads outside a transaction answer on the reader in one call (db/prepared.ts).
   registerDirectReads(db, { read: (sql, parameters) => dialect.readNow(sql, parameters), onQuery: options.onQuery });
   // … and prepared statements of a unit of work's transaction on the writer.
   registerDirectWrites(db, { write: (sql, parameters) => dialect.writeNow(sql, parameters), onQuery: options.onQuery });
@@ -203,6 +204,10 @@ async function connectSqlite(url: string, options: ConnectOptions): Promise<Conn
       await readPool?.close();
       // The last connection to close checkpoints what is left and removes the WAL.
       await db.destroy();
+      // Kysely destroys its driver only once a query went through it; a store that only read on
+      // the direct path (db/prepared.ts) would keep both connections open, and answering.
+      if (reader?.open) reader.close();
+      if (writer.open) writer.close();
     },
   };
 }
@@ -223,7 +228,7 @@ function configureWriter(writer: Database.Database, inMemory: boolean): void {
 
 /**
  * A write connection of its own to an existing store file, for a worker thread that runs units of
- * work (the append writer, messages/append-writer.ts): the writer's pragmas and dialect (group
+ * work (the append writer, services/append-writer.ts): the writer's pragmas and dialect (group
  * commit, BUSY retried on timers), and nothing else — no reader, read pool, checkpointer or merger
  * (the process's main store has those), no migrations (the main store ran them).
  */

@@ -72,6 +72,33 @@ export interface SessionsTable {
    * import writes it in chunks. Every read path and write by id leaves hidden rows out.
    */
   hidden_for: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The workspace the session runs in (docs/domain.md §2.2.16). */
+  cwd: ColumnType<string | null, string | null | undefined, string | null>;
+  git_branch: ColumnType<string | null, string | null | undefined, string | null>;
+  git_repo_root: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Billing route and usage accounting beyond the token counters (docs/domain.md §2.2.17). */
+  billing_provider: ColumnType<string | null, string | null | undefined, string | null>;
+  billing_base_url: ColumnType<string | null, string | null | undefined, string | null>;
+  billing_mode: ColumnType<string | null, string | null | undefined, string | null>;
+  api_call_count: Counter;
+  actual_cost_usd: ColumnType<number | null, number | null | undefined, number | null>;
+  cost_status: ColumnType<string | null, string | null | undefined, string | null>;
+  cost_source: ColumnType<string | null, string | null | undefined, string | null>;
+  pricing_version: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The caller's own end reason when it is outside the taxonomy (`end_reason` is then `other`, §4.9). */
+  end_reason_detail: ColumnType<string | null, string | null | undefined, string | null>;
+  /** JSON object of client-owned attributes (docs/domain.md §2.2.18), never interpreted here. */
+  attributes: ColumnType<string | null, string | null | undefined, string | null>;
+  /**
+   * When an import last wrote this row (null: created here). Until a Statehouse writer moves its
+   * activity past that moment, an open imported row keeps the old store's liveness (§10.3).
+   */
+  imported_at: ColumnType<number | null, number | null | undefined, number | null>;
+  /** JSON array of the tools the session was offered, in order (docs/domain.md §2.2.11); null: never pinned. */
+  tool_names: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The compression anti-thrash deadline (epoch ms) and why; cleared by a successful compression. */
+  compression_retry_after: ColumnType<number | null, number | null | undefined, number | null>;
+  compression_retry_reason: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /**
@@ -129,6 +156,23 @@ export const SESSION_COLUMNS = [
   'gateway_started_at',
   'handoff_updated_at',
   'hidden_for',
+  'cwd',
+  'git_branch',
+  'git_repo_root',
+  'billing_provider',
+  'billing_base_url',
+  'billing_mode',
+  'api_call_count',
+  'actual_cost_usd',
+  'cost_status',
+  'cost_source',
+  'pricing_version',
+  'end_reason_detail',
+  'attributes',
+  'imported_at',
+  'tool_names',
+  'compression_retry_after',
+  'compression_retry_reason',
 ] as const satisfies readonly (keyof SessionsTable)[];
 type MissingSessionColumns = Exclude<keyof SessionsTable, (typeof SESSION_COLUMNS)[number]>;
 // Compiles only while MissingSessionColumns is empty (the error names the missing column).
@@ -176,6 +220,46 @@ export interface MessagesTable {
    * substring index's triggers depend on the row alone and stay consistent when a session changes.
    */
   substring_indexed: Bool;
+  /**
+   * JSON of what an agent replays to its provider with the message — reasoning content, reasoning
+   * details, Codex items — and its own annotations (observed, effect disposition); null for most rows.
+   */
+  replay_fields: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** A session's system prompt snapshot, beside its row (docs/domain.md §2.2.19). */
+export interface SessionPromptsTable {
+  session_id: string;
+  prompt: string;
+  updated_at: number;
+}
+
+/** A small key/value store per profile (docs/domain.md §12). */
+export interface ProfileMetaTable {
+  profile: string;
+  key: string;
+  value: string;
+  updated_at: number;
+}
+
+/** A profile's label (docs/domain.md §15). */
+export interface LabelsTable {
+  id: string;
+  profile: string;
+  name: string;
+  /** The name folded for uniqueness and lookups (labels.name-unique). */
+  name_key: string;
+  colour: string;
+  created_at: number;
+  updated_at: number;
+  revision: Generated<number>;
+}
+
+/** A label on a session (docs/domain.md §15). */
+export interface SessionLabelsTable {
+  session_id: string;
+  label_id: string;
+  created_at: number;
 }
 
 export interface ApiTokensTable {
@@ -267,6 +351,8 @@ export interface ReceiptConsumersTable {
   /** The principal that registered the consumer (null only for rows older than the column). */
   created_by: string | null;
   created_at: number | null;
+  /** The store epoch the cursor was acknowledged in (docs/domain.md §5.3.6). */
+  epoch: string | null;
 }
 
 /** Per profile, the highest receipt sequence reclamation removed: a member's floor. */
@@ -325,6 +411,60 @@ export interface DeliveriesTable {
   created_at: number;
   updated_at: number;
   delivered_at: number | null;
+}
+
+/** Async sub-agent work and the wake-up it owes its origin session (docs/domain.md §12). */
+export interface DelegationsTable {
+  id: string;
+  /** The origin's profile. */
+  profile: string;
+  origin_session_id: string;
+  child_session_id: string | null;
+  state: string;
+  /** JSON; erased with the origin session. */
+  task: string | null;
+  /** Erased when the origin or the child session is deleted. */
+  result_summary: string | null;
+  error: string | null;
+  abandoned_reason: string | null;
+  /** What makes a create the same one (origin, child, task): a retry of it is answered, not refused. */
+  fingerprint: string;
+  wake_attempts: Counter;
+  claim_id: string | null;
+  claim_holder: string | null;
+  claim_expires_at: number | null;
+  created_at: number;
+  updated_at: number;
+  completed_at: number | null;
+  delivered_at: number | null;
+}
+
+/**
+ * A scheduled wake-up of a session (docs/domain.md §13). `wake_at` is what the due scan reads: the
+ * next tick while unclaimed, the lease expiry while claimed (a lapsed claim is due again).
+ */
+export interface SchedulesTable {
+  id: string;
+  profile: string;
+  session_id: string;
+  kind: string;
+  interval_seconds: number | null;
+  cron: string | null;
+  time_zone: string | null;
+  /** JSON object. */
+  payload: string;
+  enabled: Bool;
+  next_due_at: number;
+  last_fired_at: number | null;
+  wake_at: number;
+  /** +1 on every claim: the fencing token a completion presents. */
+  claim_generation: Counter;
+  claim_holder: string | null;
+  claim_expires_at: number | null;
+  claimed_due_at: number | null;
+  revision: Counter;
+  created_at: number;
+  updated_at: number;
 }
 
 export interface ImportJobsTable {
@@ -509,6 +649,8 @@ export interface DB {
   routes: RoutesTable;
   gateways: GatewaysTable;
   deliveries: DeliveriesTable;
+  delegations: DelegationsTable;
+  schedules: SchedulesTable;
   import_jobs: ImportJobsTable;
   import_sessions: ImportSessionsTable;
   import_messages: ImportMessagesTable;
@@ -516,6 +658,10 @@ export interface DB {
   session_usage: SessionUsageTable;
   usage_daily: UsageDailyTable;
   deletion_rollups: DeletionRollupsTable;
+  session_prompts: SessionPromptsTable;
+  profile_meta: ProfileMetaTable;
+  labels: LabelsTable;
+  session_labels: SessionLabelsTable;
 }
 
 export type Dialect = 'sqlite' | 'postgres';

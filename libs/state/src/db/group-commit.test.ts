@@ -2,7 +2,6 @@ import { sql } from 'kysely';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../shared/clock.js';
 import { silentLogger } from '../shared/logger.js';
-import { UnitOfWork } from '../shared/unit-of-work.js';
 import {
   ctx,
   expectSameAsSerial,
@@ -15,7 +14,8 @@ import {
   snapshot,
   user,
 } from '../testing/group-commit-scenario.js';
-import { openTestStore, type TestStore } from '../testing/index.js';
+import { aSession, openTestStore, type TestStore } from '../testing/index.js';
+import { UnitOfWork } from './unit-of-work.js';
 
 /**
  * Group commit (docs/architecture.md, "Group commit"): requests that reach the SQLite writer while
@@ -65,7 +65,7 @@ describe('group commit on SQLite', () => {
 
   it('requests started together commit together without being held (one loop turn)', async () => {
     const { store, groups } = await storeRecordingGroups({ maxRequests: 64, maxMs: 60_000 });
-    await store.sessions.create(ctx(), { id: 'many', profile: 'gc', source: 'cli' });
+    await aSession(store, { id: 'many', profile: 'gc' });
     groups.length = 0;
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) => store.messages.append(ctx(), 'many', user(`message ${i}`))),
@@ -78,7 +78,7 @@ describe('group commit on SQLite', () => {
 
   it('a group closes at its request limit; the rest form the next group', async () => {
     const { store, groups } = await storeRecordingGroups({ maxRequests: 8 });
-    await store.sessions.create(ctx(), { id: 'capped', profile: 'gc', source: 'cli' });
+    await aSession(store, { id: 'capped', profile: 'gc' });
     groups.length = 0;
     await Promise.all(Array.from({ length: 20 }, (_, i) => store.messages.append(ctx(), 'capped', user(`m${i}`))));
     expect(groups).toEqual([8, 8, 4]);
@@ -86,7 +86,7 @@ describe('group commit on SQLite', () => {
 
   it('a lone request commits without waiting for company (no timer involved)', async () => {
     const { store, groups } = await storeRecordingGroups({ maxRequests: 64, maxMs: 8 });
-    await store.sessions.create(ctx(), { id: 'lone', profile: 'gc', source: 'cli' });
+    await aSession(store, { id: 'lone', profile: 'gc' });
     groups.length = 0;
     // With timers frozen, anything that waited on one would never finish.
     vi.useFakeTimers({ toFake: ['setTimeout', 'setInterval'] });
@@ -99,7 +99,7 @@ describe('group commit on SQLite', () => {
 
   it('`maxRequests: 1` commits every request alone (grouping off)', async () => {
     const { store, groups } = await storeRecordingGroups({ maxRequests: 1 });
-    await store.sessions.create(ctx(), { id: 'solo', profile: 'gc', source: 'cli' });
+    await aSession(store, { id: 'solo', profile: 'gc' });
     groups.length = 0;
     await Promise.all(Array.from({ length: 5 }, (_, i) => store.messages.append(ctx(), 'solo', user(`m${i}`))));
     expect(groups).toEqual([1, 1, 1, 1, 1]);
@@ -108,7 +108,7 @@ describe('group commit on SQLite', () => {
   it('effects after commit run once the shared COMMIT is done, and never when it fails', async () => {
     const { store, groups } = await storeRecordingGroups();
     const uow = new UnitOfWork(store.db, 'sqlite', store.clock, silentLogger);
-    await store.sessions.create(ctx(), { id: 'effects', profile: 'gc', source: 'cli' });
+    await aSession(store, { id: 'effects', profile: 'gc' });
     groups.length = 0;
     const seen: { request: number; groupsCommitted: number; visibleTitle: string | null }[] = [];
     const request = (n: number, poison = false) =>
@@ -167,7 +167,7 @@ describe('group commit on SQLite', () => {
 
   it('a failed COMMIT fails every request of the group (none acknowledged); the next group works', async () => {
     const { store, groups } = await storeRecordingGroups();
-    await store.sessions.create(ctx(), { id: 'doomed', profile: 'gc', source: 'cli' });
+    await aSession(store, { id: 'doomed', profile: 'gc' });
     groups.length = 0;
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
@@ -202,7 +202,7 @@ describe('group commit on SQLite', () => {
 
   it('a request SQLite aborts the whole transaction for takes its group down with it (store_unavailable)', async () => {
     const { store, groups } = await storeRecordingGroups();
-    await store.sessions.create(ctx(), { id: 'aborted', profile: 'gc', source: 'cli' });
+    await aSession(store, { id: 'aborted', profile: 'gc' });
     groups.length = 0;
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));

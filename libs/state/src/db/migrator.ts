@@ -19,6 +19,12 @@ import { hiddenSessionsMigration } from './migrations/2026-12-01T03.00-hidden-se
 import { usageDailyStripesMigration } from './migrations/2026-12-01T03.10-usage-daily-stripes.js';
 import { searchIndexAtCommitMigration } from './migrations/2026-12-01T06.00-search-index-at-commit.js';
 import { ftsShadowStatsMigration } from './migrations/2026-12-01T12.00-fts-shadow-stats.js';
+import { importedRowsMigration } from './migrations/2026-12-06T10.00-imported-rows.js';
+import { sessionSchedulesMigration } from './migrations/2026-12-06T14.00-session-schedules.js';
+import { clientFieldsAndMetaMigration } from './migrations/2026-12-06T15.00-client-fields-and-meta.js';
+import { runtimeStateAndDelegationsMigration } from './migrations/2026-12-06T15.20-runtime-state-and-delegations.js';
+import { storeEpochMigration } from './migrations/2026-12-06T17.40-store-epoch.js';
+import { labelsMigration } from './migrations/2026-12-06T17.50-labels.js';
 
 /** Every migration, in order. Names are timestamps; files are frozen once shipped. */
 function migrations(dialect: Dialect): Record<string, Migration> {
@@ -41,6 +47,12 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '2026-12-01T03.10-usage-daily-stripes': usageDailyStripesMigration(dialect),
     '2026-12-01T06.00-search-index-at-commit': searchIndexAtCommitMigration(dialect),
     '2026-12-01T12.00-fts-shadow-stats': ftsShadowStatsMigration(dialect),
+    '2026-12-06T10.00-imported-rows': importedRowsMigration(dialect),
+    '2026-12-06T14.00-session-schedules': sessionSchedulesMigration(dialect),
+    '2026-12-06T15.20-runtime-state-and-delegations': runtimeStateAndDelegationsMigration(dialect),
+    '2026-12-06T17.40-store-epoch': storeEpochMigration(dialect),
+    '2026-12-06T15.00-client-fields-and-meta': clientFieldsAndMetaMigration(dialect),
+    '2026-12-06T17.50-labels': labelsMigration(dialect),
   };
 }
 

@@ -1,6 +1,24 @@
-import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { Logger } from '../shared/logger.js';
+import { startWorker } from '../shared/worker-program.js';
+import type { CheckpointerWorkerData, FromCheckpointer } from './sqlite-checkpointer.worker.js';
+
+export const CHECKPOINT_INTERVAL_MS = 200;
+/** A failure that keeps repeating is logged again at most this often. */
+const REPEAT_LOG_MS = 60_000;
+
+export interface CheckpointerStatus {
+  /** Checkpoint rounds that failed (not counting SQLITE_BUSY), since this process opened the store. */
+  failures: number;
+  /** Rounds skipped because another connection held the lock (expected; counted only). */
+  busy: number;
+  /** Times this process emptied a WAL file that had grown past the limit. */
+  truncations: number;
+  /** True while the latest round failed (or the worker could not start or died). */
+  failing: boolean;
+  lastError: string | null;
+  lastErrorAt: number | null;
+}
 
 /**
  * WAL checkpoints on a worker thread. By default SQLite checkpoints inside the COMMIT that pushes
@@ -22,62 +40,9 @@ import type { Logger } from '../shared/logger.js';
  * Failures are not silent: with checkpoints off in the writers, a checkpointer that keeps failing
  * lets the WAL grow without bound. The worker reports each failure (SQLITE_BUSY — another process
  * checkpointing — only counted); this side logs them (the first, a change of error, then at most
- * once a minute, and the recovery) and counts them for /metrics.
+ * once a minute, and the recovery) and counts them for /metrics. The thread's program is
+ * db/sqlite-checkpointer.worker.ts.
  */
-const WORKER_SOURCE = `
-const { workerData, parentPort } = require('node:worker_threads');
-const { statSync } = require('node:fs');
-const Database = require(workerData.driverPath);
-const db = new Database(workerData.path, { fileMustExist: true });
-db.pragma('busy_timeout = 0');
-const walSize = () => {
-  try {
-    return statSync(workerData.path + '-wal').size;
-  } catch {
-    return 0;
-  }
-};
-let failing = false;
-setInterval(() => {
-  try {
-    const [round] = db.pragma('wal_checkpoint(PASSIVE)');
-    const copied = round && round.busy === 0 && round.log > 0 && round.checkpointed === round.log;
-    if (copied && workerData.walSizeLimit >= 0 && walSize() > workerData.walSizeLimit) {
-      const [cut] = db.pragma('wal_checkpoint(TRUNCATE)');
-      if (cut && cut.busy === 0) parentPort.postMessage({ type: 'truncated' });
-    }
-    if (failing) parentPort.postMessage({ type: 'ok' });
-    failing = false;
-  } catch (error) {
-    const code = String((error && error.code) || '');
-    if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
-      // Another process is checkpointing, or a moment of recovery: the next round catches up.
-      parentPort.postMessage({ type: 'busy' });
-      return;
-    }
-    failing = true;
-    parentPort.postMessage({ type: 'failed', code, message: String((error && error.message) || error) });
-  }
-}, workerData.intervalMs);
-`;
-
-export const CHECKPOINT_INTERVAL_MS = 200;
-/** A failure that keeps repeating is logged again at most this often. */
-const REPEAT_LOG_MS = 60_000;
-
-export interface CheckpointerStatus {
-  /** Checkpoint rounds that failed (not counting SQLITE_BUSY), since this process opened the store. */
-  failures: number;
-  /** Rounds skipped because another connection held the lock (expected; counted only). */
-  busy: number;
-  /** Times this process emptied a WAL file that had grown past the limit. */
-  truncations: number;
-  /** True while the latest round failed (or the worker could not start or died). */
-  failing: boolean;
-  lastError: string | null;
-  lastErrorAt: number | null;
-}
-
 export class SqliteCheckpointer {
   private readonly worker: Worker;
   private readonly state: CheckpointerStatus = {
@@ -99,13 +64,10 @@ export class SqliteCheckpointer {
     /** A WAL file larger than this is emptied once checkpointed (-1: never). */
     walSizeLimit = -1,
   ) {
-    const driverPath = createRequire(import.meta.url).resolve('better-sqlite3');
-    this.worker = new Worker(WORKER_SOURCE, {
-      eval: true,
-      workerData: { driverPath, path, intervalMs, walSizeLimit },
-    });
+    const workerData: CheckpointerWorkerData = { path, intervalMs, walSizeLimit };
+    this.worker = startWorker(import.meta.url, 'sqlite-checkpointer.worker', { workerData });
     this.worker.unref();
-    this.worker.on('message', (message: { type: string; code?: string; message?: string }) => {
+    this.worker.on('message', (message: FromCheckpointer) => {
       if (message.type === 'busy') this.state.busy++;
       else if (message.type === 'truncated') this.state.truncations++;
       else if (message.type === 'ok') this.recovered();

@@ -76,7 +76,7 @@ describe('SQLite connections: lock waits and heavy reads stay off the event loop
     expect((await store.sessions.get(admin, 'conn')).messageCount).toBe(1);
   });
 
-  it('gives up on the lock after the lock timeout with store_unavailable', async () => {
+  it('[storage.bounded-waits] gives up on the lock after the lock timeout with store_unavailable', async () => {
     const short = await openStore({ url: database.url, logger: silentLogger, lockTimeoutMs: 100, migrate: false });
     const other = new Database(sqlitePath(database.url));
     other.prepare('begin immediate').run();
@@ -91,7 +91,7 @@ describe('SQLite connections: lock waits and heavy reads stay off the event loop
     }
   });
 
-  it('a heavy read past its deadline answers deadline_exceeded while the event loop keeps running', async () => {
+  it('[storage.bounded-waits] a heavy read past its deadline answers deadline_exceeded while the event loop keeps running', async () => {
     const { value, ticks, ms } = await ticksDuring(
       sql<{ n: number }>`${sql.raw(SLOW_AGGREGATE)}`.execute(store.reads).then(
         () => 'finished',

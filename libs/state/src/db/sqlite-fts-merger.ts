@@ -1,6 +1,20 @@
-import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { Logger } from '../shared/logger.js';
+import { startWorker } from '../shared/worker-program.js';
+import type { FtsMergerWorkerData, MergeAnswer, MergeRequest } from './sqlite-fts-merger.worker.js';
+
+export interface FtsMergerOptions {
+  /** The file has been quiet (no commit by another connection) this long: merge freely. */
+  idleMs?: number;
+  /** Under writes that never pause, one step this often (0, the default: only when idle). */
+  busyIntervalMs?: number;
+  /** What one step (one transaction) aims to take. */
+  stepBudgetMs?: number;
+  /** How often the worker looks at the file's data_version. */
+  pollMs?: number;
+}
+
+export const FTS_TABLES = ['messages_fts', 'messages_trgm'] as const;
 
 /**
  * FTS5 segment merges on a worker thread, between writes (docs/search.md, "Index segments and
@@ -18,145 +32,12 @@ import type { Logger } from '../shared/logger.js';
  * means "not idle". A long chunked write (a retention pass, a bulk delete, a compaction's rest)
  * never leaves the file quiet that long, so it asks for steps in its pauses (`mergeNow`): the
  * levels its chunks fill are merged a few segments at a time instead of by a crisis merge of 64
- * inside one of its chunks (≈ 100–130 ms of write lock and event loop, measured on a retention
- * pass over 4 000 sessions).
+ * inside one of its chunks (≈ 100–130 ms of write lock and event loop in a retention pass over
+ * 4 000 sessions; docs/decisions/0005-fts-merges-off-the-write-path.md).
  * A writer that finds the lock taken by a step waits at most one step (the dialect retries on
  * timers). Every process sharing the file runs one; two merge in turns, as two writers would.
+ * The thread's program is db/sqlite-fts-merger.worker.ts.
  */
-const WORKER_SOURCE = `
-const { workerData, parentPort } = require('node:worker_threads');
-const Database = require(workerData.driverPath);
-const { path, tables, idleMs, busyIntervalMs, stepBudgetMs, pollMs, maxPages } = workerData;
-const db = new Database(path, { fileMustExist: true });
-db.pragma('busy_timeout = 0');
-const dataVersion = db.prepare('pragma data_version').pluck();
-const totalChanges = db.prepare('select total_changes()').pluck();
-const begin = db.prepare('begin immediate');
-const commit = db.prepare('commit');
-const rollback = db.prepare('rollback');
-const merges = new Map();
-let version = dataVersion.get();
-let changedAt = Date.now();
-let lastStep = 0;
-let pending = true;
-// Milliseconds per row a merging step wrote (leaf pages and their index entries); 0 until measured.
-let perRow = 0;
-
-/** Pages a step may write to take about budgetMs. */
-function pagesFor(budgetMs) {
-  if (perRow === 0) return 64;
-  return Math.round(Math.max(8, Math.min(maxPages * (budgetMs / stepBudgetMs), budgetMs / perRow)));
-}
-
-function mergeStatement(table) {
-  let statement = merges.get(table);
-  if (!statement) {
-    statement = db.prepare('insert into ' + table + '(' + table + ", rank) values ('merge', ?)");
-    merges.set(table, statement);
-  }
-  return statement;
-}
-
-/** One bounded step over every table: 'merged', 'done' (nothing left), 'busy' or 'failed'. */
-function step(budgetMs) {
-  const pages = pagesFor(budgetMs);
-  const started = performance.now();
-  try {
-    begin.run();
-  } catch {
-    return 'busy';
-  }
-  let merged = false;
-  let written = 0;
-  try {
-    for (const table of tables) {
-      const before = totalChanges.get();
-      mergeStatement(table).run(pages);
-      const changes = totalChanges.get() - before;
-      // Fewer than two changes: nothing was left to merge (FTS5's documented signal).
-      if (changes >= 2) merged = true;
-      written += changes;
-    }
-    commit.run();
-  } catch {
-    if (db.inTransaction) rollback.run();
-    merges.clear();
-    return 'failed';
-  }
-  if (merged) {
-    // Sized by the rows the step really wrote (leaf pages and their index entries): a step that
-    // ran out of work early says nothing about the cost of a full one. A step still ends at a
-    // term boundary, so one common term's long doclist can take it past the budget.
-    // The estimate falls at most by a third per step: one cheap step must not size the next one
-    // 1.5× larger onto a moment when the machine is busy.
-    const measured = Math.max(performance.now() - started, 0.05) / Math.max(written, 1);
-    perRow = perRow === 0 ? measured : Math.max(measured, perRow / 1.5);
-  }
-  return merged ? 'merged' : 'done';
-}
-
-function tick() {
-  let delay = pollMs;
-  try {
-    const now = Date.now();
-    const current = dataVersion.get();
-    if (current !== version) {
-      version = current;
-      changedAt = now;
-      pending = true;
-    }
-    const idle = now - changedAt >= idleMs;
-    if (pending && (idle || (busyIntervalMs > 0 && now - lastStep >= busyIntervalMs))) {
-      const outcome = step(stepBudgetMs);
-      if (outcome !== 'busy') lastStep = now;
-      // Nothing left, or no index to merge (tables missing or being rebuilt): wait for the next write.
-      if (outcome === 'done' || outcome === 'failed') pending = false;
-      // While idle, keep going, with a pause a returning writer can take the lock in.
-      else if (outcome === 'merged' && idle) delay = 2;
-    }
-  } catch {
-    // A moment of recovery, a table being rebuilt: look again at the next tick.
-  }
-  setTimeout(tick, delay);
-}
-setTimeout(tick, pollMs);
-
-// A long chunked write's pause between chunks (jobs/chunks.ts): merge now, quiet file or not, for
-// at most budgetMs — the pauses are too short to look idle, and without this the levels its
-// chunks fill reach crisismerge and one chunk pays a whole level's merge.
-const PAUSE_STEP_MS = 8;
-parentPort.on('message', (message) => {
-  const started = performance.now();
-  let outcome = 'done';
-  let steps = 0;
-  try {
-    do {
-      // Larger steps than when idle: the long write waits for this pause anyway; other writers
-      // wait one step at most.
-      outcome = step(Math.min(message.budgetMs, PAUSE_STEP_MS));
-      steps++;
-    } while (outcome === 'merged' && performance.now() - started < message.budgetMs);
-    if (outcome === 'merged') pending = true;
-  } catch {
-    outcome = 'failed';
-  }
-  parentPort.postMessage({ id: message.id, outcome, steps });
-});
-`;
-
-export interface FtsMergerOptions {
-  /** The file has been quiet (no commit by another connection) this long: merge freely. */
-  idleMs?: number;
-  /** Under writes that never pause, one step this often (0, the default: only when idle). */
-  busyIntervalMs?: number;
-  /** What one step (one transaction) aims to take. */
-  stepBudgetMs?: number;
-  /** How often the worker looks at the file's data_version. */
-  pollMs?: number;
-}
-
-export const FTS_TABLES = ['messages_fts', 'messages_trgm'] as const;
-
 export class SqliteFtsMerger {
   private readonly worker: Worker;
 
@@ -166,20 +47,16 @@ export class SqliteFtsMerger {
   private readonly waiting = new Map<number, () => void>();
 
   constructor(path: string, options: FtsMergerOptions = {}, logger?: Logger) {
-    const driverPath = createRequire(import.meta.url).resolve('better-sqlite3');
-    this.worker = new Worker(WORKER_SOURCE, {
-      eval: true,
-      workerData: {
-        driverPath,
-        path,
-        tables: FTS_TABLES,
-        idleMs: options.idleMs ?? 50,
-        busyIntervalMs: options.busyIntervalMs ?? 0,
-        stepBudgetMs: options.stepBudgetMs ?? 2,
-        pollMs: options.pollMs ?? 10,
-        maxPages: 512,
-      },
-    });
+    const workerData: FtsMergerWorkerData = {
+      path,
+      tables: FTS_TABLES,
+      idleMs: options.idleMs ?? 50,
+      busyIntervalMs: options.busyIntervalMs ?? 0,
+      stepBudgetMs: options.stepBudgetMs ?? 2,
+      pollMs: options.pollMs ?? 10,
+      maxPages: 512,
+    };
+    this.worker = startWorker(import.meta.url, 'sqlite-fts-merger.worker', { workerData });
     this.worker.unref();
     // A worker that cannot open the file leaves merges to the maintenance job and crisis merges:
     // search keeps working, only slower as segments pile up — so say so once, never silently.
@@ -200,7 +77,7 @@ export class SqliteFtsMerger {
       this.waiting.clear();
       if (!this.closing && code !== 0) stopped(`worker exited with code ${code}`);
     });
-    this.worker.on('message', (message: { id: number }) => {
+    this.worker.on('message', (message: MergeAnswer) => {
       this.waiting.get(message.id)?.();
       this.waiting.delete(message.id);
     });
@@ -224,7 +101,7 @@ export class SqliteFtsMerger {
         clearTimeout(timer);
         resolve();
       });
-      this.worker.postMessage({ id, budgetMs });
+      this.worker.postMessage({ id, budgetMs } satisfies MergeRequest);
     });
   }
 

@@ -1,5 +1,4 @@
-import { createRequire } from 'node:module';
-import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, receiveMessageOnPort, type Worker } from 'node:worker_threads';
 import {
   type CompiledQuery,
   type DatabaseConnection,
@@ -15,52 +14,8 @@ import {
   SqliteQueryCompiler,
 } from 'kysely';
 import { DeadlineExceededError, StoreUnavailableError } from '../shared/errors.js';
-
-/**
- * The worker's whole program. Plain JavaScript evaluated by `new Worker(…, {eval: true})`, so it
- * runs the same from the TypeScript sources (tests) and from dist (the API). Each worker has its
- * own read-only connection. Rows are stepped one at a time and the deadline is checked as they come,
- * so a long scan that produces rows stops by itself; a statement stuck inside SQLite (a big
- * aggregate) cannot be interrupted that way — the main thread abandons the whole worker instead.
- */
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-// Answers go on their own port, which the main thread can also read synchronously (receiveMessageOnPort).
-const replies = workerData.replies;
-const Database = require(workerData.driverPath);
-const db = new Database(workerData.path, { fileMustExist: true });
-db.pragma('query_only = 1');
-db.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
-const statements = new Map();
-function prepare(sql) {
-  let statement = statements.get(sql);
-  if (!statement) {
-    statement = db.prepare(sql);
-    if (statements.size >= 200) statements.delete(statements.keys().next().value);
-    statements.set(sql, statement);
-  }
-  return statement;
-}
-parentPort.on('message', (job) => {
-  try {
-    // A read that waited in the queue until its deadline does not start.
-    if (Date.now() >= job.deadlineAt) throw Object.assign(new Error('deadline exceeded'), { code: 'STATEHOUSE_DEADLINE' });
-    const statement = prepare(job.sql);
-    if (!statement.reader) throw Object.assign(new Error('the read pool runs read-only statements'), { code: 'SQLITE_READONLY' });
-    const rows = [];
-    let n = 0;
-    for (const row of statement.iterate(job.parameters)) {
-      rows.push(row);
-      if ((++n & 63) === 0 && Date.now() > job.deadlineAt) {
-        throw Object.assign(new Error('deadline exceeded'), { code: 'STATEHOUSE_DEADLINE' });
-      }
-    }
-    replies.postMessage({ id: job.id, rows });
-  } catch (error) {
-    replies.postMessage({ id: job.id, error: { message: String(error && error.message), code: error && error.code } });
-  }
-});
-`;
+import { startWorker } from '../shared/worker-program.js';
+import type { ReadJob, ReadReply, ReadWorkerData } from './sqlite-read-pool.worker.js';
 
 export interface ReadPoolOptions {
   path: string;
@@ -90,7 +45,7 @@ interface Slot {
   job: Job | null;
 }
 
-type Reply = { id?: number; rows?: unknown[]; error?: { message: string; code?: string } };
+type Reply = ReadReply;
 
 /** Grace after the deadline for the worker to stop by itself before it is abandoned. */
 const ABANDON_GRACE_MS = 25;
@@ -106,7 +61,6 @@ const ABANDON_GRACE_MS = 25;
 export class SqliteReadPool {
   private readonly slots: Slot[] = [];
   private readonly queue: Job[] = [];
-  private readonly driverPath = createRequire(import.meta.url).resolve('better-sqlite3');
   private nextId = 1;
   private abandoned = 0;
   private closed = false;
@@ -164,22 +118,19 @@ export class SqliteReadPool {
       const job = this.queue.shift()!;
       slot.job = job;
       job.slot = slot;
-      slot.worker.postMessage({ id: job.id, sql: job.sql, parameters: job.parameters, deadlineAt: job.deadlineAt });
+      const read: ReadJob = { id: job.id, sql: job.sql, parameters: job.parameters, deadlineAt: job.deadlineAt };
+      slot.worker.postMessage(read);
     }
   }
 
   private spawn(): Slot {
     const { port1: replies, port2 } = new MessageChannel();
-    const worker = new Worker(WORKER_SOURCE, {
-      eval: true,
-      workerData: {
-        driverPath: this.driverPath,
-        path: this.options.path,
-        busyTimeoutMs: this.options.busyTimeoutMs ?? 5000,
-        replies: port2,
-      },
-      transferList: [port2],
-    });
+    const workerData: ReadWorkerData = {
+      path: this.options.path,
+      busyTimeoutMs: this.options.busyTimeoutMs ?? 5000,
+      replies: port2,
+    };
+    const worker = startWorker(import.meta.url, 'sqlite-read-pool.worker', { workerData, transferList: [port2] });
     worker.unref();
     const slot: Slot = { worker, replies, job: null };
     replies.on('message', (reply: Reply) => this.answer(slot, reply));

@@ -7,7 +7,7 @@ import { silentLogger } from '../shared/logger.js';
 import { openStore, type StateStore } from '../store.js';
 import { adminPrincipal, contextOf, createTestDatabase, type TestDatabase } from '../testing/index.js';
 import { sqlitePath } from './connect.js';
-import { StatementCache } from './sqlite-dialect.js';
+import { StatementCache } from './sqlite-statement-cache.js';
 
 const admin = contextOf(adminPrincipal);
 

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqlitePath } from '../db/connect.js';
+import { ImportLeaseLostError } from '../domain/import-errors.js';
 import { ManualClock } from '../shared/clock.js';
 import { adminPrincipal, buildHermesBulk, contextOf, openTestStore, type TestStore } from '../testing/index.js';
 import { IMPORT_LEASE_MS } from './import.service.js';
-import { ImportLeaseLostError } from './import-errors.js';
 
 const admin = contextOf(adminPrincipal);
 

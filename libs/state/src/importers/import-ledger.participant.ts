@@ -1,6 +1,6 @@
-import type { DeletionParticipant } from '../deletion/deletion-participant.js';
-import type { Tx } from '../shared/unit-of-work.js';
-import { ImportLedgerRepository } from './import-ledger.repository.js';
+import type { Tx } from '../db/unit-of-work.js';
+import type { DeletionParticipant } from '../domain/deletion-participant.js';
+import { ImportLedgerRepository } from '../repositories/import-ledger.repository.js';
 
 /**
  * Joins every deletion: the ledger entry of a removed imported session keeps only a tombstone (id,

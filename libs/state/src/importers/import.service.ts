@@ -9,7 +9,8 @@ import type {
   Principal,
 } from '@statehouse/contracts';
 import type { Db, Executor } from '../db/database.js';
-import { JobLeaseRepository } from '../retention/job-lease.repository.js';
+import type { UnitOfWork } from '../db/unit-of-work.js';
+import { JobLeaseRepository } from '../repositories/job-lease.repository.js';
 import { assertAdmin, principalKey } from '../shared/access.js';
 import { type Clock, toIso, toIsoOrNull } from '../shared/clock.js';
 import type { OperationContext } from '../shared/context.js';
@@ -18,7 +19,6 @@ import { ConflictError, DomainError, NotFoundError } from '../shared/errors.js';
 import type { IdGenerator } from '../shared/ids.js';
 import type { Logger } from '../shared/logger.js';
 import { toDomainError } from '../shared/store-errors.js';
-import type { UnitOfWork } from '../shared/unit-of-work.js';
 import {
   type HermesImporter,
   type HermesImportOptions,
@@ -32,8 +32,8 @@ export type HermesSplitTuning = Pick<
   'splitSessionsAbove' | 'maxSessionChunk' | 'betweenSessionChunks' | 'readPageMessages'
 >;
 
-import { IMPORT_JOB, ImportLeaseLostError } from './import-errors.js';
-import { ImportJobRepository, type ImportJobRow } from './import-job.repository.js';
+import { IMPORT_JOB, ImportLeaseLostError } from '../domain/import-errors.js';
+import { ImportJobRepository, type ImportJobRow } from '../repositories/import-job.repository.js';
 
 /** (created at, id) of the last import of a page. */
 const IMPORT_CURSOR = cursorShape(CursorPart.epochMs, CursorPart.text);

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Executor } from '../db/database.js';
-import { adminPrincipal, contextOf, openTestStore, type TestStore } from '../testing/index.js';
+import { adminPrincipal, aSession, contextOf, openTestStore, type TestStore } from '../testing/index.js';
 
 const admin = contextOf(adminPrincipal);
 const TABLES = ['messages_fts', 'messages_trgm'] as const;
@@ -50,7 +50,7 @@ describe('FTS5 segment merging off the request path (SQLite)', () => {
 
   it('appends add segments without merging them; the optimize steps merge them and the index stays consistent', async () => {
     t = await openTestStore('sqlite', { ftsMerger: false, groupCommit: EACH_COMMIT });
-    await t.store.sessions.create(admin, { id: 'merge-a', profile: 'p', source: 'cli' });
+    await aSession(t.store, { id: 'merge-a' });
     await appendSingles(t, 'merge-a', 40, 'zephyrine');
     // No merge inside the appends (40 < crisismerge): a segment per append and index.
     for (const table of TABLES) expect(await segments(t.store.db, table)).toBeGreaterThanOrEqual(40);
@@ -71,16 +71,14 @@ describe('FTS5 segment merging off the request path (SQLite)', () => {
     // where every write to the index fails with SQLITE_FULL.
     t = await openTestStore('sqlite', { ftsMerger: false, groupCommit: EACH_COMMIT });
     const store = t.store;
-    await store.sessions.create(admin, {
+    await aSession(store, {
       id: 'optimize-big',
-      profile: 'p',
-      source: 'cli',
       messages: Array.from({ length: 3000 }, (_, i) => ({
         role: 'user' as const,
         content: `bulk ${i}: ${'an ordinary sentence of a long conversation with varied words '.repeat(3)}${i * 7919}`,
       })),
     });
-    await store.sessions.create(admin, { id: 'optimize-live', profile: 'p', source: 'cli' });
+    await aSession(store, { id: 'optimize-live' });
     await appendSingles(t, 'optimize-live', 30, 'before');
     let most = 0;
     let chunksBetween = 0;
@@ -109,7 +107,7 @@ describe('FTS5 segment merging off the request path (SQLite)', () => {
 
   it('a write that finds crisismerge segments on a level merges them itself (the merger is only a helper)', async () => {
     t = await openTestStore('sqlite', { ftsMerger: false, groupCommit: EACH_COMMIT });
-    await t.store.sessions.create(admin, { id: 'merge-c', profile: 'p', source: 'cli' });
+    await aSession(t.store, { id: 'merge-c' });
     await appendSingles(t, 'merge-c', 70, 'crisis');
     for (const table of TABLES) expect(await segments(t.store.db, table)).toBeLessThan(64);
     expect((await t.store.searchIndex.status(admin, true)).integrity?.ok).toBe(true);
@@ -117,7 +115,7 @@ describe('FTS5 segment merging off the request path (SQLite)', () => {
 
   it('the merger worker merges the segments between writes, and search stays correct', async () => {
     t = await openTestStore('sqlite', { groupCommit: EACH_COMMIT });
-    await t.store.sessions.create(admin, { id: 'merge-w', profile: 'p', source: 'cli' });
+    await aSession(t.store, { id: 'merge-w' });
     await appendSingles(t, 'merge-w', 30, 'quillwort');
     const store = t.store;
     // usermerge = 4: once idle, no level keeps 4 segments or more.
@@ -133,7 +131,7 @@ describe('FTS5 segment merging off the request path (SQLite)', () => {
 
   it('a search-index rebuild puts the merge settings back, also on a table that was lost', async () => {
     t = await openTestStore('sqlite', { ftsMerger: false, groupCommit: EACH_COMMIT });
-    await t.store.sessions.create(admin, { id: 'merge-r', profile: 'p', source: 'cli' });
+    await aSession(t.store, { id: 'merge-r' });
     await appendSingles(t, 'merge-r', 5, 'rebuilt');
     // A missing table has no settings to keep: the rebuild must not fall back to FTS5's defaults.
     await sql`drop table messages_trgm`.execute(t.store.db);
@@ -150,7 +148,7 @@ describe('FTS5 segment merging off the request path (SQLite)', () => {
     // the trigram index filled to crisismerge (64) and one chunk merged it whole.
     t = await openTestStore('sqlite', { groupCommit: EACH_COMMIT });
     const store = t.store;
-    await store.sessions.create(admin, { id: 'long-write', profile: 'p', source: 'cli' });
+    await aSession(store, { id: 'long-write' });
     const most: Record<string, number> = {};
     const chunks = 90;
     store.jobs.register({

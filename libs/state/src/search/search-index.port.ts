@@ -4,6 +4,12 @@ import type { Db, Executor } from '../db/database.js';
 /** What a long rebuild calls between its chunks (renew its lease, yield, stop when asked). */
 export interface RebuildChunks {
   between(lastChunkMs: number): Promise<void>;
+  /**
+   * How long one chunk may keep taking steps (default: the chunk stop threshold). 0 makes every
+   * step a chunk of its own: chunks then follow the step sizes only, not the machine's speed
+   * (tests that need several chunks of a small store).
+   */
+  stopMs?: number;
 }
 
 /** Checking and rebuilding the search indexes: one implementation per dialect. */

@@ -78,7 +78,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
     });
     afterAll(async () => t?.close());
 
-    it('the engine accepts whatever expression a query plans into', async () => {
+    it('[search.query-syntax] the engine accepts whatever expression a query plans into', async () => {
       await fc.assert(
         fc.asyncProperty(hostileQuery, async (q) => {
           const plan = planSearch(q);
@@ -104,7 +104,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       );
     });
 
-    it('search answers any input from its index, never degraded, in every mode', async () => {
+    it('[search.query-syntax] search answers any input from its index, never degraded, in every mode', async () => {
       await fc.assert(
         fc.asyncProperty(
           hostileQuery,
@@ -119,7 +119,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       );
     });
 
-    it('finds what the syntax says', async () => {
+    it('[search.query-syntax] finds what the syntax says', async () => {
       const ids = async (q: string, mode: 'auto' | 'word' | 'substring' = 'word') =>
         (await t.store.search.search(admin, { q, mode, limit: 20 })).items
           .filter((hit) => hit.matchedIn === 'content')

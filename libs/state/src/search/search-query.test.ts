@@ -4,7 +4,7 @@ import { planSearch, toFts5Match, toTrigramMatch, toTsQuery } from './search-que
 const fts = (q: string) => toFts5Match(planSearch(q).clauses);
 const ts = (q: string) => toTsQuery(planSearch(q).clauses);
 
-describe('planSearch', () => {
+describe('[search.query-syntax] planSearch', () => {
   it('turns words into AND terms, lowercased', () => {
     expect(fts('Deploy Billing')).toBe('deploy AND billing');
     expect(ts('Deploy Billing')).toBe("'deploy' & 'billing'");

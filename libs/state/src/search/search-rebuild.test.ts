@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ChunkEvent, observeChunks } from '../db/chunks.js';
 import { sqlitePath } from '../db/connect.js';
-import { type ChunkEvent, observeChunks } from '../jobs/chunks.js';
 import { adminPrincipal, contextOf, openTestStore, type TestStore } from '../testing/index.js';
 import { SqliteSearchIndex } from './sqlite-search-index.js';
 
@@ -43,6 +43,7 @@ describe('search index rebuild in chunks on sqlite', () => {
     let chunks = 0;
     const degraded: boolean[] = [];
     await port.rebuild(t.store.db, {
+      stopMs: 0,
       between: async () => {
         chunks++;
         degraded.push((await t.store.search.search(admin, { q: 'walrus0', mode: 'word', limit: 5 })).degraded);
@@ -106,6 +107,7 @@ describe('search index rebuild in chunks on sqlite', () => {
     let chunks = 0;
     await expect(
       port.rebuild(t.store.db, {
+        stopMs: 0,
         between: async () => {
           if (++chunks === 2) throw new Error('the process died here');
         },
@@ -135,7 +137,7 @@ describe('search index rebuild in chunks on sqlite', () => {
  * On a file, every transaction of the rebuild runs on a worker's connection: the store's own writer
  * (on this process's event loop) takes the write lock only for this process's own writes. With
  * the chunks on the event loop it took it once per chunk, and WAL writes slowed by the kernel's
- * writeback held `/healthz` for up to a second (docs/operations.md).
+ * writeback held `/healthz` for up to a second (docs/decisions/0010-write-worker-for-long-background-writes.md).
  */
 describe('search index rebuild on a worker thread (sqlite file)', () => {
   let t: TestStore;
@@ -170,6 +172,8 @@ describe('search index rebuild on a worker thread (sqlite file)', () => {
     writeLocks = 0;
     try {
       await port.rebuild(t.store.db, {
+        // One step a chunk: several chunks however fast the machine indexes.
+        stopMs: 0,
         between: async () => {
           if (++betweens === 1) {
             await t.store.messages.append(
@@ -200,6 +204,7 @@ describe('search index rebuild on a worker thread (sqlite file)', () => {
     let betweens = 0;
     await expect(
       port.rebuild(t.store.db, {
+        stopMs: 0,
         between: async () => {
           if (++betweens === 3) throw new Error('stopped by shutdown');
         },

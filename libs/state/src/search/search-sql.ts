@@ -1,8 +1,8 @@
-import { SNIPPET_MATCH_END, SNIPPET_MATCH_START } from '@statehouse/contracts';
+import { type MessageRole, SNIPPET_MATCH_END, SNIPPET_MATCH_START } from '@statehouse/contracts';
 import { type RawBuilder, sql } from 'kysely';
 import type { Executor } from '../db/database.js';
-import { readableToolCalls } from '../messages/message-content.js';
-import { likeContains } from '../shared/sql-dialect.js';
+import { likeContains } from '../db/sql-dialect.js';
+import { readableToolCalls } from '../domain/message-content.js';
 import { SCAN_WINDOW, type SearchFilter, type SearchRow, type TitleRow } from './search.port.js';
 import type { SubstringClause } from './search-query.js';
 import { makeSnippet } from './snippet.js';
@@ -30,10 +30,28 @@ export function searchFilters(filter: SearchFilter): RawBuilder<unknown> {
   if (filter.to !== undefined) parts.push(sql`m.timestamp < ${filter.to}`);
   if (filter.profiles !== null) parts.push(sql`s.profile in (${sql.join(filter.profiles)})`);
   if (filter.profile) parts.push(sql`s.profile = ${filter.profile}`);
-  if (filter.source) parts.push(sql`s.source = ${filter.source}`);
+  parts.push(...sessionScope(filter));
   if (filter.role) parts.push(sql`m.role = ${filter.role}`);
+  if (filter.excludeToolRows) parts.push(sql`m.role <> 'tool'`);
+  if (filter.substringIndexed !== undefined) parts.push(sql`m.substring_indexed = ${filter.substringIndexed}`);
   if (filter.sessionId) parts.push(sql`m.session_id = ${filter.sessionId}`);
+  if (filter.roles?.length) parts.push(sql`m.role in (${sql.join([...filter.roles])})`);
   return parts.length ? sql`and ${sql.join(parts, sql` and `)}` : sql``;
+}
+
+/** The surfaces a search selects, over `s` (sessions): messages and titles alike (docs/search.md, "Scope"). */
+function sessionScope(filter: SearchFilter): RawBuilder<unknown>[] {
+  const parts: RawBuilder<unknown>[] = [];
+  if (filter.sources?.length) parts.push(sql`s.source in (${sql.join([...filter.sources])})`);
+  if (filter.excludeSources?.length) parts.push(sql`s.source not in (${sql.join([...filter.excludeSources])})`);
+  if (filter.excludeDelegates) parts.push(sql`s.delegated = 0`);
+  for (const labelIds of filter.labelIdSets ?? []) {
+    const ids = labelIds.length ? [...labelIds] : [''];
+    parts.push(
+      sql`exists (select 1 from session_labels sl where sl.session_id = s.id and sl.label_id in (${sql.join(ids)}))`,
+    );
+  }
+  return parts;
 }
 
 /** What people can see (and what the partial indexes cover: keep the predicates identical). */
@@ -178,7 +196,7 @@ export async function titleHits(
   const sessionFilters: RawBuilder<unknown>[] = [];
   if (filter.profiles !== null) sessionFilters.push(sql`s.profile in (${sql.join(filter.profiles)})`);
   if (filter.profile) sessionFilters.push(sql`s.profile = ${filter.profile}`);
-  if (filter.source) sessionFilters.push(sql`s.source = ${filter.source}`);
+  sessionFilters.push(...sessionScope(filter));
   if (filter.sessionId) sessionFilters.push(sql`s.id = ${filter.sessionId}`);
   // A date range keeps the sessions that were active in it.
   if (filter.from !== undefined) sessionFilters.push(sql`s.last_activity_at >= ${filter.from}`);
@@ -217,6 +235,7 @@ export async function titleHits(
   return found.flatMap((row) => {
     const message = byId.get(Number(row.first_id));
     if (!message || (filter.role && message.role !== filter.role)) return [];
+    if (filter.roles?.length && !filter.roles.includes(message.role as MessageRole)) return [];
     return [
       {
         sessionId: row.session_id,

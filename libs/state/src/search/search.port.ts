@@ -8,10 +8,23 @@ export interface SearchFilter {
   from?: number;
   to?: number;
   profile?: string;
-  source?: string;
+  /** Only sessions of these surfaces. */
+  sources?: readonly string[];
+  /** Never sessions of these surfaces. */
+  excludeSources?: readonly string[];
+  /** Leave out delegate (sub-agent) sessions. */
+  excludeDelegates?: boolean;
+  /** Leave out tool results. */
+  excludeToolRows?: boolean;
+  /** Only messages inside (1) or outside (0) the substring index (`messages.substring_indexed`). */
+  substringIndexed?: 0 | 1;
   role?: MessageRole;
   /** Only messages of this session. */
   sessionId?: string;
+  /** Only messages of these roles. */
+  roles?: readonly MessageRole[];
+  /** Only sessions carrying, for every set, one of its labels (a resolved `label` filter). */
+  labelIdSets?: readonly (readonly string[])[];
   limit: number;
 }
 

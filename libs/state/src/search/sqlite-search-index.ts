@@ -1,5 +1,6 @@
 import type { IndexIntegrity } from '@statehouse/contracts';
 import { CompiledQuery, sql } from 'kysely';
+import { ChunkSizer, reportChunk, STEP_BUDGET_MS, timeBoxed } from '../db/chunks.js';
 import type { Db, Executor } from '../db/database.js';
 import { SEARCH_PENDING_FLUSH, SEARCH_PENDING_TABLE } from '../db/sqlite-search-pending.js';
 import {
@@ -8,8 +9,7 @@ import {
   MainThreadBatchWriter,
   SqliteWriteWorker,
 } from '../db/sqlite-write-worker.js';
-import { ChunkSizer, reportChunk, STEP_BUDGET_MS, timeBoxed } from '../jobs/chunks.js';
-import { StoreMetaRepository } from '../receipts/store-meta.repository.js';
+import { StoreMetaRepository } from '../repositories/store-meta.repository.js';
 import type { RebuildChunks, SearchIndexPort } from './search-index.port.js';
 
 const META_REBUILD = 'search_rebuild';
@@ -250,10 +250,14 @@ export class SqliteSearchIndex implements SearchIndexPort {
     for (;;) {
       const started = performance.now();
       const box = await writer.transaction((batch) =>
-        timeBoxed(sizer, async (limit) => {
-          const [, range] = await batch(rebuildStep(limit));
-          return Number(range.rows[0]?.n ?? 0);
-        }),
+        timeBoxed(
+          sizer,
+          async (limit) => {
+            const [, range] = await batch(rebuildStep(limit));
+            return Number(range.rows[0]?.n ?? 0);
+          },
+          chunks.stopMs === undefined ? {} : { stopMs: chunks.stopMs },
+        ),
       );
       const elapsed = performance.now() - started;
       if (box.rows > 0) reportChunk({ operation: 'search-rebuild', heldMs: elapsed, ...box });

@@ -18,7 +18,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
 
     beforeAll(async () => {
       // The store reads "now" a minute after the seed's: the live figures (active now) do not depend
-      // on when the suite runs (with the system clock they passed only shortly after 15:07 UTC on 2026-11-30).
+      // on when the suite runs (with the system clock they passed only shortly after the seed's own time).
       t = await openTestStore(dialect, { clock: new ManualClock(now + 60_000) });
       const report = await seedDemoData(t.url, { now });
       expect(report).toEqual({ sessions: 22, messages: expect.any(Number), deletions: 4 });
@@ -103,6 +103,9 @@ for (const { dialect, available } of TEST_DIALECTS) {
         lineageKind: 'compression',
       });
       expect(byId.get('demo-support-02-branch')?.title).toBe('Postmortem — executive summary');
+      // The session page's runtime card has something to show (docs/domain.md §2.2.11, §12).
+      expect(byId.get('demo-default-01')?.toolNames).toContain('delegate_task');
+      expect(byId.get('demo-support-02-c2')?.compressionRetryAfter).not.toBeNull();
       expect(transcripts.get('demo-support-07')!.some((m) => m.displayKind === 'hidden')).toBe(true);
       expect(
         [...transcripts.values()].flat().some((m) => typeof m.content === 'string' && m.content.includes('会议')),
@@ -176,5 +179,22 @@ for (const { dialect, available } of TEST_DIALECTS) {
         await started.close();
       }
     });
+  });
+
+  describe.skipIf(!available)(`demo data on ${dialect}, seeded after the first administrator exists`, () => {
+    it('names that administrator as the actor of the dashboard deletion, not "the system"', async () => {
+      const t = await openTestStore(dialect);
+      try {
+        await t.store.auth.ensureInitialAdmin('demo-admin-password-1');
+        await seedDemoData(t.url);
+        const receipts = await t.store.receipts.list(admin, { after: 0, limit: 100 });
+        const byOrigin = new Map(receipts.items.map((receipt) => [receipt.origin, receipt.actor]));
+        const [person] = await t.store.auth.listUsers(admin);
+        expect(byOrigin.get('user_dashboard')).toEqual({ kind: 'user', id: person.id });
+        expect(byOrigin.get('empty_sweep')?.kind).toBe('system');
+      } finally {
+        await t.close();
+      }
+    }, 60_000);
   });
 }

@@ -1,4 +1,4 @@
-import type { EndReason, MessageInput, UsageDelta } from '@statehouse/contracts';
+import type { EndReason, MessageInput, Principal, UsageDelta } from '@statehouse/contracts';
 import { SYSTEM_PRINCIPAL } from '../shared/access.js';
 import { ManualClock } from '../shared/clock.js';
 import type { OperationContext } from '../shared/context.js';
@@ -541,9 +541,66 @@ async function replay(store: StateStore, clock: ManualClock, now: number): Promi
   await store.handoff.claim(api, 'demo-support-03', {});
   await store.handoff.complete(api, 'demo-support-03', {});
 
+  await runtimeState(store, clock, list, now);
+
   await endFinishedConversations(store, clock, now);
   const deletions = await deleteScratch(store, clock, now);
   return { sessions, messages: messageCount, deletions };
+}
+
+/**
+ * The runtime state a gateway keeps (docs/domain.md §2.2.11–§2.2.13, §12): tool pins and model
+ * configuration on a CLI conversation whose sub-agent research came back (a delegation delivered)
+ * while another is still running, and the chain's tip holding back compression after a failed one.
+ */
+async function runtimeState(store: StateStore, clock: ManualClock, list: Conversation[], now: number): Promise<void> {
+  const ifMatch = async (id: string) => ({ ifMatch: (await store.sessions.get(api, id)).revision });
+  const resumeAt = clock.now();
+  const research = list.find((c) => c.id === 'demo-default-01-research')!;
+  clock.set(research.start - MINUTE);
+  await store.sessions.update(
+    api,
+    'demo-default-01',
+    {
+      toolNames: ['shell', 'read_file', 'write_file', 'web_search', 'delegate_task'],
+      modelConfig: { temperature: 0.2, max_iterations: 90, reasoning_effort: 'medium' },
+    },
+    await ifMatch('demo-default-01'),
+  );
+  await store.delegations.create(api, {
+    id: 'demo-default-01-rollback-research',
+    originSessionId: 'demo-default-01',
+    childSessionId: 'demo-default-01-research',
+    task: { goal: 'Research rollback procedures for billing v2', toolsets: ['web'] },
+  });
+  await store.delegations.create(api, {
+    id: 'demo-default-01-load-test',
+    originSessionId: 'demo-default-01',
+    task: { goal: 'Load-test the billing v2 canary for 30 minutes' },
+  });
+  clock.set(research.start + research.turns.length * research.gap + MINUTE);
+  await store.delegations.complete(api, 'demo-default-01-rollback-research', {
+    resultSummary: 'Rollback: redeploy the tagged image, then run the down migration; no data loss expected.',
+  });
+  clock.advance(MINUTE);
+  const woken = await store.delegations.claim(api, 'demo-default-01-rollback-research', {
+    holder: 'demo-gateway',
+    leaseSeconds: 60,
+  });
+  await store.delegations.delivered(api, 'demo-default-01-rollback-research', { claimId: woken.claim!.claimId });
+  clock.set(resumeAt);
+
+  await store.sessions.update(
+    api,
+    'demo-support-02-c2',
+    {
+      toolNames: ['status_page', 'calendar', 'send_message'],
+      // Still ahead when the demo is opened: the tip waits before it compresses again.
+      compressionRetryAfter: now + 30 * MINUTE,
+      compressionRetryReason: 'the summary model timed out',
+    },
+    await ifMatch('demo-support-02-c2'),
+  );
 }
 
 /** How a conversation of each surface ends once it is over (docs/domain.md §4). */
@@ -615,6 +672,10 @@ async function deleteScratch(store: StateStore, clock: ManualClock, now: number)
       await store.sessions.end(api, id, { reason: 'cli_close' }, { ifMatch: session.revision });
     }
   };
+  // The dashboard delete is made by a person: the store's first administrator when it has one (the
+  // API creates it before seeding), so the receipt names them rather than "the system".
+  const person = await firstAdmin(store);
+  const byPerson: OperationContext = person ? { principal: person, channel: 'dashboard' } : dashboard;
   const remove = async (ctx: OperationContext, id: string) => {
     const session = await store.sessions.get(ctx, id);
     await store.deletion.deleteOne(
@@ -626,7 +687,7 @@ async function deleteScratch(store: StateStore, clock: ManualClock, now: number)
   };
   await scratch('demo-scratch-1', today - 11 * DAY + 10 * HOUR, { messages: true });
   clock.advance(40 * MINUTE);
-  await remove(dashboard, 'demo-scratch-1');
+  await remove(byPerson, 'demo-scratch-1');
   await scratch('demo-scratch-2', today - 7 * DAY + 15 * HOUR, { messages: true });
   await scratch('demo-scratch-2-helper', today - 7 * DAY + 15 * HOUR + 2 * MINUTE, {
     messages: true,
@@ -642,4 +703,9 @@ async function deleteScratch(store: StateStore, clock: ManualClock, now: number)
   clock.set(today - 2 * DAY + 3 * HOUR);
   await store.deletion.ghostPrune(api, false);
   return 4;
+}
+
+async function firstAdmin(store: StateStore): Promise<Principal | null> {
+  const admin = (await store.auth.listUsers(api)).find((user) => user.role === 'admin' && !user.disabled);
+  return admin ? { kind: 'user', id: admin.id, name: admin.username, role: 'admin', profiles: admin.profiles } : null;
 }

@@ -1,5 +1,5 @@
 import type { Principal } from '@statehouse/contracts';
-import { ForbiddenError, NotFoundError } from './errors.js';
+import { ForbiddenError } from './errors.js';
 
 /**
  * The owner fence (docs/domain.md §9): a member sees and mutates only its profiles; anything else is
@@ -7,10 +7,6 @@ import { ForbiddenError, NotFoundError } from './errors.js';
  */
 export function canAccessProfile(principal: Principal, profile: string): boolean {
   return principal.profiles === '*' || principal.profiles.includes(profile);
-}
-
-export function assertProfileAccess(principal: Principal, profile: string, what = 'resource'): void {
-  if (!canAccessProfile(principal, profile)) throw new NotFoundError(what);
 }
 
 /** `null` = every profile; otherwise the list a query must be limited to. */
@@ -21,8 +17,6 @@ export function profileScope(principal: Principal): string[] | null {
 export function assertAdmin(principal: Principal): void {
   if (principal.role !== 'admin') throw new ForbiddenError();
 }
-
-export const isAdmin = (principal: Principal) => principal.role === 'admin';
 
 export const SYSTEM_PRINCIPAL: Principal = {
   kind: 'system',

@@ -1,17 +1,13 @@
 import { readFileSync } from 'node:fs';
-import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { niceOf } from '../testing/thread-nice.js';
-import { BACKGROUND_THREAD_NICE, LOWER_THREAD_PRIORITY } from './background-thread.js';
+import { BACKGROUND_THREAD_NICE } from './background-thread.js';
+import { startWorker } from './worker-program.js';
 
 describe.runIf(process.platform === 'linux')('a background worker thread', () => {
   it('runs at the background nice value; the thread that started it keeps its own', async () => {
     const before = niceOf(readFileSync('/proc/thread-self/stat', 'utf8'));
-    const worker = new Worker(
-      `${LOWER_THREAD_PRIORITY}
-      require('node:worker_threads').parentPort.postMessage(require('node:fs').readFileSync('/proc/thread-self/stat', 'utf8'));`,
-      { eval: true },
-    );
+    const worker = startWorker(new URL('../testing/index.ts', import.meta.url).href, 'background-thread-probe.worker');
     const stat = await new Promise<string>((resolve, reject) => {
       worker.once('message', resolve);
       worker.once('error', reject);

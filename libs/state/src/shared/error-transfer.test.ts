@@ -3,7 +3,7 @@ import { receiveError, transferError } from './error-transfer.js';
 import * as errors from './errors.js';
 import { DomainError } from './errors.js';
 
-/** An error through JSON, as it crosses from the append writer's thread (messages/append-writer.ts). */
+/** An error through JSON, as it crosses from the append writer's thread (services/append-writer.ts). */
 const across = (error: unknown) => receiveError(JSON.parse(JSON.stringify(transferError(error))));
 
 describe('errors across a thread boundary', () => {

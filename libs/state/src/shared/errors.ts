@@ -42,8 +42,11 @@ export class PreconditionRequiredError extends DomainError {
   }
 }
 export class RevisionConflictError extends DomainError {
-  constructor(readonly currentRevision: number) {
-    super('revision_conflict', `the session changed: current revision is ${currentRevision}`, { currentRevision });
+  constructor(
+    readonly currentRevision: number,
+    what = 'session',
+  ) {
+    super('revision_conflict', `the ${what} changed: current revision is ${currentRevision}`, { currentRevision });
   }
 }
 export class StaleGenerationError extends DomainError {
@@ -111,8 +114,8 @@ export class DeliveryClaimedError extends DomainError {
   }
 }
 export class ClaimExpiredError extends DomainError {
-  constructor() {
-    super('claim_expired', 'this claim is no longer live (it expired or another worker claimed the delivery)');
+  constructor(detail = 'this claim is no longer live (it expired or another worker claimed the delivery)') {
+    super('claim_expired', detail);
   }
 }
 export class DeliverySettledError extends DomainError {
@@ -128,6 +131,31 @@ export class DeadlineExceededError extends DomainError {
       `the read did not finish within its deadline${deadlineMs === null ? '' : ` of ${deadlineMs} ms`}${reason ? ` (${reason})` : ''}; narrow it or retry later`,
       { retryAfterSeconds: 2 },
       options,
+    );
+  }
+}
+
+/**
+ * A delegation's wake-up claim (docs/domain.md §12): the same three outcomes, and problem codes,
+ * as a delivery obligation's claim.
+ */
+export class WakeClaimedError extends DomainError {
+  constructor(holder: string, expiresAt: string) {
+    super('delivery_claimed', `the delegation's wake-up is claimed by ${holder} until ${expiresAt}`);
+  }
+}
+export class WakeClaimExpiredError extends DomainError {
+  constructor() {
+    super('claim_expired', 'this claim is no longer live (it expired, was released, or another worker claimed it)');
+  }
+}
+export class WakeSettledError extends DomainError {
+  constructor(state: string) {
+    super(
+      'delivery_settled',
+      state === 'running'
+        ? 'the delegation is still running: there is nothing to wake its origin with yet'
+        : `the delegation is already ${state}`,
     );
   }
 }

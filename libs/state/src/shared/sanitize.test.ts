@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { sanitizeTitle, TITLE_MAX, titleMayReplace } from './sanitize.js';
 
-describe('sanitizeTitle', () => {
+describe('[session.titles] sanitizeTitle', () => {
   it('strips control, zero-width and bidi characters and collapses whitespace', () => {
     expect(sanitizeTitle('  Hello\u200B\u202E   wor\u0007ld\n\tagain ')).toBe('Hello world again');
   });
@@ -18,7 +18,7 @@ describe('sanitizeTitle', () => {
   });
 });
 
-describe('titleMayReplace', () => {
+describe('[session.titles] titleMayReplace', () => {
   it('ranks derived < llm < user', () => {
     expect(titleMayReplace(null, 'derived')).toBe(true);
     expect(titleMayReplace('user', 'llm')).toBe(false);

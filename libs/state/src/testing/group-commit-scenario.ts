@@ -4,14 +4,15 @@ import type { ExpectStatic } from 'vitest';
 import type { IdempotencyClaim, OperationContext, Preconditions } from '../shared/context.js';
 import { DomainError, IdempotencyRaceError } from '../shared/errors.js';
 import type { StateStore } from '../store.js';
-import { adminPrincipal } from './index.js';
+import { aSession } from './builders.js';
+import { adminPrincipal } from './principals.js';
 
 /**
  * The mixed group of docs/architecture.md, "Group commit": requests that each get their own
  * outcome — a valid append, a stale generation, a duplicate platform id, an unknown session, an
  * idempotent replay and a race, a request that throws after writing, an append that throws after
  * its UPDATE — run once one by one and once as one group, on the event loop's writer
- * (db/group-commit.test.ts) and on the append writer's thread (messages/append-writer.test.ts).
+ * (db/group-commit.test.ts) and on the append writer's thread (services/append-writer.test.ts).
  */
 
 export const ctx = (idempotency?: IdempotencyClaim): OperationContext => ({
@@ -52,8 +53,8 @@ export const user = (content: string, extra: Record<string, unknown> = {}): Appe
 
 /** The same starting state for both runs. */
 export async function seed(store: StateStore) {
-  await store.sessions.create(ctx(), { id: 'one', profile: 'gc', source: 'cli' });
-  await store.sessions.create(ctx(), { id: 'two', profile: 'gc', source: 'cli' });
+  await aSession(store, { id: 'one', profile: 'gc' });
+  await aSession(store, { id: 'two', profile: 'gc' });
   await store.messages.append(ctx(), 'one', user('already here', { platformMessageId: 'p-1' }));
   await idempotentAppend(store, 'k-old', 'two', user('recorded before'));
 }
@@ -133,6 +134,8 @@ export async function snapshot(store: StateStore) {
   for (const name of tables) {
     rows[name] = (await sql`select * from ${sql.table(name)} order by rowid`.execute(store.db)).rows;
   }
+  // Each store mints its own random epoch (docs/domain.md §5.3.6): not part of what the writes made.
+  rows.store_meta = (rows.store_meta as { key: string }[]).filter((row) => row.key !== 'store_epoch');
   return { rows, hits };
 }
 

@@ -25,6 +25,9 @@ const V21_SESSION_EXTRA = [
   'billing_provider TEXT',
   'billing_base_url TEXT',
   'billing_mode TEXT',
+  'compression_failure_cooldown_until REAL',
+  'compression_failure_error TEXT',
+  'compression_fallback_streak INTEGER NOT NULL DEFAULT 0',
 ];
 
 const V30_SESSION_EXTRA = [
@@ -49,7 +52,31 @@ const V30_SESSION_EXTRA = [
   'last_read_at REAL',
   'system_prompt_hash TEXT',
   'tool_names TEXT',
+  'compression_ineffective_count INTEGER NOT NULL DEFAULT 0',
+  'compression_recovery_deadline REAL',
 ];
+
+/** Hermes' async_delegations as v21 writes it (hermes_state.py SCHEMA_SQL). */
+const ASYNC_DELEGATIONS_V21 = `
+    CREATE TABLE async_delegations (
+      delegation_id TEXT PRIMARY KEY,
+      origin_session TEXT NOT NULL,
+      origin_ui_session_id TEXT NOT NULL DEFAULT '',
+      parent_session_id TEXT,
+      state TEXT NOT NULL,
+      dispatched_at REAL NOT NULL,
+      completed_at REAL,
+      updated_at REAL NOT NULL,
+      event_json TEXT,
+      result_json TEXT,
+      delivery_state TEXT NOT NULL DEFAULT 'pending',
+      delivery_attempts INTEGER NOT NULL DEFAULT 0,
+      delivered_at REAL,
+      owner_pid INTEGER,
+      owner_started_at INTEGER,
+      task_json TEXT,
+      delivery_claim TEXT,
+      delivery_claimed_at REAL`;
 
 const V21_MESSAGE_EXTRA = ['reasoning TEXT', 'reasoning_details TEXT', 'platform_message_id TEXT'];
 const V30_MESSAGE_EXTRA = [
@@ -110,6 +137,8 @@ function schemaSql(version: HermesVersion): string {
   `;
   if (version === 21) {
     return `${common}
+      ${ASYNC_DELEGATIONS_V21}
+      );
       CREATE TABLE gateway_routing (session_key TEXT PRIMARY KEY, entry_json TEXT NOT NULL, updated_at REAL NOT NULL);
       CREATE VIRTUAL TABLE messages_fts USING fts5(content);
       CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
@@ -159,9 +188,33 @@ function schemaSql(version: HermesVersion): string {
     );
     CREATE TABLE compression_locks (session_id TEXT PRIMARY KEY, holder TEXT NOT NULL, acquired_at REAL NOT NULL, expires_at REAL NOT NULL);
     CREATE TABLE session_turn_leases (session_key TEXT PRIMARY KEY, holder TEXT NOT NULL, acquired_at REAL NOT NULL, expires_at REAL NOT NULL);
-    CREATE TABLE async_delegations (delegation_id TEXT PRIMARY KEY, origin_session TEXT NOT NULL, state TEXT NOT NULL, dispatched_at REAL NOT NULL, updated_at REAL NOT NULL);
-    CREATE TABLE gateway_heartbeats (gateway_id TEXT PRIMARY KEY, seen_at REAL NOT NULL);
-    CREATE TABLE delivery_obligations (id TEXT PRIMARY KEY, session_id TEXT, state TEXT);
+    ${ASYNC_DELEGATIONS_V21},
+      origin_session_id TEXT NOT NULL DEFAULT ''
+    );
+    CREATE TABLE gateway_heartbeats (
+      backend_id TEXT PRIMARY KEY,
+      pid INTEGER NOT NULL,
+      started_at REAL NOT NULL,
+      last_heartbeat REAL NOT NULL,
+      profile TEXT NOT NULL DEFAULT '',
+      host TEXT NOT NULL DEFAULT ''
+    );
+    CREATE TABLE delivery_obligations (
+      obligation_id TEXT PRIMARY KEY,
+      session_key TEXT NOT NULL,
+      platform TEXT NOT NULL,
+      chat_id TEXT NOT NULL,
+      thread_id TEXT,
+      content TEXT NOT NULL,
+      state TEXT NOT NULL,
+      attempts INTEGER NOT NULL DEFAULT 0,
+      created_at REAL NOT NULL,
+      updated_at REAL NOT NULL,
+      owner_pid INTEGER,
+      owner_started_at INTEGER,
+      last_error TEXT,
+      transport_profile TEXT
+    );
     CREATE TABLE session_deletion_receipts (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT, deleted_at REAL);
     CREATE VIRTUAL TABLE messages_fts USING fts5(content, content='messages', content_rowid='id');
     CREATE VIRTUAL TABLE messages_fts_trigram USING fts5(content, content='messages', content_rowid='id', tokenize='trigram');
@@ -212,6 +265,47 @@ export class HermesFixture {
     return this.insert('messages', { session_id: sessionId, ...row }, this.messageColumns);
   }
 
+  /**
+   * A row of Hermes' async_delegations (both versions). Defaults: dispatched and updated at
+   * SCENARIO_T0, delivery pending; `result_json`/`task_json` objects are encoded as Hermes does.
+   */
+  delegation(row: Row & { delegation_id: string; origin_session: string; state: string }): void {
+    const encode = (value: unknown) =>
+      value === undefined || typeof value === 'string' ? value : JSON.stringify(value);
+    this.row('async_delegations', {
+      dispatched_at: SCENARIO_T0,
+      updated_at: SCENARIO_T0,
+      ...row,
+      result_json: encode(row.result_json),
+      task_json: encode(row.task_json),
+    });
+  }
+
+  /** A row of Hermes' delivery_obligations (v30 only). Defaults: pending, no attempt, at SCENARIO_T0. */
+  obligation(row: Row & { obligation_id: string; session_key: string; content: string }): void {
+    this.row('delivery_obligations', {
+      platform: 'telegram',
+      chat_id: '42',
+      state: 'pending',
+      attempts: 0,
+      created_at: SCENARIO_T0,
+      updated_at: SCENARIO_T0,
+      ...row,
+    });
+  }
+
+  /** A row of Hermes' gateway_heartbeats (v30 only): a Hermes backend process's liveness. */
+  heartbeat(row: Row & { backend_id: string }): void {
+    this.row('gateway_heartbeats', {
+      pid: 4242,
+      started_at: SCENARIO_T0,
+      last_heartbeat: SCENARIO_T0 + 30,
+      profile: 'alpha',
+      host: 'hermes-host',
+      ...row,
+    });
+  }
+
   /** Rows of optional tables (usage, routes, generations, prompts): only when this version has them. */
   row(table: string, row: Row): void {
     const exists = this.db.prepare(`select 1 from sqlite_master where type = 'table' and name = ?`).get(table);
@@ -232,7 +326,8 @@ export class HermesFixture {
   }
 
   private insert(table: string, row: Row, columns: Set<string>): number {
-    const entries = Object.entries(row).filter(([column]) => columns.has(column));
+    // An undefined value is a column left to its default.
+    const entries = Object.entries(row).filter(([column, value]) => columns.has(column) && value !== undefined);
     const result = this.db
       .prepare(
         `insert into ${table} (${entries.map(([column]) => column).join(', ')}) values (${entries.map(() => '?').join(', ')})`,

@@ -1,15 +1,29 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Principal } from '@statehouse/contracts';
 import { sql } from 'kysely';
 import pg from 'pg';
 import type { Dialect } from '../db/database.js';
-import type { OperationContext } from '../shared/context.js';
 import { silentLogger } from '../shared/logger.js';
 import { openStore, type StateStore, type StoreOptions } from '../store.js';
 
+export { yieldBetweenChunks } from '../db/chunks.js';
+export { SEARCH_PENDING_FLUSH } from '../db/sqlite-search-pending.js';
 export { type FtsLevel, ftsLevelsOf } from '../search/fts-structure.js';
+export {
+  aBranch,
+  aChat,
+  aCompressionChain,
+  aContinuation,
+  aProfile,
+  aSession,
+  type ChatSpec,
+  conversation,
+  type SessionSpec,
+  someMessages,
+  tokensOf,
+} from './builders.js';
+export { seededRandom } from './seeded-random.js';
 export { syntheticSqliteStore } from './synthetic-store.js';
 export { clearOfUtcMidnight } from './utc-day.js';
 
@@ -89,21 +103,7 @@ export async function openTestStore(dialect: Dialect, options: Omit<StoreOptions
   };
 }
 
-export const adminPrincipal: Principal = {
-  kind: 'token',
-  id: 'test-admin',
-  name: 'test admin',
-  role: 'admin',
-  profiles: '*',
-};
-
-export function memberPrincipal(profiles: string[], id = 'test-member'): Principal {
-  return { kind: 'token', id, name: id, role: 'member', profiles };
-}
-
-export function contextOf(principal: Principal): OperationContext {
-  return { principal, channel: 'api' };
-}
+export { adminPrincipal, contextOf, memberPrincipal } from './principals.js';
 
 /**
  * Where do these ids still appear? Scans every text column of every table (receipts and
@@ -136,7 +136,10 @@ export * from './hermes-fixture.js';
  */
 export async function dumpImportedState(store: StateStore): Promise<Record<string, unknown[]>> {
   const db = store.db;
-  const sessions = await db.selectFrom('sessions').selectAll().orderBy('id').execute();
+  // When the import wrote a row is bookkeeping too (two runs happen at two times).
+  const sessions = (await db.selectFrom('sessions').selectAll().orderBy('id').execute()).map(
+    ({ imported_at: _importedAt, ...row }) => row,
+  );
   const messages = await db
     .selectFrom('messages')
     .select([
@@ -185,6 +188,9 @@ export async function dumpImportedState(store: StateStore): Promise<Record<strin
     .orderBy('session_id')
     .orderBy('source_message_id')
     .execute();
+  // The runtime ledgers an import maps (delegations, delivery obligations).
+  const delegations = await db.selectFrom('delegations').selectAll().orderBy('id').execute();
+  const deliveries = await db.selectFrom('deliveries').selectAll().orderBy('id').execute();
   const normalize = (rows: Record<string, unknown>[]) =>
     rows.map((row) =>
       Object.fromEntries(
@@ -199,5 +205,7 @@ export async function dumpImportedState(store: StateStore): Promise<Record<strin
     usage: normalize(usage),
     ledger: normalize(ledger),
     ledgerMessages: normalize(ledgerMessages),
+    delegations: normalize(delegations),
+    deliveries: normalize(deliveries),
   };
 }

@@ -2,18 +2,7 @@ import Database from 'better-sqlite3';
 import { flushSearchPending } from '../db/sqlite-search-pending.js';
 import { silentLogger } from '../shared/logger.js';
 import { openStore } from '../store.js';
-
-/** mulberry32: a small seeded PRNG, so a synthetic store is the same on every run. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from './seeded-random.js';
 
 const WORDS = [
   'deploy',
@@ -52,7 +41,7 @@ export async function syntheticSqliteStore(
   const profile = options.profile ?? 'bulk';
   const store = await openStore({ url: `file:${path}`, logger: silentLogger });
   await store.close();
-  const random = seeded(seed);
+  const random = seededRandom(seed);
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = OFF');

@@ -20,7 +20,7 @@ const KEY = 'day_start, profile, source, model';
 
 /**
  * Frozen. PostgreSQL only: appends stop waiting for each other on one `usage_daily` row
- * (docs/architecture.md, "Appends on PostgreSQL: the rollup row they all waited for").
+ * (docs/decisions/0016-usage-daily-stripes-on-postgresql.md).
  *
  * Every append adds to the `usage_daily` row of its (UTC day, profile, source, model) through the
  * `session_usage` trigger, and holds that row's lock until it commits: concurrent appends of the

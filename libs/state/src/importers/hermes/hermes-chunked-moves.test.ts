@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { MessageRepository } from '../../messages/message.repository.js';
+import { MessageRepository } from '../../repositories/message.repository.js';
 import {
   adminPrincipal,
   contextOf,

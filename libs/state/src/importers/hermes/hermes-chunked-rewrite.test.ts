@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CHUNK_STOP_MS, type ChunkEvent, observeChunks } from '../../jobs/chunks.js';
+import { CHUNK_STOP_MS, type ChunkEvent, observeChunks } from '../../db/chunks.js';
 import {
   adminPrincipal,
   buildHermesBulk,
@@ -256,7 +256,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
         for (const store of [t, reference]) {
           const receipts = await store.store.receipts.list(admin, { after: 0, limit: 10, origin: 'import_replace' });
           expect(receipts.items.map((r) => r.counts)).toEqual([
-            { sessions: 1, messages: PER_SESSION, routes: 0, deliveries: 0 },
+            { sessions: 1, messages: PER_SESSION, routes: 0, deliveries: 0, delegations: 0 },
           ]);
         }
         expect(await t.store.db.selectFrom('deferred_work').selectAll().execute()).toEqual([]);

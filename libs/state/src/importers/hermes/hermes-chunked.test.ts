@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ListMessagesQuerySchema, StatsSummaryQuerySchema } from '@statehouse/contracts';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { observeChunks } from '../../jobs/chunks.js';
+import { observeChunks } from '../../db/chunks.js';
 import { NotFoundError } from '../../shared/errors.js';
 import {
   adminPrincipal,

@@ -5,6 +5,7 @@ import { Worker } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   adminPrincipal,
+  aSession,
   contextOf,
   dumpImportedState,
   HermesFixture,
@@ -137,10 +138,9 @@ for (const { dialect, available } of TEST_DIALECTS) {
         { includeCompressionChain: false, ifEmpty: false },
         { ifMatch: (await t.store.sessions.get(admin, 'gone')).revision, expectedGeneration: 0 },
       );
-      await t.store.sessions.create(admin, {
+      await aSession(t.store, {
         id: 'local',
         profile: 'dry',
-        source: 'cli',
         title: 'Local',
         messages: [{ role: 'user', content: 'made here' }],
       });
@@ -202,8 +202,8 @@ for (const { dialect, available } of TEST_DIALECTS) {
         });
         const seeded = async () => {
           const t = await open();
-          await t.store.sessions.create(admin, { id: 'boss', profile: 'dry', source: 'cli', title: 'Boss here' });
-          await t.store.sessions.create(admin, {
+          await aSession(t.store, { id: 'boss', profile: 'dry', title: 'Boss here' });
+          await aSession(t.store, {
             id: 'boss-helper',
             profile: 'dry',
             source: 'subagent',

@@ -16,7 +16,7 @@ const admin = contextOf(adminPrincipal);
 
 /**
  * An import writes batches of whole sessions, a transaction each, and pauses between them as every
- * long operation does (jobs/chunks.ts): a writer of another process sharing the file — retrying on
+ * long operation does (db/chunks.ts): a writer of another process sharing the file — retrying on
  * timers — must get the lock between any two of them, never wait for batch after batch. (Before
  * the pause, the reading and mapping of the next batch left it room too; this pins the behaviour,
  * it does not replay a failure.)

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { ImportReport } from '@statehouse/contracts';
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { PURGE_LATER_ABOVE_MESSAGES } from '../../deletion/deletion.engine.js';
+import { PURGE_LATER_ABOVE_MESSAGES } from '../../services/deletion.engine.js';
 import {
   adminPrincipal,
   buildHermesScenario,
@@ -58,8 +58,12 @@ const listAll = (t: TestStore, includeChildren = false) =>
     order: 'started',
   });
 
-const searchIds = async (t: TestStore, q: string, mode: 'auto' | 'word' | 'substring' = 'auto') =>
-  (await t.store.search.search(admin, { q, mode, limit: 50 })).items.map((hit) => hit.sessionId).sort();
+const searchIds = async (
+  t: TestStore,
+  q: string,
+  mode: 'auto' | 'word' | 'substring' = 'auto',
+  scope: { role?: 'tool'; excludeSource?: string[] } = {},
+) => (await t.store.search.search(admin, { q, mode, limit: 50, ...scope })).items.map((hit) => hit.sessionId).sort();
 
 for (const { dialect, available } of TEST_DIALECTS) {
   for (const version of [21, 30] as const) {
@@ -316,11 +320,16 @@ for (const { dialect, available } of TEST_DIALECTS) {
         expect(await searchIds(t, '東京', 'substring')).toEqual(['cmp-tip', 'cmp-tip']);
         expect(await searchIds(t, 'リージョン', 'auto')).toEqual(['cmp-tip']);
         expect(await searchIds(t, 'rollout', 'word')).toEqual(['cmp-mid', 'cmp-root', 'cmp-tip', 'cmp-tip']);
-        // Tool output is word-searchable, never substring-indexed; sub-agent text likewise.
-        expect(await searchIds(t, 'manifest', 'word')).toEqual(['cmp-root']);
+        // Tool output and sub-agent text are outside the default scope of both indexes (never
+        // substring-indexed), and found when asked for (docs/search.md, Scope).
+        expect(await searchIds(t, 'manifest', 'word')).toEqual([]);
         expect(await searchIds(t, 'manifest', 'substring')).toEqual([]);
-        expect(await searchIds(t, 'helper task', 'word')).toEqual(['dl-child']);
+        expect(await searchIds(t, 'manifest', 'word', { role: 'tool' })).toEqual(['cmp-root']);
+        expect(await searchIds(t, 'manifest', 'substring', { role: 'tool' })).toEqual(['cmp-root']);
+        expect(await searchIds(t, 'helper task', 'word')).toEqual([]);
         expect(await searchIds(t, 'helper task', 'substring')).toEqual([]);
+        expect(await searchIds(t, 'helper task', 'word', { excludeSource: [] })).toEqual(['dl-child']);
+        expect(await searchIds(t, 'helper task', 'substring', { excludeSource: [] })).toEqual(['dl-child']);
         const hits = (await t.store.search.search(admin, { q: 'blue-green', mode: 'word', limit: 5 })).items;
         expect(hits.map((hit) => [hit.sessionId, hit.tipSessionId]).sort()).toEqual([
           ['cmp-mid', 'cmp-tip'],
@@ -492,16 +501,18 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(third.messages).toEqual({ created: 0, skipped: 25 });
     });
 
-    it('catching up after the liveness sweep ended an imported open session: the end the source wrote wins', async () => {
+    it('[sweep.imported-unclaimed-kept] catching up: the sweep leaves imported open sessions as Hermes left them, and the end the source wrote since arrives', async () => {
       // The documented way to import while Hermes keeps running: import a copy, later the newer
-      // copy. Meanwhile the API's sweep ends imported open sessions idle for a day (all of them,
-      // for history); that automatic end is not a change made here that a re-import must keep.
+      // copy. Meanwhile the API's sweep runs; it once ended every imported open session idle for a
+      // day. Their liveness is Hermes' until a gateway here claims them.
       const t = await fresh();
       const path = file(30);
       await importFile(t, path);
       const sweep = await t.store.gateways.sweep('audit-sweep');
-      expect(sweep.reapedIds).toContain('cmp-tip');
-      expect((await t.store.sessions.get(admin, 'cmp-tip')).endReason).toBe('startup_orphan_reap');
+      expect(sweep.reapedIds).toEqual([]);
+      for (const id of ['cmp-tip', 'rst-c']) {
+        expect(await t.store.sessions.get(admin, id)).toMatchObject({ endedAt: null, awaitingClaim: true });
+      }
 
       const f = HermesFixture.open(path, 30);
       f.transaction(() => {
@@ -514,7 +525,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
           started_at: t0 + 300,
         });
         f.message('cmp-next', { role: 'user', content: 'carrying on after compression', timestamp: t0 + 301 });
-        // Still open in the source: the sweep's end stays (a gateway may resume it).
+        // Still open in the source: still Hermes', open.
         f.message('rst-c', { role: 'user', content: 'one more on telegram', timestamp: t0 + 510 });
       });
       f.close();
@@ -536,9 +547,11 @@ for (const { dialect, available } of TEST_DIALECTS) {
         'cmp-next',
       ]);
       expect(await t.store.sessions.get(admin, 'rst-c')).toMatchObject({
-        endReason: 'startup_orphan_reap',
+        endedAt: null,
+        awaitingClaim: true,
         messageCount: 2,
       });
+      expect((await t.store.gateways.sweep('audit-sweep')).reapedIds).toEqual([]);
     });
 
     it('carries the archived (or auto-archived), pinned and hidden flags across', async () => {

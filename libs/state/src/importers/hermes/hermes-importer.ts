@@ -1,14 +1,15 @@
 import type { ImportProgress, ImportReport, OnConflict, Principal } from '@statehouse/contracts';
+import { type BetweenChunks, CHUNK_BUDGET_MS, ChunkSizer, reportChunk } from '../../db/chunks.js';
 import type { Db } from '../../db/database.js';
-import type { DeletionEngine } from '../../deletion/deletion.engine.js';
-import { type BetweenChunks, CHUNK_BUDGET_MS, ChunkSizer, reportChunk } from '../../jobs/chunks.js';
-import { SessionRepository } from '../../sessions/session.repository.js';
+import { isUniqueViolation, type SqlDialect } from '../../db/sql-dialect.js';
+import type { Tx, UnitOfWork } from '../../db/unit-of-work.js';
+import type { DeletionNotice } from '../../domain/deletion-notice.js';
+import { ImportInputError } from '../../domain/import-errors.js';
+import { ImportReportBuilder, ReportDelta } from '../../domain/import-report.js';
+import { SessionRepository } from '../../repositories/session.repository.js';
+import type { DeletionEngine } from '../../services/deletion.engine.js';
 import type { Clock } from '../../shared/clock.js';
-import { DomainError } from '../../shared/errors.js';
-import { isUniqueViolation, type SqlDialect } from '../../shared/sql-dialect.js';
-import type { Tx, UnitOfWork } from '../../shared/unit-of-work.js';
-import { ImportInputError } from '../import-errors.js';
-import { ImportReportBuilder, ReportDelta } from '../import-report.js';
+import { DomainError, StoreUnavailableError } from '../../shared/errors.js';
 import { type LineageNode, type LineagePlan, planLineage } from './hermes-lineage.js';
 import {
   type MappedMessage,
@@ -19,18 +20,21 @@ import {
   resolveProfile,
   SessionMapper,
 } from './hermes-mapper.js';
-import { HermesReader, type HermesSessionRow } from './hermes-reader.js';
+import { HermesReader, type HermesRow, type HermesSessionRow } from './hermes-reader.js';
 import { HermesRoutesWriter } from './hermes-routes.writer.js';
 import { RunMemory } from './hermes-run-memory.js';
+import { HermesRuntimeWriter } from './hermes-runtime.writer.js';
 import { ownedFile, type Snapshot, snapshotFile } from './hermes-snapshot.js';
-import { counter, epochMs, nonEmpty, Repairs, text } from './hermes-values.js';
-import { HermesWriter, type PendingUpdate, remainingOf, type WriteOptions } from './hermes-writer.js';
+import type { PendingUpdate } from './hermes-update.writer.js';
+import { counter, epochMs, jsonObject, nonEmpty, Repairs, text } from './hermes-values.js';
+import { remainingOf, type WriteOptions } from './hermes-write-parts.js';
+import { HermesWriter } from './hermes-writer.js';
 
 export const DEFAULT_PROFILE = 'default';
 
 /**
  * How long one unit of work may hold the write lock (SQLite: one writer for every process): the
- * budget of every long operation's chunks (jobs/chunks.ts). Units are sized a little under it from
+ * budget of every long operation's chunks (db/chunks.ts). Units are sized a little under it from
  * the time of the last ones, and a whole unit (a batch of sessions, a chunk of one session) cannot
  * stop half-way as a time-boxed chunk does: aimed at 40 ms, the slowest held it 84 ms (a session of
  * 10⁵ messages, on an idle machine).
@@ -42,6 +46,21 @@ const MIN_BATCH_MESSAGES = 50;
 const MAX_BATCH_SESSIONS = 200;
 const ROUTES_PER_UNIT = 100;
 const GENERATIONS_PER_UNIT = 200;
+const RUNTIME_ROWS_PER_UNIT = 100;
+
+/**
+ * Hermes' runtime tables that have no place here, and why (the report says so when they hold rows;
+ * docs/migrating-from-hermes.md).
+ */
+const NOT_IMPORTED: [table: string, why: string][] = [
+  [
+    'gateway_heartbeats',
+    'liveness of Hermes processes; a Statehouse gateway registers itself with its first heartbeat (docs/domain.md §10.1), and imported sessions are owned by no gateway',
+  ],
+  ['compression_locks', 'locks held by Hermes processes; compressions here are one transaction each'],
+  ['session_turn_leases', 'turn leases of Hermes processes; a turn here is leased when it begins'],
+  ['session_deletion_receipts', "Hermes' own deletion history; Statehouse receipts record deletions made here"],
+];
 /**
  * A session with more messages than this is written in chunks (a hidden row until its last chunk
  * commits) instead of in one unit of work. Writing a message costs ≈ 35–70 µs on SQLite (its
@@ -132,6 +151,27 @@ interface PlannedSession {
   messages: number;
 }
 
+/** A unit of work's writes: what the run's progress becomes once it commits. */
+type UnitWork = (tx: Tx, delta: ReportDelta) => Promise<ImportProgress>;
+
+/** One run's state, shared by its phases (`HermesImporter.run`). */
+interface ImportRun {
+  options: HermesImportOptions;
+  builder: ImportReportBuilder;
+  progress: ImportProgress;
+  reader: HermesReader;
+  planned: Awaited<ReturnType<HermesImporter['plan']>>;
+  memory: RunMemory;
+  /** Sessions with more messages than this are written in chunks. */
+  splitAbove: number;
+  /** The write options of a unit starting now. */
+  writeOptions: () => WriteOptions;
+  /** Runs one unit of work (`HermesImporter.unit`); returns how long it held the transaction (ms). */
+  unit: (work: UnitWork) => Promise<number>;
+  stats: { longestUnitMs: number; longestUnitMessages: number; units: number };
+  unitTimes: number[];
+}
+
 /**
  * The Hermes import engine: snapshot → probe → plan lineage → batches of whole sessions, each one
  * unit of work through the repositories every write uses (a session is never half-written; a
@@ -140,6 +180,7 @@ interface PlannedSession {
 export class HermesImporter {
   private readonly writer: HermesWriter;
   private readonly routesWriter: HermesRoutesWriter;
+  private readonly runtimeWriter: HermesRuntimeWriter;
   private readonly sessions: SessionRepository;
 
   constructor(
@@ -156,6 +197,7 @@ export class HermesImporter {
   ) {
     this.writer = new HermesWriter(dialect, deletion);
     this.routesWriter = new HermesRoutesWriter(dialect);
+    this.runtimeWriter = new HermesRuntimeWriter(dialect);
     this.sessions = new SessionRepository(dialect);
   }
 
@@ -173,189 +215,285 @@ export class HermesImporter {
       ? ownedFile(options.path, options.ownedDir)
       : await snapshotFile(options.path);
     let reader: HermesReader | undefined;
-    const stats = { longestUnitMs: 0, longestUnitMessages: 0, units: 0 };
-    const unitTimes: number[] = [];
+    // The sessions a run replaces reach deletion observers in one call, when the run ends.
+    const notice = this.deletion.notice();
     try {
       reader = await HermesReader.open(snapshot.path);
       for (const note of reader.schema.notes) builder.warn(`source: ${note}`);
+      const run = await this.start(reader, options, builder, progress, notice);
+      await this.sessionsPhase(run);
+      await this.routesPhase(run);
+      await this.generationsPhase(run);
+      await this.runtimePhase(run);
+      return this.finish(run);
+    } finally {
+      notice.dispatch();
+      reader?.close();
+      await snapshot.release();
+    }
+  }
 
-      progress.phase = 'planning';
-      options.onProgress?.({ ...progress }, builder.report());
-      const fallbackProfile = options.profile ?? DEFAULT_PROFILE;
-      const planned = await this.plan(reader, fallbackProfile, builder);
-      progress.sessionsTotal = planned.order.length;
-      progress.messagesTotal = planned.order.reduce((sum, session) => sum + session.messages, 0);
+  /** Reports the run's next phase. */
+  private enter(run: Pick<ImportRun, 'options' | 'builder' | 'progress'>, phase: ImportProgress['phase']): void {
+    run.progress.phase = phase;
+    run.options.onProgress?.({ ...run.progress }, run.builder.report());
+  }
 
-      const memory = new RunMemory((id) => plannedTip(id, planned.lineage, planned.nodes));
-      const splitAbove = options.splitSessionsAbove ?? SPLIT_SESSIONS_ABOVE;
-      const writeOptions = (): WriteOptions => ({
+  /** The planning phase (lineage of the whole file), and what every later phase of the run shares. */
+  private async start(
+    reader: HermesReader,
+    options: HermesImportOptions,
+    builder: ImportReportBuilder,
+    progress: ImportProgress,
+    notice: DeletionNotice,
+  ): Promise<ImportRun> {
+    this.enter({ options, builder, progress }, 'planning');
+    const fallbackProfile = options.profile ?? DEFAULT_PROFILE;
+    const planned = await this.plan(reader, fallbackProfile, builder);
+    progress.sessionsTotal = planned.order.length;
+    progress.messagesTotal = planned.order.reduce((sum, session) => sum + session.messages, 0);
+    const splitAbove = options.splitSessionsAbove ?? SPLIT_SESSIONS_ABOVE;
+    const run: ImportRun = {
+      options,
+      builder,
+      progress,
+      reader,
+      planned,
+      memory: new RunMemory((id) => plannedTip(id, planned.lineage, planned.nodes)),
+      splitAbove,
+      writeOptions: () => ({
         onConflict: options.onConflict,
         jobId: options.jobId,
         actor: options.actor,
         now: this.clock.now(),
+        notice,
         // Old rows too many for one unit are purged in chunks first (a dry run purges nothing).
         ...(options.dryRun ? { dryRun: true } : { purgeLaterAbove: splitAbove }),
-      });
-      const unit = async (work: (tx: Tx, delta: ReportDelta) => Promise<ImportProgress>) => {
-        for (let attempt = 1; ; attempt++) {
-          const delta = new ReportDelta();
-          const started = performance.now();
-          try {
-            const next = await this.transaction(options.dryRun, async (tx) => {
-              const after = await work(tx, delta);
-              if (!options.dryRun && options.persist) {
-                await options.persist(tx, after, builder.report(delta), builder.conversationsWith(delta));
-              }
-              return after;
-            });
-            const elapsed = performance.now() - started;
-            if (!options.dryRun) {
-              reportChunk({
-                operation: 'import',
-                heldMs: elapsed,
-                rows: next.messagesDone - progress.messagesDone,
-                steps: 1,
-                lastStepStartMs: 0,
-              });
-            }
-            stats.longestUnitMs = Math.max(stats.longestUnitMs, elapsed);
-            if (!options.dryRun) {
-              stats.longestUnitMessages = Math.max(stats.longestUnitMessages, delta.messages.created);
-            }
-            stats.units++;
-            unitTimes.push(elapsed);
-            builder.merge(delta);
-            Object.assign(progress, next);
-            if (options.dryRun && options.persist) {
-              await this.uow.run(null, (tx) =>
-                options.persist!(tx, { ...progress }, builder.report(), builder.conversationsWith()),
-              );
-            }
-            options.onProgress?.({ ...progress }, builder.report());
-            return elapsed;
-          } catch (error) {
-            // Another writer took an id or a title between our reads and our writes: decide again.
-            if (attempt < 3 && isUniqueViolation(error)) continue;
-            throw error;
-          }
-        }
-      };
+      }),
+      unit: (work) => this.unit(run, work),
+      stats: { longestUnitMs: 0, longestUnitMessages: 0, units: 0 },
+      unitTimes: [],
+    };
+    return run;
+  }
 
-      progress.phase = 'sessions';
-      options.onProgress?.({ ...progress }, builder.report());
-      const target = options.batchTargetMs ?? BATCH_TARGET_MS;
-      const split = (session: PlannedSession) => !options.dryRun && session.messages > splitAbove;
-      const sizer = new ChunkSizer(FIRST_BATCH_MESSAGES, MIN_BATCH_MESSAGES, MAX_BATCH_MESSAGES, target);
-      let budget = FIRST_BATCH_MESSAGES;
-      let index = 0;
-      while (index < planned.order.length) {
-        if (options.signal?.aborted) throw new ImportAbortedError();
-        if (split(planned.order[index])) {
-          const [session] = await this.read(reader, [planned.order[index]], planned, builder, options);
-          if (session) await this.writeInChunks(session, unit, writeOptions, memory, progress, sizer, options);
-          else progress.sessionsDone++;
-          index++;
-          await yieldToEventLoop();
-          continue;
-        }
-        let end = index;
-        let messages = 0;
-        while (
-          end < planned.order.length &&
-          end - index < MAX_BATCH_SESSIONS &&
-          (end === index || (messages + planned.order[end].messages <= budget && !split(planned.order[end])))
-        ) {
-          messages += planned.order[end].messages;
-          end++;
-        }
-        const batch = planned.order.slice(index, end);
-        const mapped = await this.read(reader, batch, planned, builder, options);
-        // A dry run decides a huge session in one read-only unit: its ledger is read and compared
-        // ahead, in pages, as a real run's first chunk has it (inside, that was one slice of ≈ 1.4 s
-        // for 10⁵ entries); the unit checks it still holds.
-        const largest = mapped.reduce<MappedSession | undefined>(
-          (max, session) => (max && max.messages.length >= session.messages.length ? max : session),
-          undefined,
-        );
-        const knownLedger =
-          options.dryRun && largest && largest.messages.length > splitAbove
-            ? await this.writer.readLedgerAhead(this.db, largest, yieldToEventLoop)
-            : undefined;
-        let blocked: { session: MappedSession; purge: string[] }[] = [];
-        const elapsed = await unit(async (tx, delta) => {
-          blocked = (await this.writer.writeSessions(tx, mapped, { ...writeOptions(), knownLedger }, memory, delta))
-            .blocked;
-          return {
-            ...progress,
-            sessionsDone: progress.sessionsDone + batch.length,
-            messagesDone: progress.messagesDone + messages,
-          };
+  /**
+   * One unit of work of the run: its writes, the job's progress persisted in the same transaction,
+   * then the report and the figures moved on. Retried when another writer took an id or a title
+   * between its reads and its writes. Returns how long it held the transaction (ms).
+   */
+  private async unit(run: ImportRun, work: UnitWork): Promise<number> {
+    const { options, builder, progress, stats } = run;
+    for (let attempt = 1; ; attempt++) {
+      const delta = new ReportDelta();
+      const started = performance.now();
+      try {
+        const next = await this.transaction(options.dryRun, async (tx) => {
+          const after = await work(tx, delta);
+          if (!options.dryRun && options.persist) {
+            await options.persist(tx, after, builder.report(delta), builder.conversationsWith(delta));
+          }
+          return after;
         });
-        // Sessions whose id old rows still hold: purge those in chunks, then write them again.
-        for (let attempt = 1; blocked.length > 0; attempt++) {
-          if (attempt > 3) throw new DomainError('store_unavailable', 'old rows keep holding imported ids; retry');
-          await this.purge(blocked.flatMap((b) => b.purge));
-          const again = blocked.map((b) => b.session);
-          await unit(async (tx, delta) => {
-            blocked = (await this.writer.writeSessions(tx, again, writeOptions(), memory, delta)).blocked;
-            return { ...progress };
+        const elapsed = performance.now() - started;
+        if (!options.dryRun) {
+          reportChunk({
+            operation: 'import',
+            heldMs: elapsed,
+            rows: next.messagesDone - progress.messagesDone,
+            steps: 1,
+            lastStepStartMs: 0,
           });
         }
-        // Hold each unit near the target lock time: scale the next one by how far this one was off
-        // (bounded steps, aiming a little under the target).
-        const scale = Math.min(1.5, Math.max(0.5, (0.9 * target) / Math.max(elapsed, 0.1)));
-        budget = Math.min(MAX_BATCH_MESSAGES, Math.max(MIN_BATCH_MESSAGES, Math.floor(budget * scale)));
-        index = end;
-        // The store's pause, as between a huge session's chunks: index segments merged (unmerged,
-        // the segments of a long chunked write pile up to a crisis merge inside one of its chunks,
-        // search/fts-merge.test.ts) and the lock left free for writers of other processes
-        // (hermes-import-pause.test.ts).
-        await this.betweenChunks(elapsed);
+        stats.longestUnitMs = Math.max(stats.longestUnitMs, elapsed);
+        if (!options.dryRun) {
+          stats.longestUnitMessages = Math.max(stats.longestUnitMessages, delta.messages.created);
+        }
+        stats.units++;
+        run.unitTimes.push(elapsed);
+        builder.merge(delta);
+        Object.assign(progress, next);
+        if (options.dryRun && options.persist) {
+          await this.uow.run(null, (tx) =>
+            options.persist!(tx, { ...progress }, builder.report(), builder.conversationsWith()),
+          );
+        }
+        options.onProgress?.({ ...progress }, builder.report());
+        return elapsed;
+      } catch (error) {
+        // Another writer took an id or a title between our reads and our writes: decide again.
+        if (attempt < 3 && isUniqueViolation(error)) continue;
+        throw error;
       }
-
-      progress.phase = 'routes';
-      options.onProgress?.({ ...progress }, builder.report());
-      const routes = reader.routingEntries();
-      for (let i = 0; i < routes.length; i += ROUTES_PER_UNIT) {
-        if (options.signal?.aborted) throw new ImportAbortedError();
-        const part = routes.slice(i, i + ROUTES_PER_UNIT);
-        await unit(async (tx, delta) => {
-          await this.routesWriter.writeRoutes(tx, part, writeOptions(), memory, delta);
-          return { ...progress };
-        });
-        await yieldToEventLoop();
-      }
-
-      progress.phase = 'generations';
-      options.onProgress?.({ ...progress }, builder.report());
-      const generations = this.generations(reader, planned.impliedGenerations);
-      for (let i = 0; i < generations.length; i += GENERATIONS_PER_UNIT) {
-        const part = generations.slice(i, i + GENERATIONS_PER_UNIT);
-        await unit(async (tx) => {
-          await this.routesWriter.writeGenerations(tx, part, writeOptions());
-          return { ...progress };
-        });
-        await yieldToEventLoop();
-      }
-
-      progress.phase = 'done';
-      const report = builder.report();
-      options.onProgress?.({ ...progress }, report);
-      unitTimes.sort((a, b) => a - b);
-      const at = (q: number) =>
-        unitTimes.length ? unitTimes[Math.min(unitTimes.length - 1, Math.floor(unitTimes.length * q))] : 0;
-      return {
-        report,
-        conversations: builder.conversationsWith(),
-        progress: { ...progress },
-        ...stats,
-        unitP50Ms: at(0.5),
-        unitP95Ms: at(0.95),
-      };
-    } finally {
-      reader?.close();
-      await snapshot.release();
     }
+  }
+
+  /**
+   * The sessions, in planned order: batches of whole sessions sized to the target lock time, and
+   * each session too big for one unit in chunks of its own (`writeInChunks`).
+   */
+  private async sessionsPhase(run: ImportRun): Promise<void> {
+    const { options, planned, reader, progress } = run;
+    this.enter(run, 'sessions');
+    const target = options.batchTargetMs ?? BATCH_TARGET_MS;
+    const split = (session: PlannedSession) => !options.dryRun && session.messages > run.splitAbove;
+    const sizer = new ChunkSizer(FIRST_BATCH_MESSAGES, MIN_BATCH_MESSAGES, MAX_BATCH_MESSAGES, target);
+    let budget = FIRST_BATCH_MESSAGES;
+    let index = 0;
+    while (index < planned.order.length) {
+      if (options.signal?.aborted) throw new ImportAbortedError();
+      if (split(planned.order[index])) {
+        const [session] = await this.read(reader, [planned.order[index]], planned, run.builder, options);
+        if (session) await this.writeInChunks(session, run, sizer);
+        else progress.sessionsDone++;
+        index++;
+        await yieldToEventLoop();
+        continue;
+      }
+      let end = index;
+      let messages = 0;
+      while (
+        end < planned.order.length &&
+        end - index < MAX_BATCH_SESSIONS &&
+        (end === index || (messages + planned.order[end].messages <= budget && !split(planned.order[end])))
+      ) {
+        messages += planned.order[end].messages;
+        end++;
+      }
+      const elapsed = await this.writeBatch(run, planned.order.slice(index, end), messages);
+      // Hold each unit near the target lock time: scale the next one by how far this one was off
+      // (bounded steps, aiming a little under the target).
+      const scale = Math.min(1.5, Math.max(0.5, (0.9 * target) / Math.max(elapsed, 0.1)));
+      budget = Math.min(MAX_BATCH_MESSAGES, Math.max(MIN_BATCH_MESSAGES, Math.floor(budget * scale)));
+      index = end;
+      // The store's pause, as between a huge session's chunks: index segments merged (unmerged,
+      // the segments of a long chunked write pile up to a crisis merge inside one of its chunks,
+      // search/fts-merge.test.ts) and the lock left free for writers of other processes
+      // (hermes-import-pause.test.ts).
+      await this.betweenChunks(elapsed);
+    }
+  }
+
+  /**
+   * One batch of whole sessions in one unit, then those whose id old rows still hold, once those
+   * are purged. Returns how long the batch's unit held the transaction (ms).
+   */
+  private async writeBatch(run: ImportRun, batch: readonly PlannedSession[], messages: number): Promise<number> {
+    const { options, progress, memory } = run;
+    const mapped = await this.read(run.reader, batch, run.planned, run.builder, options);
+    // A dry run decides a huge session in one read-only unit: its ledger is read and compared
+    // ahead, in pages, as a real run's first chunk has it (inside, that was one slice of ≈ 1.4 s
+    // for 10⁵ entries); the unit checks it still holds.
+    const largest = mapped.reduce<MappedSession | undefined>(
+      (max, session) => (max && max.messages.length >= session.messages.length ? max : session),
+      undefined,
+    );
+    const knownLedger =
+      options.dryRun && largest && largest.messages.length > run.splitAbove
+        ? await this.writer.ledgerComparer.readLedgerAhead(this.db, largest, yieldToEventLoop)
+        : undefined;
+    let blocked: { session: MappedSession; purge: string[] }[] = [];
+    const elapsed = await run.unit(async (tx, delta) => {
+      blocked = (await this.writer.writeSessions(tx, mapped, { ...run.writeOptions(), knownLedger }, memory, delta))
+        .blocked;
+      return {
+        ...progress,
+        sessionsDone: progress.sessionsDone + batch.length,
+        messagesDone: progress.messagesDone + messages,
+      };
+    });
+    // Sessions whose id old rows still hold: purge those in chunks, then write them again.
+    for (let attempt = 1; blocked.length > 0; attempt++) {
+      if (attempt > 3) throw new StoreUnavailableError('old rows keep holding imported ids; retry');
+      await this.purge(blocked.flatMap((b) => b.purge));
+      const again = blocked.map((b) => b.session);
+      await run.unit(async (tx, delta) => {
+        blocked = (await this.writer.writeSessions(tx, again, run.writeOptions(), memory, delta)).blocked;
+        return { ...progress };
+      });
+    }
+    return elapsed;
+  }
+
+  /** The gateway routes (session keys to sessions), a unit per ROUTES_PER_UNIT. */
+  private async routesPhase(run: ImportRun): Promise<void> {
+    const { options, progress } = run;
+    this.enter(run, 'routes');
+    const routes = run.reader.routingEntries();
+    for (let i = 0; i < routes.length; i += ROUTES_PER_UNIT) {
+      if (options.signal?.aborted) throw new ImportAbortedError();
+      const part = routes.slice(i, i + ROUTES_PER_UNIT);
+      await run.unit(async (tx, delta) => {
+        await this.routesWriter.writeRoutes(tx, part, run.writeOptions(), run.memory, delta);
+        return { ...progress };
+      });
+      await yieldToEventLoop();
+    }
+  }
+
+  /** Conversation generations, a unit per GENERATIONS_PER_UNIT. */
+  private async generationsPhase(run: ImportRun): Promise<void> {
+    const { progress } = run;
+    this.enter(run, 'generations');
+    const generations = this.generations(run.reader, run.planned.impliedGenerations);
+    for (let i = 0; i < generations.length; i += GENERATIONS_PER_UNIT) {
+      const part = generations.slice(i, i + GENERATIONS_PER_UNIT);
+      await run.unit(async (tx) => {
+        await this.routesWriter.writeGenerations(tx, part, run.writeOptions());
+        return { ...progress };
+      });
+      await yieldToEventLoop();
+    }
+  }
+
+  /** The runtime state (delegations, delivery obligations), and a warning per table not imported. */
+  private async runtimePhase(run: ImportRun): Promise<void> {
+    const { options, progress, reader, builder } = run;
+    this.enter(run, 'runtime');
+    const delegations = readRuntime(() => reader.delegations(), 'async_delegations', builder);
+    for (let i = 0; i < delegations.length; i += RUNTIME_ROWS_PER_UNIT) {
+      if (options.signal?.aborted) throw new ImportAbortedError();
+      const part = delegations.slice(i, i + RUNTIME_ROWS_PER_UNIT);
+      await run.unit(async (tx, delta) => {
+        await this.runtimeWriter.writeDelegations(tx, part, run.writeOptions(), run.memory, delta);
+        return { ...progress };
+      });
+      await yieldToEventLoop();
+    }
+    const obligations = readRuntime(() => reader.obligations(), 'delivery_obligations', builder);
+    const sessionForKey = obligations.length > 0 ? sessionsByKey(reader, run.planned.nodes) : new Map<string, string>();
+    for (let i = 0; i < obligations.length; i += RUNTIME_ROWS_PER_UNIT) {
+      if (options.signal?.aborted) throw new ImportAbortedError();
+      const part = obligations.slice(i, i + RUNTIME_ROWS_PER_UNIT);
+      await run.unit(async (tx, delta) => {
+        await this.runtimeWriter.writeObligations(tx, part, sessionForKey, run.writeOptions(), run.memory, delta);
+        return { ...progress };
+      });
+      await yieldToEventLoop();
+    }
+    for (const [table, why] of NOT_IMPORTED) {
+      const rows = readRuntime(() => [reader.rowCount(table)], table, builder)[0] ?? 0;
+      if (rows > 0) builder.warn(`${table}: ${rows} row(s) not imported — ${why}`);
+    }
+  }
+
+  /** The run's result: its report, progress and unit figures. */
+  private finish(run: ImportRun): HermesImportResult {
+    const { progress, unitTimes } = run;
+    progress.phase = 'done';
+    const report = run.builder.report();
+    run.options.onProgress?.({ ...progress }, report);
+    unitTimes.sort((a, b) => a - b);
+    const at = (q: number) =>
+      unitTimes.length ? unitTimes[Math.min(unitTimes.length - 1, Math.floor(unitTimes.length * q))] : 0;
+    return {
+      report,
+      conversations: run.builder.conversationsWith(),
+      progress: { ...progress },
+      ...run.stats,
+      unitP50Ms: at(0.5),
+      unitP95Ms: at(0.95),
+    };
   }
 
   /**
@@ -368,17 +506,10 @@ export class HermesImporter {
    * are purged in chunks first, then the session starts again. A run interrupted between two
    * chunks resumes after the messages the ledger holds. Chunks are sized from measured time.
    */
-  private async writeInChunks(
-    session: MappedSession,
-    unit: (work: (tx: Tx, delta: ReportDelta) => Promise<ImportProgress>) => Promise<number>,
-    writeOptions: () => WriteOptions,
-    memory: RunMemory,
-    progress: ImportProgress,
-    sizer: ChunkSizer,
-    options: HermesImportOptions,
-  ): Promise<void> {
+  private async writeInChunks(session: MappedSession, run: ImportRun, sizer: ChunkSizer): Promise<void> {
+    const { unit, writeOptions, memory, progress, options } = run;
     const total = session.messages.length;
-    await this.writer.prepareTotals(session, yieldToEventLoop);
+    await this.writer.parts.prepareTotals(session, yieldToEventLoop);
     const chunkSize = () => Math.min(sizer.size, options.maxSessionChunk ?? Number.POSITIVE_INFINITY);
     // The first unit decides (from the store, inside its transaction) where the session starts.
     let pending: MappedMessage[] = [];
@@ -389,13 +520,13 @@ export class HermesImporter {
     for (let attempt = 1; ; attempt++) {
       // The session's ledger (10⁵ entries for a session of 10⁵ messages imported before) is read
       // here, holding no lock; the unit checks it still holds and reads it again only if not.
-      const knownLedger = await this.writer.readLedgerAhead(this.db, session, yieldToEventLoop);
+      const knownLedger = await this.writer.ledgerComparer.readLedgerAhead(this.db, session, yieldToEventLoop);
       const firstOptions = (): WriteOptions => ({ ...writeOptions(), knownLedger });
       elapsed = await unit(async (tx, delta) => {
         pending = [];
         update = undefined;
         purge = undefined;
-        const start = await this.writer.splitStart(tx, session, firstOptions());
+        const start = await this.writer.chunked.splitStart(tx, session, firstOptions());
         if (start.kind === 'blocked') {
           purge = start.purge;
           return { ...progress };
@@ -424,11 +555,12 @@ export class HermesImporter {
             return { ...progress, messagesDone: progress.messagesDone + total - pending.length };
           }
         } else if (remaining.length <= size) {
-          await this.writer.finishSplit(tx, session, remaining, writeOptions(), memory, delta);
+          await this.writer.chunked.finishSplit(tx, session, remaining, writeOptions(), memory, delta);
         } else {
           const first = remaining.slice(0, size);
-          if (start.kind === 'fresh') await this.writer.openSplit(tx, session, first, writeOptions(), memory, delta);
-          else await this.writer.appendSplit(tx, session, first, delta);
+          if (start.kind === 'fresh')
+            await this.writer.chunked.openSplit(tx, session, first, writeOptions(), memory, delta);
+          else await this.writer.chunked.appendSplit(tx, session, first, delta);
           pending = remaining.slice(size);
           rows = first.length;
           return { ...progress, messagesDone: progress.messagesDone + total - pending.length };
@@ -436,7 +568,7 @@ export class HermesImporter {
         return { ...progress, sessionsDone: progress.sessionsDone + 1, messagesDone: progress.messagesDone + total };
       });
       if (purge === undefined) break;
-      if (attempt > 3) throw new DomainError('store_unavailable', `old rows keep holding session ${session.id}; retry`);
+      if (attempt > 3) throw new StoreUnavailableError(`old rows keep holding session ${session.id}; retry`);
       // Old rows hold the id: purged in chunks, then the session starts again from the store's state.
       await this.purge(purge);
       if (options.signal?.aborted) throw new ImportAbortedError();
@@ -451,7 +583,7 @@ export class HermesImporter {
       const count = chunkSize();
       let applied = 0;
       elapsed = await unit(async (tx) => {
-        applied = await this.writer.continueMoves(tx, moving, count);
+        applied = await this.writer.updates.continueMoves(tx, moving, count);
         return { ...progress };
       });
       sizer.record(elapsed, applied);
@@ -471,12 +603,12 @@ export class HermesImporter {
       const updating = update;
       elapsed = await unit(async (tx, delta) => {
         if (!last) {
-          if (updating) await this.writer.continueUpdate(tx, updating, part, delta);
-          else await this.writer.appendSplit(tx, session, part, delta);
+          if (updating) await this.writer.updates.continueUpdate(tx, updating, part, delta);
+          else await this.writer.chunked.appendSplit(tx, session, part, delta);
           return { ...progress, messagesDone: progress.messagesDone + part.length };
         }
-        if (updating) await this.writer.finishUpdate(tx, updating, part, writeOptions(), memory, delta);
-        else await this.writer.finishSplit(tx, session, part, writeOptions(), memory, delta);
+        if (updating) await this.writer.updates.finishUpdate(tx, updating, part, writeOptions(), memory, delta);
+        else await this.writer.chunked.finishSplit(tx, session, part, writeOptions(), memory, delta);
         return {
           ...progress,
           sessionsDone: progress.sessionsDone + 1,
@@ -581,7 +713,8 @@ export class HermesImporter {
    * Reads and maps one batch. A batch the file cannot give whole (a corrupt page) is read session
    * by session; what cannot be read is skipped with a warning — never half-imported. Messages are
    * read and mapped a page at a time with the event loop let run between pages: a session of 10⁵
-   * messages took one synchronous slice of 3–6 s to read and map whole (measured 2026-12-01).
+   * messages took one synchronous slice of 3–6 s to read and map whole
+   * (docs/decisions/0021-import-preparation-off-the-event-loop.md).
    */
   private async read(
     reader: HermesReader,
@@ -709,6 +842,51 @@ function plannedTip(id: string, plan: LineagePlan, nodes: Map<string, LineageNod
     current = next[0].id;
   }
   return current;
+}
+
+/** A runtime table of the file; one that cannot be read is left out with a warning (sessions are in). */
+function readRuntime<T>(read: () => T[], table: string, builder: ImportReportBuilder): T[] {
+  try {
+    return read();
+  } catch (error) {
+    builder.warn(`${table}: cannot be read from the file (${(error as Error).message}); not imported`);
+    return [];
+  }
+}
+
+/**
+ * The session each routing key of the file stands for: the one its route names, else the newest
+ * session on that key (delivery obligations are keyed by chat in Hermes, by session here).
+ */
+function sessionsByKey(reader: HermesReader, nodes: ReadonlyMap<string, LineageNode>): Map<string, string> {
+  const newest = new Map<string, LineageNode>();
+  for (const node of nodes.values()) {
+    if (!node.sessionKey) continue;
+    const seen = newest.get(node.sessionKey);
+    if (!seen || node.startedAt > seen.startedAt || (node.startedAt === seen.startedAt && node.id > seen.id)) {
+      newest.set(node.sessionKey, node);
+    }
+  }
+  const byKey = new Map([...newest].map(([key, node]) => [key, node.id]));
+  const repairs = new Repairs();
+  let entries: HermesRow[] = [];
+  try {
+    entries = reader.routingEntries();
+  } catch {
+    // Routes that cannot be read were reported by the routes phase; the sessions' keys remain.
+  }
+  const routedAt = new Map<string, number>();
+  for (const entry of entries) {
+    const parsed = jsonObject(entry.entry_json, 'gateway_routing.entry_json', repairs);
+    const session = parsed?.session_id ?? parsed?.sessionId;
+    const key = nonEmpty(parsed?.session_key, repairs) ?? nonEmpty(entry.session_key, repairs);
+    if (typeof session !== 'string' || !session || !key) continue;
+    const at = Number(entry.updated_at) || 0;
+    if ((routedAt.get(key) ?? Number.NEGATIVE_INFINITY) > at) continue;
+    routedAt.set(key, at);
+    byKey.set(key, mapSessionId(session).id);
+  }
+  return byKey;
 }
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Kysely } from 'kysely';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import type { DB } from '../../db/database.js';
+import { ImportLedgerRepository } from '../../repositories/import-ledger.repository.js';
 import {
   adminPrincipal,
   contextOf,
@@ -15,7 +16,6 @@ import {
   type TestStore,
 } from '../../testing/index.js';
 import type { HermesSplitTuning } from '../import.service.js';
-import { ImportLedgerRepository } from '../import-ledger.repository.js';
 
 /**
  * A session imported before is decided (update, conflict, resume) from its ledger — one entry per

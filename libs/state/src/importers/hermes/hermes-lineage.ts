@@ -1,5 +1,5 @@
 import type { LineageKind } from '@statehouse/contracts';
-import { isResetReason } from '../../end-reasons.js';
+import { isResetReason } from '../../domain/end-reasons.js';
 
 /** What the classifier needs of a session (ids already mapped to Statehouse ids). */
 export interface LineageNode {

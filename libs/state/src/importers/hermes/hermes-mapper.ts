@@ -1,17 +1,21 @@
 import { createHash } from 'node:crypto';
 import {
+  COMPRESSION_RETRY_REASON_MAX_LENGTH,
   HANDOFF_STATES,
   ID_PATTERN,
+  INSTANT_MAX_MS,
   type LineageKind,
   MESSAGE_ROLES,
   type MessageContent,
   PROFILE_PATTERN,
   type TitleSource,
+  TOOL_NAME_MAX_LENGTH,
+  TOOL_NAMES_MAX,
 } from '@statehouse/contracts';
 import type { NewMessageRow } from '../../db/database.js';
-import { contentText, previewOf, toolUseParts } from '../../messages/message-content.js';
+import { contentText, previewOf, toolUseParts } from '../../domain/message-content.js';
+import type { NewSessionModelUsageRow } from '../../repositories/session-model-usage.repository.js';
 import { sanitizeTitle } from '../../shared/sanitize.js';
-import type { NewSessionModelUsageRow } from '../../usage/session-model-usage.repository.js';
 import type { HermesMessageRow, HermesRow, HermesSessionRow } from './hermes-reader.js';
 import type { HermesSchema } from './hermes-schema.js';
 import {
@@ -123,6 +127,11 @@ export interface SessionSnapshot {
   transportProfile: string | null;
   model: string | null;
   modelConfig: string | null;
+  /** JSON array text of the offered tools (`sessions.tool_names`), or null. */
+  toolNames: string | null;
+  /** The compression anti-thrash deadline (epoch ms) and why (docs/migrating-from-hermes.md). */
+  compressionRetryAfter: number | null;
+  compressionRetryReason: string | null;
   title: string | null;
   titleSource: TitleSource | null;
   endedAt: number | null;
@@ -189,25 +198,11 @@ export interface SessionPlan {
 
 const bit = (value: boolean): 0 | 1 => (value ? 1 : 0);
 
-/** Maps one Hermes session (with its messages and usage rows) to what Statehouse stores. */
-export function mapSession(
-  row: HermesSessionRow,
-  messageRows: readonly HermesMessageRow[],
-  usageRows: readonly HermesRow[],
-  plan: SessionPlan,
-  schema: HermesSchema,
-  now: number,
-): MappedSession {
-  const mapper = new SessionMapper(row, schema, now);
-  mapper.addMessages(messageRows);
-  return mapper.finish(usageRows, plan);
-}
-
 /**
  * Maps one Hermes session whose messages arrive in pages, in source order (`addMessages` once per
  * page, then `finish`): what a page held can be dropped once it is mapped, and the importer lets
- * the event loop run between pages. The result is the same as `mapSession`'s with every message
- * at once — each message's mapping depends only on the messages before it (its timestamp
+ * the event loop run between pages. The result is the same as with every message
+ * mapped at once — each message's mapping depends only on the messages before it (its timestamp
  * fallback, the platform ids seen), and the transcript's hash is fed message by message.
  */
 export class SessionMapper {
@@ -312,6 +307,8 @@ function mapSessionRow(
     transportProfile: nonEmpty(row.transport_profile, repairs),
     model: nonEmpty(row.model, repairs),
     modelConfig: modelConfig ? JSON.stringify(modelConfig) : null,
+    toolNames: mapToolNames(row.tool_names, sourceId, warnings, repairs),
+    ...mapCompressionDeadline(row, repairs),
     title,
     titleSource,
     endedAt,
@@ -351,6 +348,75 @@ function mapSessionRow(
     preview: messages.find((m) => m.preview !== null)?.preview ?? null,
     usage,
     warnings,
+  };
+}
+
+/**
+ * `sessions.tool_names`: the tools the session was offered, as Hermes pinned them (a JSON list;
+ * older writers, a comma-separated string). Not derivable from the tool calls: a tool offered and
+ * never called is in it. Kept in order, duplicates and unusable names dropped (with a warning).
+ */
+function mapToolNames(raw: unknown, sourceId: string, warnings: string[], repairs: Repairs): string | null {
+  const value = text(raw, repairs);
+  if (value === null || value.trim() === '') return null;
+  let names: unknown[];
+  try {
+    const parsed: unknown = JSON.parse(value);
+    names = Array.isArray(parsed) ? parsed : [parsed];
+  } catch {
+    names = value.split(',');
+  }
+  const kept: string[] = [];
+  let dropped = 0;
+  for (const name of names) {
+    const clean = typeof name === 'string' ? name.trim() : null;
+    if (
+      clean === null ||
+      clean === '' ||
+      clean.length > TOOL_NAME_MAX_LENGTH ||
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused.
+      /[\u0000-\u001F\u007F]/.test(clean) ||
+      kept.includes(clean) ||
+      kept.length >= TOOL_NAMES_MAX
+    ) {
+      dropped++;
+      continue;
+    }
+    kept.push(clean);
+  }
+  if (dropped > 0)
+    warnings.push(
+      `session ${sourceId}: ${dropped} tool name(s) in tool_names left out (empty, repeated, too long or too many)`,
+    );
+  return JSON.stringify(kept);
+}
+
+/** A deadline in epoch seconds (or ms); 0, NULL and garbage are "none" (Hermes writes 0 for disarmed). */
+function deadlineMs(value: unknown): number | null {
+  const n = typeof value === 'number' ? value : typeof value === 'string' ? Number(value) : Number.NaN;
+  if (!Number.isFinite(n) || n <= 0) return null;
+  const ms = Math.round(Math.abs(n) >= 1e11 ? n : n * 1000);
+  return ms >= Date.UTC(2000, 0, 1) && ms <= INSTANT_MAX_MS ? ms : null;
+}
+
+/**
+ * Hermes keeps two "not before" times for compression: the failure cooldown (with the failure's
+ * error) and the anti-thrash recovery deadline. Statehouse keeps one deadline: the later of them,
+ * with the failure's error as the reason when there is one.
+ */
+function mapCompressionDeadline(
+  row: HermesSessionRow,
+  repairs: Repairs,
+): { compressionRetryAfter: number | null; compressionRetryReason: string | null } {
+  const cooldown = deadlineMs(row.compression_failure_cooldown_until);
+  const recovery = deadlineMs(row.compression_recovery_deadline);
+  const after = cooldown === null ? recovery : recovery === null ? cooldown : Math.max(cooldown, recovery);
+  if (after === null) return { compressionRetryAfter: null, compressionRetryReason: null };
+  const error = cooldown === null ? null : nonEmpty(row.compression_failure_error, repairs);
+  const reason = error ?? (recovery === after ? 'anti-thrash recovery (Hermes)' : null);
+  return {
+    compressionRetryAfter: after,
+    compressionRetryReason: reason?.slice(0, COMPRESSION_RETRY_REASON_MAX_LENGTH) ?? null,
   };
 }
 

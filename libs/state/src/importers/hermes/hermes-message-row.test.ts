@@ -2,14 +2,14 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import type { MappedMessage } from './hermes-mapper.js';
-import { messageRow } from './hermes-writer.js';
+import { messageRow } from './hermes-write-parts.js';
 
 /**
  * The rows an import writes for its messages: every column named, not `{ ...m.row, … }`. The
  * spread built each row's properties out of its object (≈ 690 bytes a row against ≈ 180, Node 20);
  * a unit's rows live across its awaits, so scavenges promoted them, and an import of one session
  * of 10⁵ messages piled ≈ 170 MiB of them in old space between two full collections (heap
- * peak +243 MiB against +74 MiB, bench/import-loop.probe.ts, 2026-12-01).
+ * peak +243 MiB against +74 MiB, bench/probes/import-loop.probe.ts; docs/decisions/0021-import-preparation-off-the-event-loop.md).
  */
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -51,6 +51,8 @@ describe('an imported message’s row', () => {
       active: 0,
       compacted: 1,
       substring_indexed: 1,
+      // What an agent replays with a message (docs/domain.md §2.3.8): not in Hermes files.
+      replay_fields: null,
     });
     expect(messageRow('s1', mapped(8), false).substring_indexed).toBe(0);
   });

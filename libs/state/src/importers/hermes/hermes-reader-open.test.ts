@@ -5,7 +5,6 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { BACKGROUND_THREAD_NICE } from '../../shared/background-thread.js';
 import { HermesFixture, SCENARIO_T0 } from '../../testing/index.js';
-import { threadNicesDuring } from '../../testing/thread-nice.js';
 import { HermesReader } from './hermes-reader.js';
 
 /**
@@ -49,16 +48,17 @@ describe('opening a Hermes file', () => {
   // It works on the import's private copy, holding no lock of the store: on 2 shared cores the
   // event loops answering requests come first.
   it.runIf(process.platform === 'linux')('prepares the file on a thread at the background priority', async () => {
-    const path = build('nice.db', { perSession: 400 });
-    let reader: HermesReader | undefined;
-    const nices = await threadNicesDuring(async () => {
-      reader = await HermesReader.open(path);
-    });
+    // The thread reports its own nice value: sampling /proc from the event loop (before) missed a
+    // short preparation on a loaded CI machine.
+    const reader = await HermesReader.open(build('nice.db', { perSession: 400 }));
     try {
-      expect(reader?.messageCounts().get('s3')).toBe(400);
-      expect(nices.has(BACKGROUND_THREAD_NICE)).toBe(true);
+      expect(reader.messageCounts().get('s3')).toBe(400);
+      expect(reader.preparedOn).toMatchObject({ thread: 'worker' });
+      // At least the background value: a process already niced lower keeps its own.
+      const nice = reader.preparedOn.thread === 'worker' ? reader.preparedOn.nice : null;
+      expect(nice).toBeGreaterThanOrEqual(BACKGROUND_THREAD_NICE);
     } finally {
-      reader?.close();
+      reader.close();
     }
   });
 
@@ -86,15 +86,16 @@ describe('opening a Hermes file', () => {
     const { reader } = await openCountingTurns(path);
     try {
       expect(reader.schema.notes[0]).toMatch(
-        /^the file fails SQLite's integrity check \(.+\); importing what can be read$/,
+        /^Part of this file is damaged \(SQLite's integrity check: .+\)\. Every conversation that can be read whole is imported/,
       );
     } finally {
       reader.close();
     }
   });
 
-  // The largest slice of an import over HTTP (health bench, 2026-12-01) was planning's count of
-  // every session's messages, one statement over the whole file on the event loop.
+  // The largest slice of an import over HTTP was planning's count of every session's messages,
+  // one statement over the whole file on the event loop
+  // (docs/decisions/0021-import-preparation-off-the-event-loop.md).
   it('counts each session’s messages off the event loop', async () => {
     const { reader } = await openCountingTurns(build('counted.db'));
     const prepare = vi.spyOn(Database.prototype, 'prepare');

@@ -1,9 +1,9 @@
-import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { LOWER_THREAD_PRIORITY } from '../../shared/background-thread.js';
-import { chunk } from '../../shared/sql-dialect.js';
-import { ImportInputError } from '../import-errors.js';
+import { chunk } from '../../db/sql-dialect.js';
+import { ImportInputError } from '../../domain/import-errors.js';
+import { startWorker } from '../../shared/worker-program.js';
+import { describeDamage } from './hermes-damage.js';
+import type { PrepareWorkerData } from './hermes-reader-prepare.worker.js';
 import {
   type HermesSchema,
   MESSAGE_CORE,
@@ -55,6 +55,41 @@ const USAGE_COLUMNS = [
   'last_seen',
 ];
 
+/** async_delegations columns read (the table grew by ADD COLUMN too: missing ones read as NULL). */
+const DELEGATION_COLUMNS = [
+  'delegation_id',
+  'origin_session',
+  'origin_session_id',
+  'parent_session_id',
+  'state',
+  'dispatched_at',
+  'completed_at',
+  'updated_at',
+  'result_json',
+  'task_json',
+  'delivery_state',
+  'delivery_attempts',
+  'delivered_at',
+];
+
+/** delivery_obligations columns read. */
+const OBLIGATION_COLUMNS = [
+  'obligation_id',
+  'session_key',
+  'platform',
+  'chat_id',
+  'thread_id',
+  'reply_to',
+  'content',
+  'state',
+  'attempts',
+  'created_at',
+  'updated_at',
+  'last_error',
+  'transport_profile',
+  'adapter_profile',
+];
+
 const q = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 /** `select a, b, null as c …`: missing optional columns read as NULL. */
@@ -73,10 +108,21 @@ export class HermesReader {
   private readonly db: Database.Database;
   /** Messages per session id, counted by the preparation worker (absent: counted here when asked). */
   private readonly counts: ReadonlyMap<string, number> | undefined;
+  /**
+   * Where the file was prepared: on a worker thread at this nice value (null where the thread
+   * could not read it), or on the event loop because no worker could do it (`reason`).
+   */
+  readonly preparedOn: { thread: 'worker'; nice: number | null } | { thread: 'event loop'; reason: string };
 
-  private constructor(db: Database.Database, schema: HermesSchema, counts?: ReadonlyMap<string, number>) {
+  private constructor(
+    db: Database.Database,
+    schema: HermesSchema,
+    preparedOn: HermesReader['preparedOn'],
+    counts?: ReadonlyMap<string, number>,
+  ) {
     this.db = db;
     this.schema = schema;
+    this.preparedOn = preparedOn;
     this.counts = counts;
   }
 
@@ -91,10 +137,10 @@ export class HermesReader {
       // The copy may be WAL: reading it replays committed transactions from its -wal.
       db.prepare('select count(*) from sqlite_master').get();
       const schema = probeHermesSchema(db);
-      const { damage, counts } = await HermesReader.prepareFile(path, db);
+      const { damage, counts, preparedOn } = await HermesReader.prepareFile(path, db);
       if (damage) schema.notes.unshift(damage);
       db.pragma('query_only = 1');
-      return new HermesReader(db, schema, counts);
+      return new HermesReader(db, schema, preparedOn, counts);
     } catch (error) {
       db.close();
       if (error instanceof ImportInputError) throw error;
@@ -107,42 +153,37 @@ export class HermesReader {
    * damaged file is still imported as far as it can be read, each session whole or not at all, and
    * the report says the file is damaged), then the index messages are read by (`messageIndexNeeded`).
    * Each reads every page of its table in one call — the check ≈ 1.3 s for 10⁵ messages (30 MiB),
-   * the index ≈ 130 ms (measured 2026-12-01) — so they run on a connection of their own in a
-   * worker thread, the event loop free meanwhile. Where no worker can be started they run here.
+   * the index ≈ 130 ms (docs/decisions/0021-import-preparation-off-the-event-loop.md) — so they
+   * run on a connection of their own in a worker thread, the event loop free meanwhile. Where no
+   * worker can be started they run here.
    * The worker also counts each session's messages (`messageCounts`: one statement over the whole
    * index, 12 ms for 10⁵ messages on an idle machine and 27–30 ms in the health bench, where it was
    * the largest slice of an import over HTTP) and checkpoints the copy's WAL (the index is written
    * there): the reader's `close`, the last connection, would otherwise copy it back and fsync on the
-   * event loop (17–24 ms idle, 93 ms in the bench, 2026-12-01).
+   * event loop (17–24 ms idle, 93 ms in the health bench).
    */
   private static async prepareFile(
     path: string,
     db: Database.Database,
-  ): Promise<{ damage: string | null; counts?: ReadonlyMap<string, number> }> {
+  ): Promise<{ damage: string | null; counts?: ReadonlyMap<string, number>; preparedOn: HermesReader['preparedOn'] }> {
     const createIndex = HermesReader.messageIndexNeeded(db);
     let answer: PrepareAnswer;
+    let preparedOn: HermesReader['preparedOn'];
     try {
       answer = await prepareInWorker(path, createIndex);
-    } catch {
+      preparedOn = { thread: 'worker', nice: answer.threadNice ?? null };
+    } catch (error) {
       answer = prepareHere(db, createIndex);
+      preparedOn = { thread: 'event loop', reason: String((error as Error | null)?.message ?? error) };
     }
     if (answer.indexFailed) throw ImportInputError.fromSqlite(answer.indexFailed);
     // Counts the worker could not take (a damaged file) are asked again here, failing as they did.
     const counts = answer.counts ? new Map(answer.counts) : undefined;
     if (answer.checkFailed !== undefined) {
-      return {
-        damage: `the file fails SQLite's integrity check (${answer.checkFailed}); importing what can be read`,
-        counts,
-      };
+      return { damage: describeDamage([answer.checkFailed]), counts, preparedOn };
     }
     const problems = (answer.lines ?? []).filter((line) => line !== 'ok');
-    return {
-      damage:
-        problems.length === 0
-          ? null
-          : `the file fails SQLite's integrity check (${problems.join('; ')}); importing what can be read`,
-      counts,
-    };
+    return { damage: describeDamage(problems), counts, preparedOn };
   }
 
   /**
@@ -258,6 +299,27 @@ export class HermesReader {
     return this.db.prepare(`select ${columns} from gateway_routing`).all() as HermesRow[];
   }
 
+  /** Hermes' async delegations (its runtime ledger of sub-agent work), every column the importer reads. */
+  delegations(): HermesRow[] {
+    if (this.schema.delegationColumns.size === 0) return [];
+    const columns = selectList(DELEGATION_COLUMNS, this.schema.delegationColumns);
+    return this.db.prepare(`select ${columns} from async_delegations order by rowid`).all() as HermesRow[];
+  }
+
+  /** Hermes' delivery obligations (replies owed to a chat), every column the importer reads. */
+  obligations(): HermesRow[] {
+    if (this.schema.obligationColumns.size === 0) return [];
+    const columns = selectList(OBLIGATION_COLUMNS, this.schema.obligationColumns);
+    return this.db.prepare(`select ${columns} from delivery_obligations order by rowid`).all() as HermesRow[];
+  }
+
+  /** Rows of a table of the file (0 when it has none, or no such table). */
+  rowCount(table: string): number {
+    if (!this.schema.tables.has(table)) return 0;
+    const row = this.db.prepare(`select count(*) as n from ${q(table)}`).get() as { n: number };
+    return Number(row.n);
+  }
+
   generations(): HermesRow[] {
     if (!this.has('conversation_generations')) return [];
     const columns = selectList(['source', 'session_key', 'generation'], this.schema.generationColumns);
@@ -269,11 +331,13 @@ export class HermesReader {
  * What the file's preparation found: the check's lines, or how the check or the index failed; from
  * the worker, also the messages per session id (`String(session_id)`, as `messageCounts` keys them).
  */
-interface PrepareAnswer {
+export interface PrepareAnswer {
   lines?: string[];
   checkFailed?: string;
   indexFailed?: { code?: string; message: string };
   counts?: [string, number][];
+  /** The nice value of the worker thread that prepared the file (absent: prepared on the event loop). */
+  threadNice?: number | null;
 }
 
 const MESSAGE_INDEX = 'create index statehouse_import_messages_session on messages (session_id, id)';
@@ -297,52 +361,12 @@ function prepareHere(db: Database.Database, createIndex: boolean): PrepareAnswer
   return answer;
 }
 
-/**
- * `prepareHere` on a connection of a worker thread (the same steps, in the same order), at a lower
- * priority: it works on the private copy, holding no lock of the store (shared/background-thread.ts).
- */
-const PREPARE_WORKER = `
-const { parentPort, workerData } = require('node:worker_threads');
-const Database = require(workerData.module);
-${LOWER_THREAD_PRIORITY}
-const answer = {};
-let db;
-try {
-  db = new Database(workerData.path, { fileMustExist: true });
-  try {
-    answer.lines = db.prepare('pragma quick_check(5)').all().map((row) => row.quick_check);
-  } catch (error) {
-    answer.checkFailed = String((error && error.message) || error);
-  }
-  try {
-    if (workerData.createIndex) db.exec(workerData.index);
-  } catch (error) {
-    answer.indexFailed = { code: error && error.code, message: String((error && error.message) || error) };
-  }
-  if (!answer.indexFailed) {
-    // Best effort: what fails here is done (or fails, as before) on the reader's connection.
-    try {
-      db.pragma('wal_checkpoint(TRUNCATE)');
-    } catch {}
-    try {
-      answer.counts = db.prepare(workerData.counts).all().map((row) => [String(row.session_id), Number(row.n)]);
-    } catch {}
-  }
-} catch (error) {
-  answer.checkFailed = String((error && error.message) || error);
-} finally {
-  if (db) db.close();
-}
-parentPort.postMessage(answer);`;
-
 /** Rejects only when the worker could not do the work (the caller does it in-process then). */
 function prepareInWorker(path: string, createIndex: boolean): Promise<PrepareAnswer> {
-  const module = createRequire(import.meta.url).resolve('better-sqlite3');
   return new Promise<PrepareAnswer>((resolve, reject) => {
-    const worker = new Worker(PREPARE_WORKER, {
-      eval: true,
-      workerData: { path, module, createIndex, index: MESSAGE_INDEX, counts: MESSAGE_COUNTS },
-    });
+    // `prepareHere` on a connection of that thread, at a lower priority (importers/hermes/hermes-reader-prepare.worker.ts).
+    const workerData: PrepareWorkerData = { path, createIndex, index: MESSAGE_INDEX, counts: MESSAGE_COUNTS };
+    const worker = startWorker(import.meta.url, 'hermes-reader-prepare.worker', { workerData });
     let settled = false;
     worker.once('message', (answer: PrepareAnswer) => {
       settled = true;

@@ -1,16 +1,16 @@
-import { ConversationGenerationRepository } from '../../generations/conversation-generation.repository.js';
-import { LineageRepository } from '../../lineage/lineage.repository.js';
-import { ProfileRepository } from '../../profiles/profile.repository.js';
-import { RouteRepository } from '../../routes/route.repository.js';
-import { SessionRepository } from '../../sessions/session.repository.js';
-import type { SqlDialect } from '../../shared/sql-dialect.js';
-import type { Tx } from '../../shared/unit-of-work.js';
-import type { ReportDelta } from '../import-report.js';
+import type { SqlDialect } from '../../db/sql-dialect.js';
+import type { Tx } from '../../db/unit-of-work.js';
+import type { ReportDelta } from '../../domain/import-report.js';
+import { ConversationGenerationRepository } from '../../repositories/conversation-generation.repository.js';
+import { LineageRepository } from '../../repositories/lineage.repository.js';
+import { ProfileRepository } from '../../repositories/profile.repository.js';
+import { RouteRepository } from '../../repositories/route.repository.js';
+import { SessionRepository } from '../../repositories/session.repository.js';
 import { mapSessionId, mapSource } from './hermes-mapper.js';
 import type { HermesRow } from './hermes-reader.js';
 import type { RunMemory } from './hermes-run-memory.js';
 import { epochMs, jsonObject, nonEmpty, Repairs, text, truthy } from './hermes-values.js';
-import type { WriteOptions } from './hermes-writer.js';
+import type { WriteOptions } from './hermes-write-parts.js';
 
 /**
  * Gateway routes and conversation generations of a Hermes file, written after its sessions,

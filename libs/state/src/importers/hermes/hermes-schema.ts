@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { ImportInputError } from '../import-errors.js';
+import { ImportInputError } from '../../domain/import-errors.js';
 
 /**
  * What a Hermes Agent `state.db` may hold. Files in the wild differ in which columns they have
@@ -61,6 +61,19 @@ export const SESSION_OPTIONAL = [
   'last_read_at',
   'system_prompt_hash',
   'tool_names',
+  'compression_failure_cooldown_until',
+  'compression_failure_error',
+  'compression_recovery_deadline',
+] as const;
+
+/**
+ * Session columns known and deliberately not imported (no note in the report): Hermes' compressor
+ * heuristics, which restart from zero with the runtime that reads them (docs/migrating-from-hermes.md).
+ */
+export const SESSION_NOT_IMPORTED = [
+  'compression_fallback_streak',
+  'compression_ineffective_count',
+  'compression_overload_streak',
 ] as const;
 
 export const MESSAGE_CORE = [
@@ -123,6 +136,11 @@ export interface HermesSchema {
   usageColumns: ReadonlySet<string>;
   routingColumns: ReadonlySet<string>;
   generationColumns: ReadonlySet<string>;
+  /** Runtime tables the importer maps (docs/migrating-from-hermes.md): empty when absent. */
+  delegationColumns: ReadonlySet<string>;
+  obligationColumns: ReadonlySet<string>;
+  /** Every table of the file. */
+  tables: ReadonlySet<string>;
   /** `schema_version.version` when present (informative: decisions come from the probes). */
   schemaVersion: number | null;
   /** One line each: unknown tables and columns are ignored, missing core columns read as NULL. */
@@ -185,7 +203,7 @@ export function probeHermesSchema(db: Database.Database): HermesSchema {
     ...MESSAGE_CORE.filter((column) => !messageColumns.has(column)).map((column) => `messages.${column}`),
   ];
   if (missingCore.length > 0) notes.push(`source lacks core columns (read as empty): ${missingCore.join(', ')}`);
-  const knownSession = new Set<string>([...SESSION_CORE, ...SESSION_OPTIONAL]);
+  const knownSession = new Set<string>([...SESSION_CORE, ...SESSION_OPTIONAL, ...SESSION_NOT_IMPORTED]);
   const knownMessage = new Set<string>([...MESSAGE_CORE, ...MESSAGE_OPTIONAL]);
   const extraColumns = [
     ...[...sessionColumns].filter((column) => !knownSession.has(column)).map((column) => `sessions.${column}`),
@@ -217,6 +235,9 @@ export function probeHermesSchema(db: Database.Database): HermesSchema {
     usageColumns: optionalColumns('session_model_usage'),
     routingColumns: optionalColumns('gateway_routing'),
     generationColumns: optionalColumns('conversation_generations'),
+    delegationColumns: optionalColumns('async_delegations'),
+    obligationColumns: optionalColumns('delivery_obligations'),
+    tables: tableSet,
     schemaVersion,
     notes,
   };

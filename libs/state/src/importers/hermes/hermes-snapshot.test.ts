@@ -7,7 +7,8 @@ import { ownedFile, snapshotFile } from './hermes-snapshot.js';
 
 /**
  * The private copy an import reads (an upload, a snapshot of the source) is removed at its end off
- * the event loop: `rmSync` of a 30 MiB copy held the loop 28–34 ms (health bench, 2026-12-01).
+ * the event loop: `rmSync` of a 30 MiB copy held the loop for tens of milliseconds
+ * (docs/decisions/0021-import-preparation-off-the-event-loop.md).
  */
 const dir = mkdtempSync(join(tmpdir(), 'hermes-snapshot-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,8 +1,8 @@
-import { closeSync, existsSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { copyFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { ImportInputError } from '../import-errors.js';
+import { ImportInputError } from '../../domain/import-errors.js';
 
 /** A private, readable copy of the source: the source itself is never opened by SQLite. */
 export interface Snapshot {
@@ -10,7 +10,7 @@ export interface Snapshot {
   path: string;
   /**
    * Removes the private copy (idempotent), off the event loop (libuv's thread pool): unlinking a
-   * 30 MiB copy held the loop 28 ms on an idle machine, 34 ms in the health bench (2026-12-01).
+   * 30 MiB copy held the loop for tens of milliseconds (docs/decisions/0021-import-preparation-off-the-event-loop.md).
    */
   release(): Promise<void>;
 }
@@ -99,5 +99,3 @@ export function ownedFile(path: string, dir: string): Snapshot {
   assertSqliteHeader(path);
   return { path, release: () => removeDir(dir) };
 }
-
-export const hasWal = (path: string) => existsSync(`${path}-wal`);

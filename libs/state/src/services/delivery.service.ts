@@ -1,0 +1,312 @@
+import { createHash } from 'node:crypto';
+import type {
+  AbandonedReason,
+  ClaimDeliveryRequest,
+  ClaimedDeliveries,
+  ClaimNextDeliveriesRequest,
+  CreateDeliveryRequest,
+  Delivery,
+  DeliveryPage,
+  FailDeliveryRequest,
+  ListDeliveriesQuery,
+  SettleDeliveryRequest,
+} from '@statehouse/contracts';
+import type { Db } from '../db/database.js';
+import { isUniqueViolation, type SqlDialect } from '../db/sql-dialect.js';
+import type { Tx, UnitOfWork } from '../db/unit-of-work.js';
+import type { DeletionParticipant } from '../domain/deletion-participant.js';
+import { DeliveryRepository, type DeliveryRow, OWED_STATES } from '../repositories/delivery.repository.js';
+import { SessionRepository } from '../repositories/session.repository.js';
+import { canAccessProfile, profileScope } from '../shared/access.js';
+import { canonicalJson } from '../shared/canonical-json.js';
+import { type Clock, toIso, toIsoOrNull } from '../shared/clock.js';
+import type { OperationContext } from '../shared/context.js';
+import { CursorPart, cursorShape, decodeCursor, encodeCursor } from '../shared/cursor.js';
+import {
+  ClaimExpiredError,
+  ConflictError,
+  DeliveryClaimedError,
+  DeliverySettledError,
+  NotFoundError,
+} from '../shared/errors.js';
+import type { IdGenerator } from '../shared/ids.js';
+import { parseJsonObject } from '../shared/json.js';
+import { toDomainError } from '../shared/store-errors.js';
+
+/** What makes a create the same one: a retry of it is answered with the existing obligation. */
+export function deliveryFingerprint(
+  sessionId: string,
+  transportProfile: string | null,
+  payload: Record<string, unknown>,
+  maxAttempts: number,
+): string {
+  return createHash('sha256')
+    .update(canonicalJson({ sessionId, transportProfile, payload, maxAttempts }))
+    .digest('hex');
+}
+
+/** (created at, id) of the last delivery of a page. */
+const DELIVERY_CURSOR = cursorShape(CursorPart.epochMs, CursorPart.text);
+
+/**
+ * Delivery obligations (docs/domain.md §11): what a gateway owes a chat — a reply produced while
+ * the platform was down, say. Created idempotently by id; a worker claims one under a lease
+ * (each claim is an attempt), then reports it delivered or failed; a failure retries until the
+ * attempts are used up, then the obligation is abandoned. Deleting its session abandons it too
+ * (a deletion participant: marked and counted in the receipt, never silently dropped), and a
+ * profile-repair move takes it along. Owner-fenced by the session's profile.
+ */
+export class DeliveryService implements DeletionParticipant {
+  readonly name = 'deliveries';
+  private readonly deliveries: DeliveryRepository;
+  private readonly sessions: SessionRepository;
+
+  constructor(
+    private readonly db: Db,
+    private readonly uow: UnitOfWork,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+    dialect: SqlDialect,
+  ) {
+    this.deliveries = new DeliveryRepository(dialect);
+    this.sessions = new SessionRepository(dialect);
+  }
+
+  /** Creates the obligation, or returns the one this id already names when it is the same. */
+  async create(
+    ctx: OperationContext,
+    request: CreateDeliveryRequest,
+  ): Promise<{ delivery: Delivery; created: boolean }> {
+    const fingerprint = deliveryFingerprint(
+      request.sessionId,
+      request.transportProfile ?? null,
+      request.payload,
+      request.maxAttempts,
+    );
+    const attempt = () =>
+      this.uow.run(ctx, async (tx) => {
+        const now = this.clock.now();
+        const existing = await this.deliveries.find(tx.db, request.id);
+        if (existing) return { delivery: this.sameOrConflict(ctx, existing, fingerprint, now), created: false };
+        // Locked against a concurrent delete (PostgreSQL): the delete's transaction abandons the
+        // session's obligations, so one created beside it would be an orphan that keeps the deleted
+        // conversation's payload. After the delete commits this read finds nothing: 404.
+        const session = await this.sessions.findByIdForKeyShare(tx.db, request.sessionId);
+        if (!session || !canAccessProfile(ctx.principal, session.profile)) throw new NotFoundError('session');
+        await this.deliveries.insert(tx.db, {
+          id: request.id,
+          profile: session.profile,
+          session_id: session.id,
+          transport_profile: request.transportProfile ?? null,
+          payload: JSON.stringify(request.payload),
+          fingerprint,
+          state: 'pending',
+          attempts: 0,
+          max_attempts: request.maxAttempts,
+          created_at: now,
+          updated_at: now,
+        });
+        return { delivery: toDelivery((await this.deliveries.find(tx.db, request.id))!, now), created: true };
+      });
+    try {
+      return await attempt();
+    } catch (error) {
+      // A concurrent twin inserted the same id first: answer as a retry would.
+      if (isUniqueViolation(error)) return attempt();
+      throw error;
+    }
+  }
+
+  async get(ctx: OperationContext, id: string): Promise<Delivery> {
+    try {
+      return toDelivery(await this.visible(this.db, ctx, id), this.clock.now());
+    } catch (error) {
+      throw toDomainError(error);
+    }
+  }
+
+  async list(ctx: OperationContext, query: ListDeliveriesQuery): Promise<DeliveryPage> {
+    try {
+      if (query.profile && !canAccessProfile(ctx.principal, query.profile)) return { items: [], nextCursor: null };
+      const after = query.cursor ? decodeCursor(query.cursor, DELIVERY_CURSOR) : undefined;
+      const rows = await this.deliveries.list(this.db, {
+        profiles: profileScope(ctx.principal),
+        profile: query.profile,
+        sessionId: query.sessionId,
+        // An expired claim reads as pending, so both stored states answer a `pending` filter.
+        states: query.state === 'pending' ? OWED_STATES : query.state ? [query.state] : undefined,
+        after,
+        limit: query.limit + 1,
+      });
+      const now = this.clock.now();
+      const items = rows
+        .slice(0, query.limit)
+        .map((row) => toDelivery(row, now))
+        .filter((delivery) => query.state === undefined || delivery.state === query.state);
+      const last = rows[Math.min(rows.length, query.limit) - 1];
+      return {
+        items,
+        nextCursor: rows.length > query.limit && last ? encodeCursor([Number(last.created_at), last.id]) : null,
+      };
+    } catch (error) {
+      throw toDomainError(error);
+    }
+  }
+
+  /**
+   * Claims one obligation: one live claim at a time, each claim counted as an attempt. An
+   * obligation whose last attempt lapsed is abandoned as exhausted (docs/domain.md §11.4) — that
+   * commits — and the caller is told it is settled (409), with no claim and no attempt taken.
+   */
+  async claim(ctx: OperationContext, id: string, request: ClaimDeliveryRequest): Promise<Delivery> {
+    const outcome = await this.uow.run(ctx, async (tx): Promise<Delivery | 'exhausted'> => {
+      const now = this.clock.now();
+      const row = await this.visible(tx.db, ctx, id, true);
+      if (row.state === 'delivered' || row.state === 'abandoned') throw new DeliverySettledError(row.state);
+      const expiresAt = now + request.leaseSeconds * 1000;
+      const live = row.state === 'claimed' && Number(row.claim_expires_at) > now;
+      if (live) {
+        if (row.claim_holder === request.holder) {
+          await this.deliveries.extendClaim(tx.db, id, request.holder, expiresAt, now);
+          return toDelivery((await this.deliveries.find(tx.db, id))!, now);
+        }
+        throw new DeliveryClaimedError(row.claim_holder!, toIso(Number(row.claim_expires_at)));
+      }
+      if (!(await this.takeClaim(tx, row, request.holder, expiresAt, now))) {
+        const current = (await this.deliveries.find(tx.db, id))!;
+        // Answered after the abandonment commits: throwing here would roll it back, leaving an
+        // obligation that reads `pending` while every claim of it is refused as settled.
+        if (current.state === 'abandoned') return 'exhausted';
+        throw new DeliveryClaimedError(
+          current.claim_holder ?? 'another worker',
+          toIso(Number(current.claim_expires_at)),
+        );
+      }
+      return toDelivery((await this.deliveries.find(tx.db, id))!, now);
+    });
+    if (outcome === 'exhausted') throw new DeliverySettledError('abandoned');
+    return outcome;
+  }
+
+  /** Claims up to `limit` of the oldest claimable obligations in the caller's profiles. */
+  async claimNext(ctx: OperationContext, request: ClaimNextDeliveriesRequest): Promise<ClaimedDeliveries> {
+    if (request.profile && !canAccessProfile(ctx.principal, request.profile)) return { items: [] };
+    return this.uow.run(ctx, async (tx) => {
+      const now = this.clock.now();
+      const expiresAt = now + request.leaseSeconds * 1000;
+      const candidates = await this.deliveries.claimable(tx.db, {
+        profiles: profileScope(ctx.principal),
+        profile: request.profile,
+        transportProfile: request.transportProfile,
+        now,
+        limit: request.limit * 2,
+      });
+      const claimed: Delivery[] = [];
+      for (const candidate of candidates) {
+        if (claimed.length >= request.limit) break;
+        // Each claim is its own compare-and-set: a concurrent worker that took it first wins.
+        if (await this.takeClaim(tx, candidate, request.holder, expiresAt, now)) {
+          claimed.push(toDelivery((await this.deliveries.find(tx.db, candidate.id))!, now));
+        }
+      }
+      return { items: claimed };
+    });
+  }
+
+  /** The claimer delivered it. Reporting the same delivery again is answered as it stands. */
+  async delivered(ctx: OperationContext, id: string, request: SettleDeliveryRequest): Promise<Delivery> {
+    return this.uow.run(ctx, async (tx) => {
+      const now = this.clock.now();
+      const row = await this.visible(tx.db, ctx, id, true);
+      if (row.state === 'delivered' && row.claim_id === request.claimId) return toDelivery(row, now);
+      this.assertOwnClaim(row, request.claimId);
+      // A claim that lapsed unclaimed by anyone else still delivered: the truth beats the lease.
+      await this.deliveries.settle(tx.db, id, request.claimId, { state: 'delivered', now });
+      return toDelivery((await this.deliveries.find(tx.db, id))!, now);
+    });
+  }
+
+  /** The claimer failed: retried while attempts remain (and the failure is retryable), else abandoned. */
+  async failed(ctx: OperationContext, id: string, request: FailDeliveryRequest): Promise<Delivery> {
+    return this.uow.run(ctx, async (tx) => {
+      const now = this.clock.now();
+      const row = await this.visible(tx.db, ctx, id, true);
+      this.assertOwnClaim(row, request.claimId);
+      const reason: AbandonedReason | undefined = !request.retryable
+        ? 'permanent_failure'
+        : Number(row.attempts) >= Number(row.max_attempts)
+          ? 'attempts_exhausted'
+          : undefined;
+      await this.deliveries.settle(tx.db, id, request.claimId, {
+        state: reason ? 'abandoned' : 'pending',
+        now,
+        error: request.error,
+        abandonedReason: reason,
+      });
+      return toDelivery((await this.deliveries.find(tx.db, id))!, now);
+    });
+  }
+
+  // ---- deletion participant: in the deleting transaction ------------------------------------
+
+  count(tx: Tx, sessionIds: readonly string[]): Promise<number> {
+    return this.deliveries.countOwed(tx.db, sessionIds);
+  }
+
+  remove(tx: Tx, sessionIds: readonly string[]): Promise<void> {
+    return this.deliveries.abandonForSessions(tx.db, sessionIds, this.clock.now());
+  }
+
+  relocate(tx: Tx, sessionIds: readonly string[], targetProfile: string): Promise<void> {
+    return this.deliveries.moveSessions(tx.db, sessionIds, targetProfile);
+  }
+
+  private async takeClaim(tx: Tx, row: DeliveryRow, holder: string, expiresAt: number, now: number) {
+    if (Number(row.attempts) >= Number(row.max_attempts)) {
+      await this.deliveries.abandonExhausted(tx.db, row.id, now);
+      return false;
+    }
+    return this.deliveries.claim(tx.db, row.id, { claimId: this.ids.next(), holder, expiresAt, now });
+  }
+
+  private assertOwnClaim(row: DeliveryRow, claimId: string): void {
+    if (row.state === 'delivered' || row.state === 'abandoned') throw new DeliverySettledError(row.state);
+    if (row.state !== 'claimed' || row.claim_id !== claimId) throw new ClaimExpiredError();
+  }
+
+  private sameOrConflict(ctx: OperationContext, row: DeliveryRow, fingerprint: string, now: number): Delivery {
+    if (!canAccessProfile(ctx.principal, row.profile) || row.fingerprint !== fingerprint) {
+      throw new ConflictError(`delivery ${row.id} already exists with different content; choose another id`);
+    }
+    return toDelivery(row, now);
+  }
+
+  private async visible(db: Db | Tx['db'], ctx: OperationContext, id: string, lock = false): Promise<DeliveryRow> {
+    const row = lock ? await this.deliveries.findForUpdate(db, id) : await this.deliveries.find(db, id);
+    if (!row || !canAccessProfile(ctx.principal, row.profile)) throw new NotFoundError('delivery');
+    return row;
+  }
+}
+
+function toDelivery(row: DeliveryRow, now: number): Delivery {
+  const claimLive = row.state === 'claimed' && row.claim_expires_at !== null && Number(row.claim_expires_at) > now;
+  const state = row.state === 'claimed' && !claimLive ? 'pending' : (row.state as Delivery['state']);
+  return {
+    id: row.id,
+    profile: row.profile,
+    sessionId: row.session_id,
+    transportProfile: row.transport_profile,
+    payload: parseJsonObject(row.payload),
+    state,
+    attempts: Number(row.attempts),
+    maxAttempts: Number(row.max_attempts),
+    claim: claimLive
+      ? { claimId: row.claim_id!, holder: row.claim_holder!, expiresAt: toIso(Number(row.claim_expires_at)) }
+      : null,
+    lastError: row.last_error,
+    abandonedReason: row.abandoned_reason as AbandonedReason | null,
+    createdAt: toIso(Number(row.created_at)),
+    updatedAt: toIso(Number(row.updated_at)),
+    deliveredAt: toIsoOrNull(row.delivered_at === null ? null : Number(row.delivered_at)),
+  };
+}
