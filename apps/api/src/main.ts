@@ -59,8 +59,7 @@ if (admin) {
   console.log(banner.filter((line) => line !== null).join('\n'));
 }
 
-const explicitSeed = process.env.STATEHOUSE_SEED_DEMO === 'true';
-if (config.seedDemo && (store.created || explicitSeed)) {
+if (config.seedDemo && (store.created || config.seedDemoExplicit)) {
   const existing = await store.sessions.list(
     { principal: { kind: 'system', id: 'seed', name: 'seed', role: 'admin', profiles: '*' }, channel: 'system' },
     { status: 'all', archived: 'include', includeChildren: true, includeHidden: true, limit: 1, order: 'recent' },

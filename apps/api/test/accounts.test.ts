@@ -38,7 +38,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
     });
     afterAll(async () => api?.close());
 
-    it('lists the caller’s dashboard sessions without secrets, marks the current one, and ends one', async () => {
+    it('[security.dashboard-sessions] lists the caller’s dashboard sessions without secrets, marks the current one, and ends one', async () => {
       await createUser('fran', 'member');
       const laptop = await signIn('fran', 'Laptop Browser');
       const phone = await signIn('fran', 'Phone Browser');

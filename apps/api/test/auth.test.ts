@@ -27,7 +27,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
     });
     afterAll(async () => api?.close());
 
-    it('logs in with an httpOnly SameSite=Strict cookie that authenticates, then logs out', async () => {
+    it('[security.dashboard-sessions] logs in with an httpOnly SameSite=Strict cookie that authenticates, then logs out', async () => {
       const login = await api
         .http()
         .post('/v1/auth/login')
@@ -56,7 +56,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect((await api.http().get('/v1/auth/me').set('Cookie', pair)).status).toBe(401);
     });
 
-    it('refuses wrong passwords with 401 and rate-limits repeated failures with 429 + Retry-After', async () => {
+    it('[security.dashboard-sessions] refuses wrong passwords with 401 and rate-limits repeated failures with 429 + Retry-After', async () => {
       // From one browser address, as the dashboard reports it (a trusted proxy on loopback).
       const attempt = (username: string, password: string) =>
         api.http().post('/v1/auth/login').set('X-Forwarded-For', '203.0.113.9').send({ username, password });
@@ -111,7 +111,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       ).toBe(403);
     });
 
-    it('issues tokens once, stores only hashes, and revokes them', async () => {
+    it('[security.authentication] issues tokens once, stores only hashes, and revokes them', async () => {
       const created = await api
         .http()
         .post('/v1/tokens')

@@ -10,14 +10,14 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const scratch = mkdtempSync(join(tmpdir(), 'statehouse-cli-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-async function run(tool: string, args: string[]) {
+async function run(tool: string, args: string[], env: Record<string, string> = {}) {
   const cli = join(ROOT, `apps/api/dist/cli/${tool}.js`);
   if (!existsSync(cli)) throw new Error(`the ${tool} CLI is not built: run \`npm run build\` (npm test does it first)`);
   try {
     const { stdout, stderr } = await promisify(execFile)(process.execPath, [cli, ...args], {
       cwd: ROOT,
       // A store that is never opened: --help and argument errors answer before touching it.
-      env: { ...process.env, STATEHOUSE_DATABASE_URL: `sqlite://${join(scratch, 'unused.db')}` },
+      env: { ...process.env, STATEHOUSE_DATABASE_URL: `sqlite://${join(scratch, 'unused.db')}`, ...env },
     });
     return { code: 0, stdout, stderr };
   } catch (error) {
@@ -39,4 +39,14 @@ describe('command-line tools (npm run token | import | backup | restore)', () =>
       expect(unknown.stderr).not.toMatch(/\n\s+at /);
     });
   }
+
+  it('a variable with a value that cannot be meant exits 2 naming it, never a stack trace', async () => {
+    const refused = await run('token', ['create', '--name', 'x', '--role', 'admin', '--profiles', '*'], {
+      STATEHOUSE_READ_WORKERS: 'many',
+    });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('statehouse token: invalid configuration:');
+    expect(refused.stderr).toContain('STATEHOUSE_READ_WORKERS: must be a whole number ≥ 1, not "many"');
+    expect(refused.stderr).not.toMatch(/\n\s+at /);
+  });
 });

@@ -25,7 +25,7 @@ async function* sseEvents(response: Response): AsyncGenerator<{ event: string; d
 }
 
 for (const { dialect, available } of TEST_DIALECTS) {
-  describe.skipIf(!available)(`receipts across two OS processes on ${dialect}`, () => {
+  describe.skipIf(!available)(`[storage.engines] receipts across two OS processes on ${dialect}`, () => {
     let database: TestDatabase;
     const processes: ChildProcess[] = [];
     let writer = '';
@@ -80,7 +80,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       await database?.drop();
     });
 
-    it('one process deletes, the other replays from cursor 0 and watches the stream', async () => {
+    it('[observers.guarantees] [receipts.replay] one process deletes, the other replays from cursor 0 and watches the stream', async () => {
       const first = await createAndDelete('xp-1');
       const replay = await call(reader, 'GET', '/v1/deletion-receipts?after=0');
       expect(replay.status).toBe(200);
@@ -107,7 +107,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(seen).toEqual([first.operationId, second!.operationId]);
     });
 
-    it('after reclamation a cursor below the floor gets 410, and a lagging consumer holds safe reclamation back', async () => {
+    it('[receipts.reclamation] after reclamation a cursor below the floor gets 410, and a lagging consumer holds safe reclamation back', async () => {
       const third = await createAndDelete('xp-3');
       const all = (await call(reader, 'GET', '/v1/deletion-receipts?after=0')).body.items as { sequence: number }[];
       expect(all).toHaveLength(3);

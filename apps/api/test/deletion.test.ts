@@ -101,7 +101,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(tooMany.status).toBe(400);
     });
 
-    it('no wire field lets a client author the origin; members cannot reclaim or see other profiles', async () => {
+    it('[receipts.content-free] [security.owner-fence] no wire field lets a client author the origin; members cannot reclaim or see other profiles', async () => {
       await create('o1');
       const bulkWithOrigin = await api
         .http()
@@ -141,7 +141,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       ).toBe(403);
     });
 
-    it('retention: a negative window is 400; dry run and real run list the same sessions; policies validate', async () => {
+    it('[retention.window-bounds] retention: a negative window is 400; dry run and real run list the same sessions; policies validate', async () => {
       const negative = await api
         .http()
         .post('/v1/retention/prune')
@@ -192,7 +192,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(neverActive.status).toBe(200);
     });
 
-    it('replays with cursors and filters, reclaims with a floor (410 below it), honours consumer acknowledgements, verifies', async () => {
+    it('[receipts.replay] [receipts.reclamation] replays with cursors and filters, reclaims with a floor (410 below it), honours consumer acknowledgements, verifies', async () => {
       const all = await api.http().get('/v1/deletion-receipts?after=0&limit=1000').set(admin);
       expect(all.status).toBe(200);
       expect(all.body.items.length).toBeGreaterThanOrEqual(4);
@@ -237,6 +237,60 @@ for (const { dialect, available } of TEST_DIALECTS) {
       const consumers = await api.http().get('/v1/receipt-consumers').set(admin);
       expect(consumers.body).toEqual([expect.objectContaining({ name: 'indexer', cursor: second.sequence })]);
       expect((await api.http().get('/v1/deletion-receipts/verify').set(admin)).body).toMatchObject({ ok: true });
+    });
+
+    it('[deletion.preview-matches-receipt] the preview counts exactly what the receipt counts: hidden and rewound messages, routes, owed deliveries and delegations', async () => {
+      await create('pv', { sessionKey: 'agent:del:telegram:dm:pv' });
+      const appended = await api
+        .http()
+        .post('/v1/sessions/pv/messages')
+        .set(admin)
+        .send({
+          messages: [
+            { role: 'system', content: 'scaffolding', displayKind: 'hidden' },
+            { role: 'assistant', content: 'an answer' },
+            { role: 'user', content: 'undo this' },
+          ],
+        });
+      expect(appended.status).toBe(201);
+      const rewound = await api
+        .http()
+        .post('/v1/sessions/pv/rewind')
+        .set(admin)
+        .set(await tokens('pv'))
+        .send({ toMessageId: appended.body.ids[2] });
+      expect(rewound.status).toBe(200);
+      await api
+        .http()
+        .put('/v1/routes')
+        .set(admin)
+        .send({ profile: 'del', sessionKey: 'agent:del:telegram:dm:pv', sessionId: 'pv' });
+      const owed = await api
+        .http()
+        .post('/v1/deliveries')
+        .set(admin)
+        .send({ id: 'pv-owed', sessionId: 'pv', payload: { text: 'reply' } });
+      expect(owed.status).toBe(201);
+      const delegated = await api
+        .http()
+        .post('/v1/delegations')
+        .set(admin)
+        .send({ id: 'pv-work', originSessionId: 'pv' });
+      expect(delegated.status).toBe(201);
+
+      const preview = await api
+        .http()
+        .post('/v1/sessions/delete-preview')
+        .set(admin)
+        .send({ ids: ['pv'] });
+      expect(preview.body.counts).toEqual({ sessions: 1, messages: 4, routes: 1, deliveries: 1, delegations: 1 });
+      const deleted = await api
+        .http()
+        .delete('/v1/sessions/pv')
+        .set(admin)
+        .set(await tokens('pv'));
+      const receipt = await api.http().get(`/v1/deletion-receipts/${deleted.body.receipt.operationId}`).set(admin);
+      expect(receipt.body.counts).toEqual(preview.body.counts);
     });
 
     it('exports a session as JSON lines: the session, its messages, its edges', async () => {

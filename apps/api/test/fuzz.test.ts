@@ -4,6 +4,7 @@ import { PROBLEM_CODES, SESSION_COOKIE_NAME } from '@statehouse/contracts';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiHarness, bearer, bootApi, TEST_DIALECTS } from './harness.js';
+import { conformance } from './support/conformance.js';
 import {
   conformingValueFor,
   forgedCursor,
@@ -18,8 +19,9 @@ import {
  * The API fuzzed from its own contract (docs/security.md, "Fuzzing"): for every operation in the
  * committed OpenAPI document, seeded fast-check generates hostile bodies, queries, headers, path
  * ids and cursors, as four kinds of caller. Whatever arrives, the answer is never ≥ 500, every
- * error is `application/problem+json` with a documented `code`, no body shows a stack trace or
- * SQL, and the server still answers afterwards. Time-boxed per dialect.
+ * error is `application/problem+json` with a documented `code`, every answer conforms to the
+ * document (status, content type, headers and body, as every API test's do: support/conformance.ts),
+ * no body shows a stack trace or SQL, and the server still answers afterwards. Time-boxed per dialect.
  */
 
 const FUZZ_SECONDS = Number(process.env.STATEHOUSE_FUZZ_SECONDS ?? 45);
@@ -239,6 +241,7 @@ interface RawResponse {
   status: number;
   type: string;
   text: string;
+  headers: Record<string, string | string[] | undefined>;
 }
 
 /**
@@ -253,13 +256,18 @@ function send(url: string, method: string, headers: Record<string, string>, body
       const type = String(incoming.headers['content-type'] ?? '');
       if (type.startsWith('text/event-stream')) {
         incoming.destroy();
-        resolve({ status: incoming.statusCode ?? 0, type, text: '' });
+        resolve({ status: incoming.statusCode ?? 0, type, text: '', headers: incoming.headers });
         return;
       }
       const chunks: Buffer[] = [];
       incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
       incoming.on('end', () =>
-        resolve({ status: incoming.statusCode ?? 0, type, text: Buffer.concat(chunks).toString('utf8') }),
+        resolve({
+          status: incoming.statusCode ?? 0,
+          type,
+          text: Buffer.concat(chunks).toString('utf8'),
+          headers: incoming.headers,
+        }),
       );
       incoming.on('error', reject);
     });
@@ -364,7 +372,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
     afterAll(async () => api?.close());
 
     it(
-      `answers every generated request with < 500 and a documented problem (${FUZZ_SECONDS} s, seed ${SEED})`,
+      `[security.bounded-input] answers every generated request with < 500 and a documented problem (${FUZZ_SECONDS} s, seed ${SEED})`,
       async () => {
         let runs = 0;
         const statuses = new Map<number, number>();
@@ -403,6 +411,11 @@ for (const { dialect, available } of TEST_DIALECTS) {
           if (response.status >= 500) return fail('server error', request, context);
           if (response.status >= 400) {
             if (!type.startsWith('application/problem+json')) return fail('not a problem document', request, context);
+            // A HEAD answer has no body (RFC 9110 §9.3.2): the problem's headers are all there is.
+            if (request.operation.method === 'HEAD') {
+              if (text !== '') return fail('a HEAD answer with a body', request, context);
+              return;
+            }
             const problem = JSON.parse(text) as { code?: string; status?: number };
             if (!PROBLEM_CODES.includes(problem.code as (typeof PROBLEM_CODES)[number])) {
               return fail('undocumented problem code', request, context);
@@ -411,6 +424,14 @@ for (const { dialect, available } of TEST_DIALECTS) {
             const leak = LEAKS.find((pattern) => pattern.test(text));
             if (leak) return fail(`error body leaks ${leak}`, request, context);
           }
+          const violations = conformance.check({
+            method: request.operation.method,
+            url: `${request.path}${query}`,
+            status: response.status,
+            headers: response.headers,
+            text: response.type.startsWith('text/event-stream') ? undefined : text,
+          });
+          if (violations.length > 0) return fail(`not as documented: ${violations.join('; ')}`, request, context);
         };
         const started = Date.now();
         // Every operation of the document first, a few generated requests each…

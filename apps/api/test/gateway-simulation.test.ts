@@ -73,7 +73,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       await database?.drop();
     });
 
-    it('ends a killed gateway’s sessions within the sweep window, revives them on resolve, and leaves the live one alone', async () => {
+    it('[sweep.orphans] ends a killed gateway’s sessions within the sweep window, revives them on resolve, and leaves the live one alone', async () => {
       const [doomed, survivor] = await Promise.all([
         startGateway('gw-doomed', ['d1', 'd2', 'd3']),
         startGateway('gw-survivor', ['s1', 's2']),

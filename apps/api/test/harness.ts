@@ -2,10 +2,11 @@ import 'reflect-metadata';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Clock, Dialect, ScryptParameters, StoreOptions } from '@statehouse/state';
 import { openTestStore, type TestStore } from '@statehouse/state/testing';
-import request from 'supertest';
+import request, { type Test } from 'supertest';
 import { createApp } from '../src/app.factory.js';
 import { loadConfig } from '../src/config.js';
 import { MetricsRegistry } from '../src/metrics/metrics.registry.js';
+import { conformance } from './support/conformance.js';
 
 export { TEST_DIALECTS } from '@statehouse/state/testing';
 
@@ -14,6 +15,7 @@ export interface ApiHarness {
   store: TestStore['store'];
   /** The database URL (another store or process may open the same database). */
   url: string;
+  /** supertest on the app; every response is checked against the committed OpenAPI document. */
   http: () => ReturnType<typeof request>;
   adminToken: string;
   /** A member token limited to `profiles`. */
@@ -75,7 +77,7 @@ export async function bootApi(
     app,
     store: testStore.store,
     url: testStore.url,
-    http: () => request(server),
+    http: () => conforming(request(server)),
     adminToken: admin.token,
     async memberToken(profiles, name = 'member') {
       return (await testStore.store.auth.createToken(system, { name, role: 'member', profiles })).token;
@@ -92,3 +94,52 @@ export async function bootApi(
 }
 
 export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
+
+const HTTP_METHODS = new Set(['get', 'post', 'put', 'patch', 'delete', 'del', 'head', 'options']);
+
+/**
+ * supertest whose every response is checked against the committed OpenAPI document
+ * (support/conformance.ts) before the test sees it: an undocumented status or problem code, a
+ * missing header or a body that does not match fails the test that received it.
+ */
+export function conforming(agent: ReturnType<typeof request>): ReturnType<typeof request> {
+  return new Proxy(agent, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (typeof property !== 'string' || !HTTP_METHODS.has(property) || typeof value !== 'function') return value;
+      const method = property === 'del' ? 'DELETE' : property.toUpperCase();
+      return (url: string, ...rest: unknown[]) => checked(value.call(target, url, ...rest) as Test, method, url);
+    },
+  });
+}
+
+function checked(test: Test, method: string, url: string): Test {
+  // `await`, `.then` and `.end(callback)` all finish through `end`: the check runs there.
+  const end = test.end.bind(test);
+  test.end = (callback) =>
+    end((error, response) => {
+      if (!error && response) {
+        try {
+          conformance.assert({
+            method,
+            url,
+            status: response.status,
+            headers: response.headers,
+            body: /[/+]json/.test(String(response.headers['content-type'] ?? '')) ? response.body : undefined,
+            // A stream a test read with its own parser (server-sent events) arrives as the body.
+            text:
+              typeof response.text === 'string'
+                ? response.text
+                : typeof response.body === 'string'
+                  ? response.body
+                  : undefined,
+          });
+        } catch (violation) {
+          callback?.(violation as Error, response);
+          return;
+        }
+      }
+      callback?.(error, response);
+    });
+  return test;
+}

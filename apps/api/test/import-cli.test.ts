@@ -76,7 +76,15 @@ describe('npm run import -- hermes (CLI)', () => {
     expect(real.code).toBe(0);
     expect(real.stdout.trimEnd().split('\n')).toHaveLength(1);
     const report = JSON.parse(lastLine(real.stdout));
-    expect(Object.keys(report)).toEqual(['sessions', 'messages', 'lineage', 'routes', 'warnings']);
+    expect(Object.keys(report)).toEqual([
+      'sessions',
+      'messages',
+      'lineage',
+      'routes',
+      'delegations',
+      'deliveries',
+      'warnings',
+    ]);
     expect(report).toMatchObject({
       sessions: { created: 18, updated: 0, skipped: 0, conflicts: 0 },
       messages: { created: 20, skipped: 0 },

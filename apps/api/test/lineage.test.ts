@@ -74,7 +74,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       }
     });
 
-    it('turns: begin bumps generation, another holder is refused, a stale worker cannot append, busy refuses destructive operations', async () => {
+    it('[turns.lease-fencing] turns: begin bumps generation, another holder is refused, a stale worker cannot append, busy refuses destructive operations', async () => {
       await create('turn');
       const begin = await api
         .http()
@@ -158,7 +158,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(afterRelease.status).toBe(201);
     });
 
-    it('compress: one child with summary and tail; concurrent compressions yield one 201 and one conflict', async () => {
+    it('[lineage.compress] compress: one child with summary and tail; concurrent compressions yield one 201 and one conflict', async () => {
       await create('cmp');
       const headers = await tokens('cmp');
       const [a, b] = await Promise.all([
@@ -245,7 +245,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       }
     });
 
-    it('branch, reset and lineage: the tree carries every edge kind; delegates hide from the list', async () => {
+    it('[lineage.kinds] [lineage.listing] branch, reset and lineage: the tree carries every edge kind; delegates hide from the list', async () => {
       await create('root');
       const compress = await api
         .http()
@@ -318,7 +318,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect((await api.http().get('/v1/sessions/root/lineage').set(member)).status).toBe(404);
     });
 
-    it('rewind: rewound messages leave the transcript and search; hidden rows stay hidden', async () => {
+    it('[messages.active-compacted] rewind: rewound messages leave the transcript and search; hidden rows stay hidden', async () => {
       await create('rw', {
         messages: [
           { role: 'system', content: 'hidden guidance', displayKind: 'hidden' },
@@ -361,7 +361,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       });
       const all = await api.http().get('/v1/sessions/rwc/messages?limit=100').set(admin);
       const ids = all.body.items.map((m: { id: number }) => m.id);
-      api.store.messages.tuneRewind({ inChunksAbove: 3, maxStep: 5, stopMs: 0 });
+      api.store.rewinds.tuneRewind({ inChunksAbove: 3, maxStep: 5, stopMs: 0 });
       try {
         const seen = await tokens('rwc');
         const send = () =>
@@ -398,7 +398,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
           .send({ toMessageId: 999999 });
         expect(unknown.status).toBe(404);
       } finally {
-        api.store.messages.tuneRewind({
+        api.store.rewinds.tuneRewind({
           inChunksAbove: REWIND_IN_CHUNKS_ABOVE,
           maxStep: 25_000,
           stopMs: CHUNK_STOP_MS,
@@ -416,7 +416,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       const all = await api.http().get('/v1/sessions/rwi/messages?limit=100').set(admin);
       const ids = all.body.items.map((m: { id: number }) => m.id);
       let pauses = 0;
-      const previous = api.store.messages.tuneRewind({
+      const previous = api.store.rewinds.tuneRewind({
         inChunksAbove: 3,
         maxStep: 5,
         stopMs: 0,
@@ -448,11 +448,11 @@ for (const { dialect, available } of TEST_DIALECTS) {
         expect(replay.headers['idempotent-replayed']).toBe('true');
         expect(replay.body).toEqual(resumed.body);
       } finally {
-        api.store.messages.tuneRewind(previous);
+        api.store.rewinds.tuneRewind(previous);
       }
     });
 
-    it('end and reopen: first end wins; automatic ends reopen, deliberate ones answer 409 session_closed', async () => {
+    it('[lifecycle.first-end-wins] end and reopen: first end wins; automatic ends reopen, deliberate ones answer 409 session_closed', async () => {
       const s = await create('life');
       const noIfMatch = await api.http().post('/v1/sessions/life/end').set(admin).send({ reason: 'agent_close' });
       expect(noIfMatch.status).toBe(428);
@@ -494,12 +494,13 @@ for (const { dialect, available } of TEST_DIALECTS) {
         .send({});
       expect(refused.status).toBe(409);
       expect(refused.body.code).toBe('session_closed');
+      // A reason of the caller's own is a label (docs/domain.md §4.9); anything else is refused.
       const badReason = await api
         .http()
         .post('/v1/sessions/life/end')
         .set(admin)
         .set('If-Match', '"1"')
-        .send({ reason: 'whatever' });
+        .send({ reason: 'not a label' });
       expect(badReason.status).toBe(400);
     });
   });

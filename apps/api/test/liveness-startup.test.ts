@@ -30,7 +30,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       await t?.close();
     });
 
-    it('a process that starts ends the orphans it finds, though the current interval was served elsewhere', async () => {
+    it('[sweep.orphans] a process that starts ends the orphans it finds, though the current interval was served elsewhere', async () => {
       // Another process served this hour's scheduled sweep…
       t.store.jobs.configure(LIVENESS_SWEEP_JOB, HOUR);
       expect((await t.store.jobs.runNow(LIVENESS_SWEEP_JOB, 'other-process')).outcome).toBe('ran');

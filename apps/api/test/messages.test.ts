@@ -13,7 +13,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
     });
     afterAll(async () => api?.close());
 
-    it('appends a batch in order, bumps the revision once, and returns the ids', async () => {
+    it('[session.revision-generation] [messages.content-kept] appends a batch in order, bumps the revision once, and returns the ids', async () => {
       const response = await api
         .http()
         .post('/v1/sessions/m-1/messages')
@@ -43,7 +43,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       ]);
     });
 
-    it('dedupes platformMessageId: a duplicate returns the existing row and creates nothing', async () => {
+    it('[messages.platform-dedupe] dedupes platformMessageId: a duplicate returns the existing row and creates nothing', async () => {
       const first = await api
         .http()
         .post('/v1/sessions/m-1/messages')
@@ -78,7 +78,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(noop.body).toMatchObject({ created: 0, revision: again.body.revision });
     });
 
-    it('keeps hidden rows out of transcripts, previews and search unless asked', async () => {
+    it('[messages.display-kind] keeps hidden rows out of transcripts, previews and search unless asked', async () => {
       await api
         .http()
         .post('/v1/sessions')
@@ -162,7 +162,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(ok.status).toBe(201);
     });
 
-    it('rejects empty and oversized batches', async () => {
+    it('[security.bounded-input] rejects empty and oversized batches', async () => {
       const empty = await api.http().post('/v1/sessions/m-1/messages').set(admin).send({ messages: [] });
       expect(empty.status).toBe(400);
       const tooMany = await api

@@ -13,7 +13,7 @@ describe('operations', () => {
   });
   afterAll(async () => api?.close());
 
-  it('serves health without credentials and readiness from the store', async () => {
+  it('[security.authentication] serves health without credentials and readiness from the store', async () => {
     expect((await api.http().get('/healthz')).body).toEqual({ status: 'ok' });
     expect((await api.http().get('/readyz')).status).toBe(200);
   });
@@ -58,7 +58,7 @@ describe('operations', () => {
     expect(response.headers['x-request-id']).toBe('req-123');
   });
 
-  it('answers 503 store_unavailable with Retry-After when the store stops answering, and readiness says so', async () => {
+  it('[storage.fail-closed] answers 503 store_unavailable with Retry-After when the store stops answering, and readiness says so', async () => {
     const broken = await bootApi('sqlite');
     try {
       const token = bearer(broken.adminToken);

@@ -42,7 +42,7 @@ describe('precomputed security headers', () => {
 });
 
 describe('request metrics', () => {
-  it('count series by method, route and status and render cumulative buckets', () => {
+  it('count series by method, route and status and render cumulative buckets', async () => {
     const metrics = new MetricsRegistry();
     metrics.recordRequest('GET', '/v1/sessions/:id', 200, 0.002);
     metrics.recordRequest('GET', '/v1/sessions/:id', 200, 0.02);
@@ -50,21 +50,58 @@ describe('request metrics', () => {
     metrics.recordRequest('GET', '/a"b', 200, 20);
     metrics.recordStoreOperation('select', 0.0001, false);
     metrics.recordStoreOperation('select', 0.0001, true);
-    const text = metrics.render();
+    const text = await metrics.render();
     expect(text).toContain('statehouse_http_requests_total{method="GET",route="/v1/sessions/:id",status="200"} 2');
     expect(text).toContain('statehouse_http_requests_total{method="GET",route="/v1/sessions/:id",status="404"} 1');
     expect(text).toContain('statehouse_http_requests_total{method="GET",route="/a\\"b",status="200"} 1');
+    // prom-client writes `le` first (the order of labels carries no meaning).
     const bucket = (le: string) =>
-      `statehouse_http_request_duration_seconds_bucket{method="GET",route="/v1/sessions/:id",le="${le}"}`;
+      `statehouse_http_request_duration_seconds_bucket{le="${le}",method="GET",route="/v1/sessions/:id"}`;
     expect(text).toContain(`${bucket('0.001')} 1`);
     expect(text).toContain(`${bucket('0.0025')} 2`);
     expect(text).toContain(`${bucket('0.025')} 3`);
     expect(text).toContain(`${bucket('+Inf')} 3`);
     // Beyond the last bucket: only in +Inf.
-    expect(text).toContain('statehouse_http_request_duration_seconds_bucket{method="GET",route="/a\\"b",le="10"} 0');
-    expect(text).toContain('statehouse_http_request_duration_seconds_bucket{method="GET",route="/a\\"b",le="+Inf"} 1');
+    expect(text).toContain('statehouse_http_request_duration_seconds_bucket{le="10",method="GET",route="/a\\"b"} 0');
+    expect(text).toContain('statehouse_http_request_duration_seconds_bucket{le="+Inf",method="GET",route="/a\\"b"} 1');
     expect(text).toContain('statehouse_store_query_duration_seconds_count{operation="select"} 2');
     expect(text).toContain('statehouse_store_query_errors_total 1');
+    // Node's own process metrics come along (prom-client's default metrics).
+    expect(text).toMatch(/^process_cpu_user_seconds_total \d/m);
+    expect(text).toMatch(/^nodejs_eventloop_lag_seconds \d/m);
+    expect(text).toContain('# TYPE nodejs_heap_size_used_bytes gauge');
+  });
+
+  it('read the SQLite checkpointer and append writer figures at each scrape, absent without them', async () => {
+    const metrics = new MetricsRegistry();
+    const without = await metrics.render({});
+    expect(without).not.toContain('statehouse_sqlite_');
+    const first = await metrics.render({
+      checkpoints: { failures: 2, busy: 5, truncations: 1, failing: true },
+      appendWriter: { running: true, onThread: 40, inThread: 3, restarts: 1 },
+      unroutableDue: [{ profile: 'p"1', count: 4 }],
+    });
+    expect(first).toContain('statehouse_sqlite_checkpoint_failures_total 2');
+    expect(first).toContain('statehouse_sqlite_checkpoint_busy_total 5');
+    expect(first).toContain('statehouse_sqlite_wal_truncations_total 1');
+    expect(first).toContain('statehouse_sqlite_checkpoint_failing 1');
+    expect(first).toContain('statehouse_sqlite_appends_total{thread="append_writer"} 40');
+    expect(first).toContain('statehouse_sqlite_appends_total{thread="event_loop"} 3');
+    expect(first).toContain('statehouse_sqlite_append_writer_restarts_total 1');
+    expect(first).toContain('statehouse_sqlite_append_writer_running 1');
+    expect(first).toContain('statehouse_schedules_unroutable_due{profile="p\\"1"} 4');
+    // Totals the source keeps: the next scrape shows them as they are now, not added up.
+    const second = await metrics.render({
+      checkpoints: { failures: 2, busy: 6, truncations: 1, failing: false },
+      appendWriter: { running: false, onThread: 41, inThread: 3, restarts: 1 },
+      unroutableDue: null,
+    });
+    expect(second).toContain('statehouse_sqlite_checkpoint_failures_total 2');
+    expect(second).toContain('statehouse_sqlite_checkpoint_busy_total 6');
+    expect(second).toContain('statehouse_sqlite_checkpoint_failing 0');
+    expect(second).toContain('statehouse_sqlite_appends_total{thread="append_writer"} 41');
+    expect(second).toContain('statehouse_sqlite_append_writer_running 0');
+    expect(second).not.toContain('statehouse_schedules_unroutable_due{');
   });
 });
 

@@ -29,7 +29,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
     });
     afterAll(async () => api?.close());
 
-    it('sets, lists and resolves routes; compression moves the route in the same transaction', async () => {
+    it('[routes.index] [routes.same-transaction] sets, lists and resolves routes; compression moves the route in the same transaction', async () => {
       await create('rt1', 'gw', 'chat1');
       const put = await api
         .http()
@@ -85,7 +85,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect((await api.http().get('/v1/routes/check').set(member)).status).toBe(403);
     });
 
-    it('handoff routes walk the state machine and refuse out-of-order steps with 409', async () => {
+    it('[session.handoff-fields] [handoff.state-machine] handoff routes walk the state machine and refuse out-of-order steps with 409', async () => {
       await create('ho', 'gw', 'chat2');
       expect((await api.http().post('/v1/sessions/ho/handoff/claim').set(admin).send()).status).toBe(409);
       const requested = await api.http().post('/v1/sessions/ho/handoff').set(admin).send({ platform: 'desktop' });
@@ -112,7 +112,41 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(stale.status).toBe(412);
     });
 
-    it('renames a profile (exact prefix, counts) and refuses a collision with 409 before any change', async () => {
+    it('a profile counts its conversations as the sessions list does: one per compression chain, no sub-agents, no archived', async () => {
+      await create('cc-plain', 'counted', 'a');
+      await create('cc-chain', 'counted', 'b');
+      const compressed = await api
+        .http()
+        .post('/v1/sessions/cc-chain/compress')
+        .set(admin)
+        .set(await tokens('cc-chain'))
+        .send({ summary: 'so far' });
+      expect(compressed.status).toBeLessThan(300);
+      const child = await api.http().post('/v1/sessions').set(admin).send({
+        id: 'cc-helper',
+        profile: 'counted',
+        source: 'subagent',
+        parentSessionId: 'cc-plain',
+        lineageKind: 'delegate',
+      });
+      expect(child.status).toBe(201);
+      await create('cc-archived', 'counted', 'c');
+      const archived = await api
+        .http()
+        .patch('/v1/sessions/cc-archived')
+        .set(admin)
+        .set(await tokens('cc-archived'))
+        .send({ archived: true });
+      expect(archived.status).toBe(200);
+
+      const profiles = await api.http().get('/v1/profiles').set(admin);
+      const counted = profiles.body.find((p: { name: string }) => p.name === 'counted');
+      const list = await api.http().get('/v1/sessions?profile=counted&limit=100').set(admin);
+      expect(list.body.total).toEqual({ count: 2, exact: true });
+      expect(counted).toMatchObject({ sessionCount: 5, conversationCount: list.body.total.count });
+    });
+
+    it('[profiles.rename] renames a profile (exact prefix, counts) and refuses a collision with 409 before any change', async () => {
       await create('pr1', 'team_a', 'c');
       await create('pr2', 'teamxa', 'c');
       await api
@@ -153,7 +187,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect((await api.http().post('/v1/profiles/team-b/rename').set(member).send({ newName: 'x' })).status).toBe(403);
     });
 
-    it('deletes a profile: a dry run counts, deleteSessions writes a profile_delete receipt', async () => {
+    it('[profiles.delete] deletes a profile: a dry run counts, deleteSessions writes a profile_delete receipt', async () => {
       await create('pdel', 'doomed', 'c');
       const dry = await api.http().delete('/v1/profiles/doomed?deleteSessions=true&dryRun=true').set(admin);
       expect(dry.body).toMatchObject({ dryRun: true, counts: { sessions: 1, messages: 1 } });

@@ -40,7 +40,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
     });
     afterAll(async () => api?.close());
 
-    it('refuses display kinds other than hidden from the wire', async () => {
+    it('[messages.display-kind] refuses display kinds other than hidden from the wire', async () => {
       const created = await api
         .http()
         .post('/v1/sessions')
@@ -67,7 +67,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(hidden.status).toBe(201);
     });
 
-    it('refuses a user title over 100 characters with 400 validation_failed', async () => {
+    it('[session.titles] refuses a user title over 100 characters with 400 validation_failed', async () => {
       const long = await api
         .http()
         .post('/v1/sessions')
@@ -85,7 +85,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(patched.status).toBe(400);
     });
 
-    it('reopens a deliberate close only for the routing transport or a dashboard user (409 reopen_not_permitted)', async () => {
+    it('[lifecycle.deliberate-close] reopens a deliberate close only for the routing transport or a dashboard user (409 reopen_not_permitted)', async () => {
       await create('close-1', { transportProfile: 'bot-a' });
       await api
         .http()
@@ -119,7 +119,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       });
     });
 
-    it('fences appends and settles turns strictly while a lease is live', async () => {
+    it('[turns.lease-fencing] fences appends and settles turns strictly while a lease is live', async () => {
       await create('lease-1');
       const turn = (
         await api.http().post('/v1/sessions/lease-1/turns').set(admin).send({ holder: 'worker-a' }).expect(201)
@@ -149,7 +149,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       await api.http().post(`/v1/sessions/lease-1/turns/${next.body.turnId}/complete`).set(admin).expect(204);
     });
 
-    it('refuses a negative retention window as a policy and as a prune', async () => {
+    it('[retention.window-bounds] refuses a negative retention window as a policy and as a prune', async () => {
       await create('ret-1');
       const policy = await api.http().put('/v1/retention/policies/rt').set(admin).send({ retentionDays: -1 });
       expect(policy.status).toBe(400);
@@ -157,7 +157,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(prune.status).toBe(400);
     });
 
-    it('gateways heartbeat, list owner-fenced with last-seen, own sessions, and the admin sweep answers', async () => {
+    it('[gateways.heartbeat] gateways heartbeat, list owner-fenced with last-seen, own sessions, and the admin sweep answers', async () => {
       const beat = await api
         .http()
         .put('/v1/gateways/gw-1/heartbeat')
@@ -202,7 +202,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(edge.body.startedAt).toBe('9999-12-31T00:00:00.000Z');
     });
 
-    it('lists pending handoffs as a cheap probe', async () => {
+    it('[handoff.state-machine] lists pending handoffs as a cheap probe', async () => {
       await create('hand-1');
       await api.http().post('/v1/sessions/hand-1/handoff').set(admin).send({ platform: 'desktop' }).expect(200);
       const probe = await api.http().get('/v1/sessions?handoff=pending&limit=1').set(admin);
@@ -211,7 +211,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect((await api.http().get('/v1/sessions?handoff=nonsense').set(admin)).status).toBe(400);
     });
 
-    it('delivery obligations: idempotent create, one owner per claim race, deletion marks them abandoned', async () => {
+    it('[deliveries.obligation] delivery obligations: idempotent create, one owner per claim race, deletion marks them abandoned', async () => {
       await create('dl-1');
       const body = { id: 'dl-ob-1', sessionId: 'dl-1', payload: { text: 'the reply' } };
       expect((await api.http().post('/v1/deliveries').set(admin).send(body)).status).toBe(201);
@@ -253,7 +253,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(settled.body.code).toBe('delivery_settled');
     });
 
-    it('a delete racing a compress of the same conversation never leaves a segment behind', async () => {
+    it('[deletion.never-races-compression] a delete racing a compress of the same conversation never leaves a segment behind', async () => {
       await create('race-root', { messages: [{ role: 'user', content: 'long conversation' }] });
       const tokens = async (id: string) => {
         const s = (await api.http().get(`/v1/sessions/${id}`).set(admin)).body;

@@ -105,7 +105,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(inverted.body.code).toBe('validation_failed');
     });
 
-    it('names each hit’s conversation (tip id and title) so hits group by conversation', async () => {
+    it('[search.results] names each hit’s conversation (tip id and title) so hits group by conversation', async () => {
       const hits = await search({ q: 'quokka', limit: 20 });
       expect(hits.total).toEqual({ count: 3, exact: true });
       const bySession = Object.fromEntries(hits.items.map((hit) => [hit.sessionId, hit]));
@@ -117,7 +117,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(new Set(hits.items.map((hit) => hit.tipSessionId)).size).toBe(1);
     });
 
-    it('counts only what a member may see', async () => {
+    it('[search.results] [security.owner-fence] counts only what a member may see', async () => {
       const member = bearer(await api.memberToken(['elsewhere']));
       const none = await search({ q: 'zephyrine' }, member);
       expect(none.items).toEqual([]);

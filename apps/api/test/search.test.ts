@@ -72,7 +72,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
     });
     afterAll(async () => api?.close());
 
-    it('finds words with a snippet that marks the match, ranked', async () => {
+    it('[search.results] finds words with a snippet that marks the match, ranked', async () => {
       const response = await api.http().get('/v1/search?q=tokenizer').set(admin);
       expect(response.status).toBe(200);
       expect(response.body.mode).toBe('word');
@@ -84,7 +84,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       }
     });
 
-    it('finds CJK substrings (Chinese and Japanese, two and more characters)', async () => {
+    it('[search.indexes] finds CJK substrings (Chinese and Japanese, two and more characters)', async () => {
       for (const q of ['会议', '产品规划', '東京出張', '準備']) {
         const response = await api
           .http()
@@ -105,17 +105,39 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(wordOnly.body.items).toEqual([]);
     });
 
-    it('keeps tool output and cron sessions out of the substring index, but not out of word search', async () => {
-      const toolWord = await api.http().get('/v1/search?q=toolonlyneedle&mode=word').set(admin);
-      expect(toolWord.body.items).toHaveLength(1);
-      const toolSubstring = await api.http().get('/v1/search?q=onlyneedl&mode=substring').set(admin);
-      expect(toolSubstring.body.items).toEqual([]);
-      const cronSubstring = await api.http().get('/v1/search?q=jobfragm&mode=substring').set(admin);
-      expect(cronSubstring.body.items).toEqual([]);
-      const cronWord = await api.http().get('/v1/search?q=cronjobfragment').set(admin);
-      expect(cronWord.body.items).toHaveLength(1);
-      const byToolName = await api.http().get('/v1/search?q=grep_codebase').set(admin);
-      expect(byToolName.body.items.map((hit: { role: string }) => hit.role)).toEqual(['tool']);
+    it('[search.default-scope] word and substring search agree: tool output and cron sessions are out by default, in when asked', async () => {
+      const ids = (response: { body: { items: { sessionId: string; role: string }[] } }) =>
+        response.body.items.map((hit) => `${hit.sessionId}:${hit.role}`);
+      const get = (query: string) => api.http().get(`/v1/search?${query}`).set(admin).expect(200);
+      // The default scope, the same in both modes.
+      for (const query of ['q=toolonlyneedle&mode=word', 'q=onlyneedl&mode=substring'])
+        expect(ids(await get(query))).toEqual([]);
+      for (const query of ['q=cronjobfragment&mode=word', 'q=jobfragm&mode=substring'])
+        expect(ids(await get(query))).toEqual([]);
+      expect(ids(await get('q=grep_codebase'))).toEqual([]);
+      // Asking for them: by role, by naming the surface, or by excluding fewer surfaces.
+      for (const query of [
+        'q=toolonlyneedle&mode=word&role=tool',
+        'q=onlyneedl&mode=substring&role=tool',
+        'q=grep_codebase&role=tool',
+      ]) {
+        expect(ids(await get(query)), query).toEqual(['s-en:tool']);
+      }
+      for (const query of [
+        'q=cronjobfragment&mode=word&source=cron',
+        'q=jobfragm&mode=substring&source=cron',
+        'q=cronjobfragment&mode=word&excludeSource=subagent',
+        'q=jobfragm&mode=substring&excludeSource=',
+        'q=jobfragm&mode=substring&source=cli,cron',
+      ]) {
+        expect(ids(await get(query)), query).toEqual(['s-cron:assistant']);
+      }
+      // Excluding a surface that the default keeps.
+      expect(ids(await get('q=tokenizer&excludeSource=cli'))).toEqual([]);
+      expect(ids(await get('q=tokenizer&source=telegram,cron'))).toEqual([]);
+      // A malformed list is refused like any other bad input.
+      const bad = await api.http().get('/v1/search?q=x&excludeSource=Not%20A%20Surface').set(admin);
+      expect(bad.status).toBe(400);
     });
 
     it('filters by role and source and pages with a cursor', async () => {
@@ -132,7 +154,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(telegram.body.items).toEqual([]);
     });
 
-    it('reports index integrity and rebuilds on request (admin only)', async () => {
+    it('[search.check-rebuild] reports index integrity and rebuilds on request (admin only)', async () => {
       const status = await api.http().get('/v1/search/index?check=true').set(admin);
       expect(status.status).toBe(200);
       expect(status.body).toMatchObject({ status: 'ready', degraded: false, integrity: { ok: true } });
@@ -147,7 +169,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect((await api.http().post('/v1/search/index/rebuild').set(member).send()).status).toBe(403);
     });
 
-    it('answers hostile query strings with 200 or 400, never a server error', async () => {
+    it('[search.query-syntax] answers hostile query strings with 200 or 400, never a server error', async () => {
       for (const q of HOSTILE) {
         for (const mode of ['auto', 'word', 'substring']) {
           const response = await api

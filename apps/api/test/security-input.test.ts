@@ -81,7 +81,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expectProblem(await api.http().get('/v1/deletion-receipts/a%20b').set(admin));
     });
 
-    it('refuses forged cursors (fractions, huge numbers, NUL, wrong types) on every keyset list', async () => {
+    it('[security.bounded-input] refuses forged cursors (fractions, huge numbers, NUL, wrong types) on every keyset list', async () => {
       const forged = [
         [1.5, 'in-1'],
         [1e300, 'in-1'],

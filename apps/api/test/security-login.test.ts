@@ -232,7 +232,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
     });
     afterAll(async () => api?.close());
 
-    it('hashes new passwords with scrypt N = 2^17, r = 8, p = 1, parameters stored with the hash', async () => {
+    it('[security.dashboard-sessions] hashes new passwords with scrypt N = 2^17, r = 8, p = 1, parameters stored with the hash', async () => {
       expect(SCRYPT_PARAMETERS).toEqual({ N: 2 ** 17, r: 8, p: 1 });
       await api
         .http()

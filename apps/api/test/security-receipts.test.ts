@@ -87,7 +87,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(listed.body).toEqual([expect.objectContaining({ name: 'indexer', cursor: 0 })]);
     });
 
-    it("a member cannot move an admin's consumer past what it processed, so safe reclamation keeps those receipts", async () => {
+    it("[receipts.reclamation] a member cannot move an admin's consumer past what it processed, so safe reclamation keeps those receipts", async () => {
       await api.http().put('/v1/receipt-consumers/indexer').set(admin).send({ cursor: 0 });
       // The attack: acknowledge everything on the admin consumer's behalf.
       await api
@@ -151,10 +151,10 @@ for (const { dialect, available } of TEST_DIALECTS) {
         }
       }
       abort.abort();
-      expect(bookmark).toEqual({ highWater: sequences.alpha.at(-1) });
+      expect(bookmark).toEqual({ highWater: sequences.alpha.at(-1), epoch: mine.body.epoch });
     });
 
-    it("reclaiming only other tenants' receipts does not expire a member's cursor; reclaiming its own does", async () => {
+    it("[receipts.reclamation] reclaiming only other tenants' receipts does not expire a member's cursor; reclaiming its own does", async () => {
       await api.http().delete('/v1/receipt-consumers/indexer').set(admin).expect(204);
       // Through sequence 3: receipts 1 (alpha), 2 and 3 (beta) go.
       const through = sequences.beta[1];

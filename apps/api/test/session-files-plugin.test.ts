@@ -47,7 +47,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       await api?.close();
     });
 
-    it('removes the file on a single delete, with delegate children', async () => {
+    it('[observers.once-per-operation] removes the file on a single delete, with delegate children', async () => {
       await create('p-single', { messages: [{ role: 'user', content: 'x' }] });
       await create('p-helper', { parentSessionId: 'p-single', lineageKind: 'delegate', source: 'subagent' });
       await api
@@ -90,7 +90,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       for (const id of ['p-chain', 'p-chain-2', 'p-bulk-1', 'p-bulk-2']) expect(existsSync(fileOf(id)), id).toBe(false);
     });
 
-    it('removes files on an empty discard, an empty sweep, ghost and never-active prunes and retention', async () => {
+    it('[deletion.paths] removes files on an empty discard, an empty sweep, ghost and never-active prunes and retention', async () => {
       await create('p-empty', { source: 'tui' });
       await api.http().delete('/v1/sessions/p-empty?ifEmpty=true').set(admin).set('If-Match', '"1"').expect(200);
 
@@ -161,7 +161,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       for (const id of ['p-ghost', 'p-keyed', 'p-old']) expect(existsSync(fileOf(id)), id).toBe(false);
     });
 
-    it('moves the file — never deletes it — when a profile repair moves the session', async () => {
+    it('[observers.move-is-departure] moves the file — never deletes it — when a profile repair moves the session', async () => {
       await create('p-moved', { messages: [{ role: 'user', content: 'still alive' }] });
       await api.http().post('/v1/profiles').set(admin).send({ name: 'files-repaired' }).expect(201);
       const moved = await api.http().post('/v1/sessions/p-moved/move').set(admin).send({ profile: 'files-repaired' });

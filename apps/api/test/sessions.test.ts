@@ -12,7 +12,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
     });
     afterAll(async () => api?.close());
 
-    it('answers 401 problem+json without credentials, and with a wrong token', async () => {
+    it('[security.authentication] answers 401 problem+json without credentials, and with a wrong token', async () => {
       for (const headers of [{}, bearer('sh_not-a-token')]) {
         const response = await api.http().get('/v1/sessions').set(headers);
         expect(response.status).toBe(401);
@@ -22,7 +22,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       }
     });
 
-    it('creates a session with opening messages in one call and reports the visible count', async () => {
+    it('[session.counters-visible] [session.create-with-messages] creates a session with opening messages in one call and reports the visible count', async () => {
       const response = await api
         .http()
         .post('/v1/sessions')
@@ -60,7 +60,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(again.status).toBe(409);
     });
 
-    it('validates bodies and ids (400 validation_failed with issues)', async () => {
+    it('[profiles.name-format] [session.ids] [security.bounded-input] validates bodies and ids (400 validation_failed with issues)', async () => {
       const bad = await api.http().post('/v1/sessions').set(admin).send({ profile: 'Not A Profile', source: 'cli' });
       expect(bad.status).toBe(400);
       expect(bad.body.code).toBe('validation_failed');
@@ -77,7 +77,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(malformed.body.code).toBe('validation_failed');
     });
 
-    it('refuses bodies over 5 MiB with 413 payload_too_large', async () => {
+    it('[security.bounded-input] refuses bodies over 5 MiB with 413 payload_too_large', async () => {
       const huge = 'x'.repeat(5 * 1024 * 1024 + 10);
       const response = await api
         .http()
@@ -118,7 +118,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(read.headers.etag).toBe('"2"');
     });
 
-    it('keeps createdSource when another surface changes source', async () => {
+    it('[session.created-source] keeps createdSource when another surface changes source', async () => {
       await api.http().post('/v1/sessions').set(admin).send({ id: 'surface-1', profile: 'alpha', source: 'telegram' });
       const moved = await api
         .http()
@@ -132,7 +132,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(read.body).toMatchObject({ source: 'desktop', createdSource: 'telegram' });
     });
 
-    it('keeps titles unique per profile and never lets an automatic title replace a user one', async () => {
+    it('[session.titles] keeps titles unique per profile and never lets an automatic title replace a user one', async () => {
       await api
         .http()
         .post('/v1/sessions')
@@ -169,7 +169,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(llm.body).toMatchObject({ title: 'Shared', titleSource: 'user', revision: 1 });
     });
 
-    it('lists one row per conversation with previews, filters and keyset pages', async () => {
+    it('[lineage.listing] lists one row per conversation with previews, filters and keyset pages', async () => {
       for (let i = 0; i < 5; i++) {
         await api
           .http()
@@ -230,7 +230,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(badCursor.status).toBe(400);
     });
 
-    it('projects a compression chain onto its tip with the root start', async () => {
+    it('[lineage.listing] projects a compression chain onto its tip with the root start', async () => {
       await api
         .http()
         .post('/v1/sessions')
@@ -258,7 +258,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       });
     });
 
-    it('fences a member to its profiles: 404 for other profiles, exactly like a missing row', async () => {
+    it('[profiles.single-owner] [security.owner-fence] fences a member to its profiles: 404 for other profiles, exactly like a missing row', async () => {
       const member = bearer(await api.memberToken(['alpha'], 'alpha-member'));
       await api
         .http()

@@ -117,7 +117,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(alpha.body.groups.map((g: { key: string }) => g.key)).toEqual(['alpha']);
     });
 
-    it('fences a member: its own profiles only, and a foreign profile answers as empty (never 403/404)', async () => {
+    it('[security.owner-fence] fences a member: its own profiles only, and a foreign profile answers as empty (never 403/404)', async () => {
       const own = await api
         .http()
         .get('/v1/stats/usage')
@@ -158,7 +158,9 @@ for (const { dialect, available } of TEST_DIALECTS) {
         { from: '2026-11-01', to: '2026-11-01' },
         { from: '2020-01-01', to: '2026-01-01' },
         { bucket: 'hour', from: '2026-01-01', to: '2026-03-01' },
-        { bucket: 'week' },
+        { bucket: 'year' },
+        { timeZone: 'Mars/Olympus' },
+        { bucket: 'week', from: '2000-01-01', to: '2026-01-01' },
         { groupBy: 'title' },
         { from: 'yesterday' },
         { from: '2026-02-30' },

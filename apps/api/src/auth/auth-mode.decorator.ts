@@ -9,6 +9,14 @@ export const Public = () => SetMetadata(AUTH_MODE, 'public' satisfies AuthMode);
 /** Credentials are read when present but not required (logout, metrics from loopback). */
 export const OptionalAuth = () => SetMetadata(AUTH_MODE, 'optional' satisfies AuthMode);
 
+export const ADMIN_ONLY = 'statehouse:admin-only';
+/**
+ * An admin-only route: the guard answers `403 forbidden` to a member before anything else runs
+ * (the domain service checks again: it is the rule's owner), and the OpenAPI document says so.
+ * On a route with optional credentials the handler applies the rule itself (metrics: loopback).
+ */
+export const AdminOnly = () => SetMetadata(ADMIN_ONLY, true);
+
 export const READ_ONLY = 'statehouse:read-only';
 /** Decides, from the request alone, that this call of a mutating route only reads. */
 export type ReadOnlyWhen = (request: Request) => boolean;

@@ -21,6 +21,7 @@ import {
 import type { OperationContext, StateStore } from '@statehouse/state';
 import type { Response } from 'express';
 import { Ctx } from '../common/context.decorator.js';
+import { Throttled } from '../common/operation-facts.decorator.js';
 import type { StatehouseRequest } from '../common/request.js';
 import { API_CONFIG, STATE_STORE } from '../common/tokens.js';
 import type { ApiConfig } from '../config.js';
@@ -37,9 +38,19 @@ export class AuthController {
 
   @Post('login')
   @Public()
+  @Throttled()
   @HttpCode(204)
   @ApiOperation({ summary: 'Dashboard login: sets an httpOnly, SameSite=Strict session cookie (rate-limited)' })
-  @ApiNoContentResponse()
+  @ApiNoContentResponse({
+    description: 'Signed in',
+    headers: {
+      'Set-Cookie': {
+        description: `the dashboard session: \`${SESSION_COOKIE_NAME}=…; HttpOnly; SameSite=Strict; Path=/\``,
+        schema: { type: 'string' },
+        required: true,
+      },
+    },
+  })
   async login(
     @Body({ schema: LoginRequestSchema }) body: LoginRequest,
     @Req() request: StatehouseRequest,
@@ -72,6 +83,7 @@ export class AuthController {
   }
 
   @Post('password')
+  @Throttled()
   @HttpCode(204)
   @ApiCookieAuth()
   @ApiOperation({

@@ -5,7 +5,7 @@ import type { Principal } from '@statehouse/contracts';
 import { ForbiddenError, type StateStore, UnauthenticatedError } from '@statehouse/state';
 import type { StatehouseRequest } from '../common/request.js';
 import { STATE_STORE } from '../common/tokens.js';
-import { AUTH_MODE, type AuthMode, READ_ONLY, type ReadOnlyWhen } from './auth-mode.decorator.js';
+import { ADMIN_ONLY, AUTH_MODE, type AuthMode, READ_ONLY, type ReadOnlyWhen } from './auth-mode.decorator.js';
 import { isCrossSiteBrowserRequest, isSameOriginRequest } from './same-origin.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -14,6 +14,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 interface RouteAuth {
   mode: AuthMode;
   readOnly: ReadOnlyWhen | true | undefined;
+  adminOnly: boolean;
 }
 
 /**
@@ -35,7 +36,7 @@ export class StatehouseAuthGuard extends AuthGuard(['bearer', 'cookie']) {
   }
 
   override async canActivate(context: ExecutionContext): Promise<boolean> {
-    const { mode, readOnly } = this.routeAuth(context);
+    const { mode, readOnly, adminOnly } = this.routeAuth(context);
     const request = context.switchToHttp().getRequest<StatehouseRequest>();
     const readsOnly = readOnly === true || (typeof readOnly === 'function' && readOnly(request));
     const mutation = !SAFE_METHODS.has(request.method) && !readsOnly;
@@ -54,6 +55,7 @@ export class StatehouseAuthGuard extends AuthGuard(['bearer', 'cookie']) {
     if (principal) {
       request.authMethod = 'bearer';
       request.user = principal;
+      if (adminOnly && mode === 'required') assertAdmin(principal);
       return true;
     }
     if (mode === 'optional') {
@@ -68,6 +70,7 @@ export class StatehouseAuthGuard extends AuthGuard(['bearer', 'cookie']) {
     if (request.authMethod === 'cookie' && mutation && !isSameOriginRequest(request)) {
       throw new ForbiddenError('the dashboard session can only be used from its own origin');
     }
+    if (adminOnly && mode === 'required') assertAdmin(request.user);
     return true;
   }
 
@@ -97,9 +100,14 @@ export class StatehouseAuthGuard extends AuthGuard(['bearer', 'cookie']) {
       auth = {
         mode: this.reflector.getAllAndOverride<AuthMode | undefined>(AUTH_MODE, targets) ?? 'required',
         readOnly: this.reflector.getAllAndOverride<ReadOnlyWhen | true | undefined>(READ_ONLY, targets),
+        adminOnly: this.reflector.getAllAndOverride<boolean | undefined>(ADMIN_ONLY, targets) === true,
       };
       this.routes.set(handler, auth);
     }
     return auth;
   }
+}
+
+function assertAdmin(principal: Principal | undefined): void {
+  if (principal?.role !== 'admin') throw new ForbiddenError();
 }

@@ -19,10 +19,12 @@ import type { OperationContext, StateStore } from '@statehouse/state';
 import { Mutation } from '../common/api-headers.decorator.js';
 import { Ctx } from '../common/context.decorator.js';
 import { STATE_STORE } from '../common/tokens.js';
+import { AdminOnly } from './auth-mode.decorator.js';
 
 @ApiTags('tokens')
 @ApiBearerAuth()
 @ApiCookieAuth()
+@AdminOnly()
 @Controller('v1/tokens')
 export class TokensController {
   constructor(@Inject(STATE_STORE) private readonly store: StateStore) {}

@@ -19,10 +19,12 @@ import type { OperationContext, StateStore } from '@statehouse/state';
 import { Mutation } from '../common/api-headers.decorator.js';
 import { Ctx } from '../common/context.decorator.js';
 import { STATE_STORE } from '../common/tokens.js';
+import { AdminOnly } from './auth-mode.decorator.js';
 
 @ApiTags('users')
 @ApiBearerAuth()
 @ApiCookieAuth()
+@AdminOnly()
 @Controller('v1/users')
 export class UsersController {
   constructor(@Inject(STATE_STORE) private readonly store: StateStore) {}

@@ -1,4 +1,5 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { type ApiConfig, loadConfig } from '../config.js';
 
 /**
  * Every command-line tool parses its arguments here, so they behave alike: `--help` (or `-h`)
@@ -20,6 +21,16 @@ export function parseCliArgs<T extends ParseArgsConfig>(
     return parsed as unknown as ReturnType<typeof parseArgs<T>>;
   } catch (error) {
     process.stderr.write(`statehouse ${tool}: ${(error as Error).message}\n${usage}\n`);
+    process.exit(2);
+  }
+}
+
+/** The configuration by environment; a bad variable prints what is wrong with it and exits 2, never a stack trace. */
+export function loadCliConfig(tool: string): ApiConfig {
+  try {
+    return loadConfig();
+  } catch (error) {
+    process.stderr.write(`statehouse ${tool}: ${(error as Error).message}\n`);
     process.exit(2);
   }
 }

@@ -1,7 +1,6 @@
 import { DomainError, dialectOf, openStore, PG_BACKUP_RECIPE, silentLogger } from '@statehouse/state';
 import { PROCESS_HOLDER } from '../common/process-holder.js';
-import { loadConfig } from '../config.js';
-import { parseCliArgs } from './args.js';
+import { loadCliConfig, parseCliArgs } from './args.js';
 
 /**
  * `npm run backup -- --to PATH`: an online copy of the configured store while the API keeps
@@ -16,7 +15,7 @@ const { values } = parseCliArgs(
   'backup',
 );
 
-const config = loadConfig();
+const config = loadCliConfig('backup');
 if (dialectOf(config.databaseUrl) === 'postgres' && !values['pg-dump']) {
   console.log(PG_BACKUP_RECIPE);
   process.exit(values.to ? 2 : 0);

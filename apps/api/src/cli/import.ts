@@ -1,7 +1,6 @@
 import { type ImportProgress, OnConflictSchema, ProfileNameSchema } from '@statehouse/contracts';
 import { assertSqliteHeader, DomainError, openStore, SYSTEM_PRINCIPAL, silentLogger } from '@statehouse/state';
-import { loadConfig } from '../config.js';
-import { parseCliArgs } from './args.js';
+import { loadCliConfig, parseCliArgs } from './args.js';
 
 /**
  * `npm run import -- hermes --db PATH [--profile NAME] [--dry-run] [--on-conflict=skip|replace]`:
@@ -33,7 +32,6 @@ const onConflict = OnConflictSchema.safeParse(values['on-conflict'] ?? 'skip');
 if (!onConflict.success) fail(`--on-conflict must be skip or replace\n${usage}`, 2);
 const profile = values.profile === undefined ? undefined : ProfileNameSchema.safeParse(values.profile);
 if (profile && !profile.success) fail(`--profile must match [a-z0-9][a-z0-9_-]{0,63}\n${usage}`, 2);
-const batchMs = Number(process.env.STATEHOUSE_IMPORT_BATCH_MS) || undefined;
 
 /** A bar redrawn in place on a terminal; a plain line per phase and every few seconds otherwise. */
 function progressReporter() {
@@ -70,7 +68,7 @@ try {
   fail((error as Error).message, 2);
 }
 
-const config = loadConfig();
+const config = loadCliConfig('import');
 let store: Awaited<ReturnType<typeof openStore>>;
 try {
   store = await openStore({
@@ -92,7 +90,7 @@ try {
       profile: profile?.data,
       onConflict: onConflict.data,
       dryRun: values['dry-run'] === true,
-      batchTargetMs: batchMs,
+      batchTargetMs: config.importBatchMs,
       onProgress: (p) => {
         last = p;
         progress.update(p);

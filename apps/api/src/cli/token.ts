@@ -1,7 +1,6 @@
 import { ProfileSetSchema, RoleSchema } from '@statehouse/contracts';
 import { openStore, SYSTEM_PRINCIPAL, silentLogger } from '@statehouse/state';
-import { loadConfig } from '../config.js';
-import { parseCliArgs } from './args.js';
+import { loadCliConfig, parseCliArgs } from './args.js';
 
 /**
  * `npm run token -- create --role admin --profiles '*' --name ci`: creates an API token against
@@ -31,7 +30,7 @@ if (!role.success || !profiles.success) {
   process.exit(2);
 }
 
-const config = loadConfig();
+const config = loadCliConfig('token');
 const store = await openStore({
   url: config.databaseUrl,
   logger: silentLogger,

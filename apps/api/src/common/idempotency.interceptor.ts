@@ -9,7 +9,7 @@ import {
   SetMetadata,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { IdempotencyRaceError, type StateStore, ValidationError } from '@statehouse/state';
+import { canonicalJson, IdempotencyRaceError, type StateStore, ValidationError } from '@statehouse/state';
 import type { Response } from 'express';
 import { from, type Observable, of, switchMap } from 'rxjs';
 import type { StatehouseRequest } from './request.js';
@@ -47,17 +47,6 @@ export async function settleStreamedIdempotency(
   response.status(found.status);
   response.setHeader('Idempotent-Replayed', 'true');
   return { body: found.body };
-}
-
-/** Canonical JSON (sorted keys) so the same request always has the same fingerprint. */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const entries = Object.keys(value as object)
-    .sort()
-    .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
-    .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
-  return `{${entries.join(',')}}`;
 }
 
 /**
@@ -109,7 +98,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
       return { replayed: true, body: found.body };
     };
 
-    if (this.reflector.get<boolean | undefined>(STREAMED_BODY_METADATA, context.getHandler())) {
+    // Run the handler; when it fails, a twin with the same key may have committed meanwhile: its record answers.
+    const executeOrReplay = (): Observable<unknown> => {
       request.idempotency = { key, fingerprint, status, recorded: false };
       return from(this.execute(next, principal, request)).pipe(
         switchMap((outcome) => {
@@ -122,40 +112,11 @@ export class IdempotencyInterceptor implements NestInterceptor {
           );
         }),
       );
-    }
+    };
 
-    return from(replay()).pipe(
-      switchMap((replayed) => {
-        if (replayed) return of(replayed.body);
-        request.idempotency = { key, fingerprint, status, recorded: false };
-        return from(this.execute(next, principal, request)).pipe(
-          switchMap((outcome) => {
-            if (outcome.kind === 'ok') return of(outcome.body);
-            if (this.reflector.get<boolean | undefined>(STREAMED_BODY_METADATA, context.getHandler())) {
-              request.idempotency = { key, fingerprint, status, recorded: false };
-              return from(this.execute(next, principal, request)).pipe(
-                switchMap((outcome) => {
-                  if (outcome.kind === 'ok') return of(outcome.body);
-                  return from(replay()).pipe(
-                    switchMap((raced) => {
-                      if (raced) return of(raced.body);
-                      throw outcome.error;
-                    }),
-                  );
-                }),
-              );
-            }
-
-            return from(replay()).pipe(
-              switchMap((raced) => {
-                if (raced) return of(raced.body);
-                throw outcome.error;
-              }),
-            );
-          }),
-        );
-      }),
-    );
+    // A streamed body is not read yet: its handler looks the key up once the fingerprint is complete.
+    if (this.reflector.get<boolean | undefined>(STREAMED_BODY_METADATA, context.getHandler())) return executeOrReplay();
+    return from(replay()).pipe(switchMap((replayed) => (replayed ? of(replayed.body) : executeOrReplay())));
   }
 
   private async execute(

@@ -76,12 +76,12 @@ export class JsonReplyExpressAdapter extends ExpressAdapter {
  * Request and response classes whose objects are born with the app's prototypes (`app.request`,
  * `app.response`). Express gives every request and response its app's prototype on arrival
  * (`Object.setPrototypeOf` in `app.handle`); changing an object's prototype makes V8 give it a new
- * hidden class, and those requests' objects then outlive the young generation: measured
- * 2026-12-03 on a bare Node server under 32 keep-alive clients, the same `setPrototypeOf` per
+ * hidden class, and those requests' objects then outlive the young generation: on a bare Node
+ * server under 32 keep-alive clients, the same `setPrototypeOf` per
  * request cut its throughput from about 21 600 to 14 700 requests in 4 s and brought 4 full
  * (mark-compact) collections where there were none. Setting the prototype an object already has
  * is a no-op in V8, so with these classes Express's step changes nothing (18 200 requests, no full
- * collection). docs/architecture.md, "Requests are born with Express's prototypes".
+ * collection). docs/decisions/0014-requests-born-with-express-prototypes.md.
  */
 export function serverClasses(app: Express): {
   IncomingMessage: typeof IncomingMessage;

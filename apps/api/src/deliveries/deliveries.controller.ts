@@ -44,7 +44,8 @@ export class DeliveriesController {
   @ApiOperation({
     summary: 'Record an obligation to deliver (idempotent by id: 201 when new, 200 with the existing one)',
   })
-  @ApiCreatedResponse({ standardSchema: DeliverySchema })
+  @ApiCreatedResponse({ standardSchema: DeliverySchema, description: 'A new obligation' })
+  @ApiOkResponse({ standardSchema: DeliverySchema, description: 'The obligation with this id, recorded before' })
   async create(
     @Ctx() ctx: OperationContext,
     @Body({ schema: CreateDeliveryRequestSchema }) body: CreateDeliveryRequest,

@@ -18,6 +18,7 @@ import {
   LivenessSweepSchema,
 } from '@statehouse/contracts';
 import type { OperationContext, StateStore } from '@statehouse/state';
+import { AdminOnly } from '../auth/auth-mode.decorator.js';
 import { Mutation } from '../common/api-headers.decorator.js';
 import { Ctx } from '../common/context.decorator.js';
 import { PROCESS_HOLDER } from '../common/process-holder.js';
@@ -52,6 +53,7 @@ export class GatewaysController {
   }
 
   @Post('sweep')
+  @AdminOnly()
   @Mutation()
   @HttpCode(200)
   @ApiOperation({

@@ -1,8 +1,9 @@
 import { Controller, Get, HttpCode, Inject } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type Health, HealthSchema } from '@statehouse/contracts';
 import { type StateStore, StoreUnavailableError } from '@statehouse/state';
 import { Public } from '../auth/auth-mode.decorator.js';
+import { StoreFree } from '../common/operation-facts.decorator.js';
 import { STATE_STORE } from '../common/tokens.js';
 
 @ApiTags('operations')
@@ -12,6 +13,7 @@ export class HealthController {
 
   @Get('healthz')
   @Public()
+  @StoreFree()
   @HttpCode(200)
   @ApiOperation({ summary: 'Liveness: the process answers' })
   @ApiOkResponse({ standardSchema: HealthSchema })
@@ -23,7 +25,6 @@ export class HealthController {
   @Public()
   @ApiOperation({ summary: 'Readiness: 200 when the store answers, else 503' })
   @ApiOkResponse({ standardSchema: HealthSchema })
-  @ApiServiceUnavailableResponse()
   async ready(): Promise<Health> {
     try {
       await this.store.ping();

@@ -1,4 +1,4 @@
-import { Controller, Get, HttpCode, Inject, type OnModuleDestroy, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Controller, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
   ApiBearerAuth,
@@ -7,7 +7,6 @@ import {
   ApiCookieAuth,
   ApiOkResponse,
   ApiOperation,
-  ApiProduces,
   ApiTags,
 } from '@nestjs/swagger';
 import {
@@ -15,17 +14,21 @@ import {
   ImportJobSchema,
   type ImportStarted,
   ImportStartedSchema,
+  ImportStreamErrorSchema,
   type ListImportsQuery,
   ListImportsQuerySchema,
   type StartImportQuery,
   StartImportQuerySchema,
 } from '@statehouse/contracts';
 import { assertSqliteHeader, type OperationContext, type StateStore } from '@statehouse/state';
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
+import { AdminOnly } from '../auth/auth-mode.decorator.js';
 import { Mutation } from '../common/api-headers.decorator.js';
 import { Ctx } from '../common/context.decorator.js';
 import { StreamedBody, settleStreamedIdempotency } from '../common/idempotency.interceptor.js';
+import { EventStream } from '../common/operation-facts.decorator.js';
 import type { StatehouseRequest } from '../common/request.js';
+import { SseStreams } from '../common/sse-writer.js';
 import { API_CONFIG, STATE_STORE } from '../common/tokens.js';
 import type { ApiConfig } from '../config.js';
 import { receiveUpload } from './upload.js';
@@ -36,18 +39,14 @@ const KEEPALIVE_MS = 15_000;
 @ApiTags('imports')
 @ApiBearerAuth()
 @ApiCookieAuth()
+@AdminOnly()
 @Controller('v1/imports')
-export class ImportsController implements OnModuleDestroy {
-  private readonly streams = new Set<AbortController>();
-
+export class ImportsController {
   constructor(
     @Inject(STATE_STORE) private readonly store: StateStore,
     @Inject(API_CONFIG) private readonly config: ApiConfig,
+    @Inject(SseStreams) private readonly streams: SseStreams,
   ) {}
-
-  onModuleDestroy(): void {
-    for (const stream of this.streams) stream.abort();
-  }
 
   @Post()
   @Mutation()
@@ -59,7 +58,12 @@ export class ImportsController implements OnModuleDestroy {
   })
   @ApiConsumes('application/octet-stream')
   @ApiBody({ schema: { type: 'string', format: 'binary' } })
-  @ApiAcceptedResponse({ standardSchema: ImportStartedSchema })
+  @ApiAcceptedResponse({
+    standardSchema: ImportStartedSchema,
+    headers: {
+      Location: { description: 'the import run: `/v1/imports/{id}`', schema: { type: 'string' }, required: true },
+    },
+  })
   async start(
     @Ctx() ctx: OperationContext,
     @Query({ schema: StartImportQuerySchema }) query: StartImportQuery,
@@ -122,37 +126,26 @@ export class ImportsController implements OnModuleDestroy {
     summary:
       'Server-sent events (admin): `progress` with the run as it moves, then one `done` with the finished run; the stream then ends',
   })
-  @ApiProduces('text/event-stream')
-  async events(
-    @Ctx() ctx: OperationContext,
-    @Param('id') id: string,
-    @Req() request: Request,
-    @Res() response: Response,
-  ): Promise<void> {
+  @EventStream({
+    progress: { description: 'the run as it moves', data: ImportJobSchema },
+    done: { description: 'the finished run (succeeded, failed or cancelled); the stream ends', data: ImportJobSchema },
+    error: {
+      description: 'watching failed; the stream ends (read the run with GET /v1/imports/{id})',
+      data: ImportStreamErrorSchema,
+    },
+  })
+  async events(@Ctx() ctx: OperationContext, @Param('id') id: string, @Res() response: Response): Promise<void> {
     // Errors (not found, forbidden) answer as problems before the stream starts.
     await this.store.imports.get(ctx, id);
-    const abort = new AbortController();
-    this.streams.add(abort);
-    request.on('close', () => abort.abort());
-    response.writeHead(200, {
-      'Content-Type': 'text/event-stream; charset=utf-8',
-      'Cache-Control': 'no-cache, no-transform',
-      Connection: 'keep-alive',
-      'X-Accel-Buffering': 'no',
-    });
-    response.flushHeaders();
-    const keepalive = setInterval(() => response.write(': keepalive\n\n'), KEEPALIVE_MS);
+    const stream = this.streams.open(response, { heartbeatMs: KEEPALIVE_MS });
     try {
-      for await (const job of this.store.imports.watch(ctx, id, { signal: abort.signal })) {
-        const event = job.state === 'running' ? 'progress' : 'done';
-        response.write(`event: ${event}\ndata: ${JSON.stringify(job)}\n\n`);
+      for await (const job of this.store.imports.watch(ctx, id, { signal: stream.signal })) {
+        await stream.send({ event: job.state === 'running' ? 'progress' : 'done', data: job });
       }
     } catch (error) {
-      response.write(`event: error\ndata: ${JSON.stringify({ detail: (error as Error).message })}\n\n`);
+      await stream.send({ event: 'error', data: { detail: (error as Error).message } });
     } finally {
-      clearInterval(keepalive);
-      this.streams.delete(abort);
-      response.end();
+      stream.close();
     }
   }
 }

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Inject, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, Inject, Param, Post, Put, Query } from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiCookieAuth,
@@ -15,9 +15,18 @@ import {
   type ListMessagesQuery,
   ListMessagesQuerySchema,
   MessagePageSchema,
+  type ReplaceMessagesRequest,
+  ReplaceMessagesRequestSchema,
+  ReplaceMessagesResponseSchema,
 } from '@statehouse/contracts';
 import type { OperationContext, Preconditions as PreconditionValues, StateStore } from '@statehouse/state';
-import { ExpectedGenerationHeader, IfMatchHeader, Mutation, TurnIdHeader } from '../common/api-headers.decorator.js';
+import {
+  DestructiveHeaders,
+  ExpectedGenerationHeader,
+  IfMatchHeader,
+  Mutation,
+  TurnIdHeader,
+} from '../common/api-headers.decorator.js';
 import { Ctx } from '../common/context.decorator.js';
 import { Preconditions } from '../common/preconditions.decorator.js';
 import { STATE_STORE } from '../common/tokens.js';
@@ -46,6 +55,22 @@ export class MessagesController {
     @Preconditions() preconditions: PreconditionValues,
   ) {
     return this.store.messages.append(ctx, id, body, preconditions);
+  }
+
+  @Put()
+  @DestructiveHeaders()
+  @ApiOperation({
+    summary:
+      'Replace the live transcript in one transaction: the active messages leave it (rewound, or with archive: compacted) and these become it; [] clears it',
+  })
+  @ApiOkResponse({ standardSchema: ReplaceMessagesResponseSchema })
+  replace(
+    @Ctx() ctx: OperationContext,
+    @Param('id', { schema: IdSchema }) id: string,
+    @Body({ schema: ReplaceMessagesRequestSchema }) body: ReplaceMessagesRequest,
+    @Preconditions() preconditions: PreconditionValues,
+  ) {
+    return this.store.messages.replaceTranscript(ctx, id, body, preconditions);
   }
 
   @Get()

@@ -1,7 +1,7 @@
 import { Controller, Get, Header, Inject, Req } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
-import { ForbiddenError, type StateStore, UnauthenticatedError } from '@statehouse/state';
-import { OptionalAuth } from '../auth/auth-mode.decorator.js';
+import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ForbiddenError, type StateStore, SYSTEM_PRINCIPAL, UnauthenticatedError } from '@statehouse/state';
+import { AdminOnly, OptionalAuth } from '../auth/auth-mode.decorator.js';
 import type { StatehouseRequest } from '../common/request.js';
 import { STATE_STORE } from '../common/tokens.js';
 import { MetricsRegistry } from './metrics.registry.js';
@@ -9,7 +9,7 @@ import { MetricsRegistry } from './metrics.registry.js';
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 
 /** Prometheus text, for admins or a scraper on the same host. */
-@ApiExcludeController()
+@ApiTags('operations')
 @Controller()
 export class MetricsController {
   constructor(
@@ -19,13 +19,31 @@ export class MetricsController {
 
   @Get('metrics')
   @OptionalAuth()
+  @AdminOnly()
+  @ApiOperation({
+    summary: 'Prometheus metrics (text exposition format 0.0.4), for admins or a scraper on the same host',
+  })
+  @ApiProduces('text/plain')
+  @ApiOkResponse({
+    description: 'Prometheus text exposition format 0.0.4',
+    content: { 'text/plain': { schema: { type: 'string' } } },
+  })
+  // prom-client's Registry.PROMETHEUS_CONTENT_TYPE.
   @Header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')
-  render(@Req() request: StatehouseRequest): string {
+  async render(@Req() request: StatehouseRequest): Promise<string> {
     const loopback = LOOPBACK.has(request.socket.remoteAddress ?? '');
     if (!loopback) {
       if (!request.user) throw new UnauthenticatedError();
       if (request.user.role !== 'admin') throw new ForbiddenError();
     }
-    return this.metrics.render(this.store.checkpoints(), this.store.appendWriter()?.status());
+    // A store that cannot answer leaves this gauge empty; the process's own figures still render.
+    const unroutableDue = await this.store.schedules
+      .countUnroutableDue({ principal: SYSTEM_PRINCIPAL, channel: 'system' })
+      .catch(() => null);
+    return this.metrics.render({
+      checkpoints: this.store.checkpoints(),
+      appendWriter: this.store.appendWriter()?.status(),
+      unroutableDue,
+    });
   }
 }

@@ -9,6 +9,7 @@ import {
   JobRunQuerySchema,
 } from '@statehouse/contracts';
 import type { OperationContext, StateStore } from '@statehouse/state';
+import { AdminOnly } from '../auth/auth-mode.decorator.js';
 import { Ctx } from '../common/context.decorator.js';
 import { API_CONFIG, STATE_STORE } from '../common/tokens.js';
 import type { ApiConfig } from '../config.js';
@@ -16,6 +17,7 @@ import type { ApiConfig } from '../config.js';
 @ApiTags('operations')
 @ApiBearerAuth()
 @ApiCookieAuth()
+@AdminOnly()
 @Controller('v1/ops')
 export class OpsController {
   constructor(

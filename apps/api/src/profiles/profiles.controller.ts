@@ -21,7 +21,7 @@ import {
   RenameProfileResponseSchema,
 } from '@statehouse/contracts';
 import type { OperationContext, StateStore } from '@statehouse/state';
-import { isDryRunQuery, ReadOnly } from '../auth/auth-mode.decorator.js';
+import { AdminOnly, isDryRunQuery, ReadOnly } from '../auth/auth-mode.decorator.js';
 import { Mutation } from '../common/api-headers.decorator.js';
 import { Ctx } from '../common/context.decorator.js';
 import { STATE_STORE } from '../common/tokens.js';
@@ -41,6 +41,7 @@ export class ProfilesController {
   }
 
   @Post()
+  @AdminOnly()
   @Mutation()
   @ApiOperation({ summary: 'Create a profile (admin)' })
   @ApiCreatedResponse({ standardSchema: ProfileSummarySchema })
@@ -49,6 +50,7 @@ export class ProfilesController {
   }
 
   @Post(':name/rename')
+  @AdminOnly()
   @Mutation()
   @HttpCode(200)
   @ApiOperation({ summary: 'Rename a profile in one transaction (admin); 409 profile_collision before any change' })
@@ -62,6 +64,7 @@ export class ProfilesController {
   }
 
   @Delete(':name')
+  @AdminOnly()
   @Mutation()
   @ReadOnly(isDryRunQuery)
   @ApiOperation({

@@ -14,6 +14,7 @@ import {
   ReceiptConsumerSchema,
 } from '@statehouse/contracts';
 import type { OperationContext, StateStore } from '@statehouse/state';
+import { AdminOnly } from '../auth/auth-mode.decorator.js';
 import { Mutation } from '../common/api-headers.decorator.js';
 import { Ctx } from '../common/context.decorator.js';
 import { STATE_STORE } from '../common/tokens.js';
@@ -21,6 +22,7 @@ import { STATE_STORE } from '../common/tokens.js';
 @ApiTags('deletion receipts')
 @ApiBearerAuth()
 @ApiCookieAuth()
+@AdminOnly()
 @Controller('v1/receipt-consumers')
 export class ReceiptConsumersController {
   constructor(@Inject(STATE_STORE) private readonly store: StateStore) {}
@@ -28,7 +30,8 @@ export class ReceiptConsumersController {
   @Put(':name')
   @Mutation()
   @ApiOperation({
-    summary: 'Register a consumer or acknowledge its cursor (admin; monotonic: a lower cursor → 409)',
+    summary:
+      'Register a consumer or acknowledge its cursor (admin; monotonic within a store epoch: a lower cursor → 409; 410 epoch_changed for a cursor of another epoch)',
   })
   @ApiOkResponse({ standardSchema: ReceiptConsumerSchema })
   acknowledge(
@@ -36,7 +39,7 @@ export class ReceiptConsumersController {
     @Param('name', { schema: ConsumerNameSchema }) name: string,
     @Body({ schema: ConsumerAckRequestSchema }) body: ConsumerAckRequest,
   ) {
-    return this.store.receipts.acknowledge(ctx, name, body.cursor);
+    return this.store.receipts.acknowledge(ctx, name, body.cursor, body.epoch);
   }
 
   @Get()

@@ -1,29 +1,11 @@
-import {
-  Body,
-  Controller,
-  Get,
-  HttpCode,
-  Inject,
-  type OnModuleDestroy,
-  Param,
-  Post,
-  Query,
-  Req,
-  Res,
-} from '@nestjs/common';
-import {
-  ApiBearerAuth,
-  ApiCookieAuth,
-  ApiHeader,
-  ApiOkResponse,
-  ApiOperation,
-  ApiProduces,
-  ApiTags,
-} from '@nestjs/swagger';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiCookieAuth, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   DeletionReceiptSchema,
   IdSchema,
   LastEventIdSchema,
+  ReceiptBookmarkEventSchema,
+  ReceiptExpiredEventSchema,
   type ReceiptListQuery,
   ReceiptListQuerySchema,
   ReceiptPageSchema,
@@ -36,27 +18,29 @@ import {
 } from '@statehouse/contracts';
 import type { OperationContext, StateStore } from '@statehouse/state';
 import type { Request, Response } from 'express';
+import { AdminOnly } from '../auth/auth-mode.decorator.js';
 import { Mutation } from '../common/api-headers.decorator.js';
 import { Ctx } from '../common/context.decorator.js';
 import { parseHeader } from '../common/header.js';
+import { EventStream } from '../common/operation-facts.decorator.js';
+import { lastEventIdOf, SseStreams } from '../common/sse-writer.js';
 import { STATE_STORE } from '../common/tokens.js';
 
 @ApiTags('deletion receipts')
 @ApiBearerAuth()
 @ApiCookieAuth()
 @Controller('v1/deletion-receipts')
-export class ReceiptsController implements OnModuleDestroy {
-  /** Open watch streams: shutting down ends them, or the server would wait on them forever. */
-  private readonly streams = new Set<AbortController>();
-
-  constructor(@Inject(STATE_STORE) private readonly store: StateStore) {}
-
-  onModuleDestroy(): void {
-    for (const stream of this.streams) stream.abort();
-  }
+export class ReceiptsController {
+  constructor(
+    @Inject(STATE_STORE) private readonly store: StateStore,
+    @Inject(SseStreams) private readonly streams: SseStreams,
+  ) {}
 
   @Get()
-  @ApiOperation({ summary: 'Replay receipts after a cursor (410 cursor_expired below the reclaimed floor)' })
+  @ApiOperation({
+    summary:
+      'Replay receipts after a cursor (410 cursor_expired below the reclaimed floor, 410 epoch_changed for a cursor of another store epoch)',
+  })
   @ApiOkResponse({ standardSchema: ReceiptPageSchema })
   list(@Ctx() ctx: OperationContext, @Query({ schema: ReceiptListQuerySchema }) query: ReceiptListQuery) {
     return this.store.receipts.list(ctx, query);
@@ -65,9 +49,25 @@ export class ReceiptsController implements OnModuleDestroy {
   @Get('watch')
   @ApiOperation({
     summary:
-      'Server-sent events: `receipt` as they commit, `bookmark` {highWater} when idle, `expired` {floor} below the floor',
+      'Server-sent events: `receipt` as they commit, `bookmark` {highWater, epoch} when idle, `expired` {floor} below the floor; 410 epoch_changed for a cursor of another store epoch',
   })
-  @ApiProduces('text/event-stream')
+  @EventStream({
+    receipt: {
+      description: 'a deletion receipt as it commits',
+      data: DeletionReceiptSchema,
+      id: 'its sequence (send it back as `Last-Event-ID`)',
+    },
+    bookmark: {
+      description: 'nothing new for `bookmarkSeconds`: the stream has covered everything up to `highWater`',
+      data: ReceiptBookmarkEventSchema,
+      id: 'highWater',
+    },
+    expired: {
+      description:
+        'the cursor is below the reclaimed floor (`cursor_expired`): resync, then watch again; the stream ends',
+      data: ReceiptExpiredEventSchema,
+    },
+  })
   @ApiHeader({
     name: 'Last-Event-ID',
     required: false,
@@ -80,42 +80,38 @@ export class ReceiptsController implements OnModuleDestroy {
     @Res() response: Response,
   ): Promise<void> {
     // EventSource reconnects with Last-Event-ID: resume after what it last saw.
-    const lastEventId = parseHeader(LastEventIdSchema, 'Last-Event-ID', request.header('last-event-id'));
+    const lastEventId = parseHeader(LastEventIdSchema, 'Last-Event-ID', lastEventIdOf(request));
     const after = lastEventId !== undefined && lastEventId > query.after ? lastEventId : query.after;
-    const abort = new AbortController();
-    this.streams.add(abort);
-    request.on('close', () => abort.abort());
-    response.writeHead(200, {
-      'Content-Type': 'text/event-stream; charset=utf-8',
-      'Cache-Control': 'no-cache, no-transform',
-      Connection: 'keep-alive',
-      'X-Accel-Buffering': 'no',
-    });
-    response.flushHeaders();
+    // A cursor of another store epoch is refused before the stream starts: 410 epoch_changed.
+    await this.store.receipts.assertEpoch(query.epoch);
+    // No heartbeat: an idle stream sends a bookmark every bookmarkSeconds.
+    const stream = this.streams.open(response);
     const events = this.store.receipts.watch(
       ctx,
       { ...query, after },
-      { signal: abort.signal, bookmarkMs: query.bookmarkSeconds * 1000 },
+      { signal: stream.signal, bookmarkMs: query.bookmarkSeconds * 1000 },
     );
     try {
       for await (const event of events) {
         if (event.type === 'receipt') {
-          response.write(`event: receipt\nid: ${event.receipt.sequence}\ndata: ${JSON.stringify(event.receipt)}\n\n`);
+          await stream.send({ event: 'receipt', id: event.receipt.sequence, data: event.receipt });
         } else if (event.type === 'bookmark') {
-          response.write(
-            `event: bookmark\nid: ${event.highWater}\ndata: ${JSON.stringify({ highWater: event.highWater })}\n\n`,
-          );
+          await stream.send({
+            event: 'bookmark',
+            id: event.highWater,
+            data: { highWater: event.highWater, epoch: event.epoch },
+          });
         } else {
-          response.write(`event: expired\ndata: ${JSON.stringify({ floor: event.floor, code: 'cursor_expired' })}\n\n`);
+          await stream.send({ event: 'expired', data: { floor: event.floor, code: 'cursor_expired' } });
         }
       }
     } finally {
-      this.streams.delete(abort);
-      response.end();
+      stream.close();
     }
   }
 
   @Get('verify')
+  @AdminOnly()
   @ApiOperation({ summary: 'Walk the hash chain (admin)' })
   @ApiOkResponse({ standardSchema: VerifyResponseSchema })
   verify(@Ctx() ctx: OperationContext) {
@@ -123,6 +119,7 @@ export class ReceiptsController implements OnModuleDestroy {
   }
 
   @Post('reclaim')
+  @AdminOnly()
   @Mutation()
   @HttpCode(200)
   @ApiOperation({

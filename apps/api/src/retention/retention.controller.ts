@@ -1,8 +1,8 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put } from '@nestjs/common';
 import { ApiBearerAuth, ApiCookieAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
-  type DryRunRequest,
-  DryRunRequestSchema,
+  type MaintenanceRequest,
+  MaintenanceRequestSchema,
   MaintenanceResultSchema,
   type NeverActivePruneRequest,
   NeverActivePruneRequestSchema,
@@ -12,8 +12,12 @@ import {
   RetentionPolicySchema,
   type RetentionPruneRequest,
   RetentionPruneRequestSchema,
+  type SearchOptimizeRequest,
+  SearchOptimizeRequestSchema,
+  SearchOptimizeResultSchema,
 } from '@statehouse/contracts';
 import type { OperationContext, StateStore } from '@statehouse/state';
+import { AdminOnly } from '../auth/auth-mode.decorator.js';
 import { Mutation } from '../common/api-headers.decorator.js';
 import { Ctx } from '../common/context.decorator.js';
 import { STATE_STORE } from '../common/tokens.js';
@@ -21,6 +25,7 @@ import { STATE_STORE } from '../common/tokens.js';
 @ApiTags('retention and maintenance')
 @ApiBearerAuth()
 @ApiCookieAuth()
+@AdminOnly()
 @Controller('v1')
 export class RetentionController {
   constructor(@Inject(STATE_STORE) private readonly store: StateStore) {}
@@ -58,8 +63,8 @@ export class RetentionController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Remove ended sessions without messages that are not archived (admin)' })
   @ApiOkResponse({ standardSchema: MaintenanceResultSchema })
-  emptySweep(@Ctx() ctx: OperationContext, @Body({ schema: DryRunRequestSchema }) body: DryRunRequest) {
-    return this.store.deletion.emptySweep(ctx, body.dryRun);
+  emptySweep(@Ctx() ctx: OperationContext, @Body({ schema: MaintenanceRequestSchema }) body: MaintenanceRequest) {
+    return this.store.deletion.emptySweep(ctx, body.dryRun, body.profile);
   }
 
   @Post('maintenance/ghost-prune')
@@ -67,8 +72,23 @@ export class RetentionController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Remove untitled, ended, empty sessions older than 24 h (admin)' })
   @ApiOkResponse({ standardSchema: MaintenanceResultSchema })
-  ghostPrune(@Ctx() ctx: OperationContext, @Body({ schema: DryRunRequestSchema }) body: DryRunRequest) {
-    return this.store.deletion.ghostPrune(ctx, body.dryRun);
+  ghostPrune(@Ctx() ctx: OperationContext, @Body({ schema: MaintenanceRequestSchema }) body: MaintenanceRequest) {
+    return this.store.deletion.ghostPrune(ctx, body.dryRun, body.profile);
+  }
+
+  @Post('maintenance/search-optimize')
+  @Mutation()
+  @HttpCode(200)
+  @ApiOperation({
+    summary:
+      'Optimize both search indexes now (admin): merge their segments (SQLite) or flush pending entries (PostgreSQL); vacuum returns free pages',
+  })
+  @ApiOkResponse({ standardSchema: SearchOptimizeResultSchema })
+  searchOptimize(
+    @Ctx() ctx: OperationContext,
+    @Body({ schema: SearchOptimizeRequestSchema }) body: SearchOptimizeRequest,
+  ) {
+    return this.store.maintenance.optimizeNow(ctx, body);
   }
 
   @Post('maintenance/never-active-prune')

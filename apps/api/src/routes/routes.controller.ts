@@ -13,6 +13,7 @@ import {
   RouteSchema,
 } from '@statehouse/contracts';
 import type { OperationContext, StateStore } from '@statehouse/state';
+import { AdminOnly } from '../auth/auth-mode.decorator.js';
 import { Mutation } from '../common/api-headers.decorator.js';
 import { Ctx } from '../common/context.decorator.js';
 import { STATE_STORE } from '../common/tokens.js';
@@ -50,6 +51,7 @@ export class RoutesController {
   }
 
   @Get('check')
+  @AdminOnly()
   @ApiOperation({ summary: 'Consistency check: every route points at an existing tip of its profile (admin)' })
   @ApiOkResponse({ standardSchema: RouteCheckSchema })
   check(@Ctx() ctx: OperationContext) {

@@ -9,6 +9,7 @@ import {
 } from '@nestjs/swagger';
 import { type SearchIndexQuery, SearchIndexQuerySchema, SearchIndexStatusSchema } from '@statehouse/contracts';
 import type { OperationContext, StateStore } from '@statehouse/state';
+import { AdminOnly } from '../auth/auth-mode.decorator.js';
 import { Mutation } from '../common/api-headers.decorator.js';
 import { Ctx } from '../common/context.decorator.js';
 import { PROCESS_HOLDER } from '../common/process-holder.js';
@@ -17,6 +18,7 @@ import { STATE_STORE } from '../common/tokens.js';
 @ApiTags('search')
 @ApiBearerAuth()
 @ApiCookieAuth()
+@AdminOnly()
 @Controller('v1/search/index')
 export class SearchIndexController {
   constructor(@Inject(STATE_STORE) private readonly store: StateStore) {}

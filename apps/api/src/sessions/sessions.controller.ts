@@ -38,30 +38,56 @@ import {
   IdSchema,
   type ListSessionsQuery,
   ListSessionsQuerySchema,
+  ModelUsageListSchema,
   type MoveSessionRequest,
   MoveSessionRequestSchema,
   MoveSessionResponseSchema,
+  type RecordUsageRequest,
+  RecordUsageRequestSchema,
   type ReopenSessionRequest,
   ReopenSessionRequestSchema,
+  type ResolveIdQuery,
+  ResolveIdQuerySchema,
+  ResolveIdSchema,
   type RewindRequest,
   RewindRequestSchema,
   RewindResponseSchema,
+  type SessionCountQuery,
+  SessionCountQuerySchema,
+  SessionCountSchema,
+  type SessionExportQuery,
+  SessionExportQuerySchema,
   type SessionFacetsQuery,
   SessionFacetsQuerySchema,
   SessionFacetsSchema,
+  type SessionListExportQuery,
+  SessionListExportQuerySchema,
   SessionListResponseSchema,
   SessionSchema,
+  type TitleLineageQuery,
+  TitleLineageQuerySchema,
+  TitleLineageSchema,
   type UpdateSessionRequest,
   UpdateSessionRequestSchema,
+  type WorkspacesQuery,
+  WorkspacesQuerySchema,
+  WorkspacesSchema,
 } from '@statehouse/contracts';
 import type { OperationContext, Preconditions as PreconditionValues, StateStore } from '@statehouse/state';
 import type { Response } from 'express';
-import { ReadOnly } from '../auth/auth-mode.decorator.js';
+import { AdminOnly, ReadOnly } from '../auth/auth-mode.decorator.js';
 import { DestructiveHeaders, IfMatchHeader, Mutation, WriterFenceHeaders } from '../common/api-headers.decorator.js';
 import { Ctx } from '../common/context.decorator.js';
 import { Preconditions } from '../common/preconditions.decorator.js';
 import { RevisionEtagInterceptor } from '../common/revision-etag.interceptor.js';
 import { STATE_STORE } from '../common/tokens.js';
+import {
+  conversationMarkdown,
+  EXPORT_CONTENT_TYPE,
+  EXPORT_EXTENSION,
+  LIST_MARKDOWN_HEADER,
+  listMarkdownRow,
+} from './session-export.format.js';
 
 @ApiTags('sessions')
 @ApiBearerAuth()
@@ -72,11 +98,28 @@ export class SessionsController {
 
   @Post()
   @Mutation()
-  @ApiOperation({ summary: 'Create a session, optionally with its opening messages (one transaction)' })
+  @ApiOperation({
+    summary:
+      'Create a session, optionally with its opening messages (one transaction); with claimRoute, join the open session the key already routes to (200); ifExists=fill: an existing one keeps its fields and gets its empty ones filled (200)',
+  })
   @ApiCreatedResponse({ standardSchema: SessionSchema })
+  @ApiOkResponse({
+    standardSchema: SessionSchema,
+    description: 'claimRoute: the open session the key routes to; ifExists=fill: the session existed',
+  })
   @UseInterceptors(RevisionEtagInterceptor)
-  create(@Ctx() ctx: OperationContext, @Body({ schema: CreateSessionRequestSchema }) body: CreateSessionRequest) {
-    return this.store.sessions.create(ctx, body);
+  async create(
+    @Ctx() ctx: OperationContext,
+    @Body({ schema: CreateSessionRequestSchema }) body: CreateSessionRequest,
+    @Res({ passthrough: true }) response: Response,
+  ) {
+    const { claimRoute, ...request } = body;
+    const { session, created } =
+      claimRoute && request.sessionKey !== undefined
+        ? await this.store.sessions.createForKey(ctx, { ...request, sessionKey: request.sessionKey })
+        : await this.store.sessions.createOrFill(ctx, request);
+    if (!created) response.status(200);
+    return session;
   }
 
   @Get()
@@ -89,11 +132,81 @@ export class SessionsController {
     return this.store.sessions.list(ctx, query);
   }
 
+  @Get('export')
+  @ApiOperation({
+    summary:
+      'Every conversation the list filters match, in the list order, as JSON lines (one list row per line) or a Markdown table, streamed',
+  })
+  @ApiProduces('application/x-ndjson', 'text/markdown')
+  @ApiOkResponse({
+    description: 'The rows, streamed page by page as the reader drains them',
+    content: {
+      'application/x-ndjson': {
+        schema: { type: 'string', description: 'One `GET /v1/sessions` item per line' },
+      },
+      'text/markdown': { schema: { type: 'string', description: 'A table, one row per conversation' } },
+    },
+    headers: {
+      'Content-Disposition': {
+        description: 'attachment; filename="sessions.jsonl" (or .md)',
+        schema: { type: 'string' },
+        required: true,
+      },
+    },
+  })
+  async exportList(
+    @Ctx() ctx: OperationContext,
+    @Query({ schema: SessionListExportQuerySchema }) query: SessionListExportQuery,
+    @Res() response: Response,
+  ) {
+    const { format, ...filters } = query;
+    const rows = this.store.sessions.exportList(ctx, filters);
+    // The first page before committing to 200: a refused filter or cursor is still a problem document.
+    const first = await rows.next();
+    const markdown = format === 'markdown';
+    const text = markdown ? listMarkdownRow : (row: unknown) => `${JSON.stringify(row)}\n`;
+    response.status(200).type(EXPORT_CONTENT_TYPE[format]);
+    response.setHeader('Content-Disposition', `attachment; filename="sessions.${EXPORT_EXTENSION[format]}"`);
+    if (markdown) response.write(LIST_MARKDOWN_HEADER);
+    if (!first.done) response.write(text(first.value));
+    await streamOut(response, rows, text);
+  }
+
   @Get('facets')
   @ApiOperation({ summary: 'Known sources and models (most used first, bounded) for the list filters' })
   @ApiOkResponse({ standardSchema: SessionFacetsSchema })
   facets(@Ctx() ctx: OperationContext, @Query({ schema: SessionFacetsQuerySchema }) query: SessionFacetsQuery) {
     return this.store.stats.facets(ctx, query);
+  }
+
+  @Get('count')
+  @ApiOperation({ summary: 'Exact counts of the sessions the filters select and of their messages' })
+  @ApiOkResponse({ standardSchema: SessionCountSchema })
+  count(@Ctx() ctx: OperationContext, @Query({ schema: SessionCountQuerySchema }) query: SessionCountQuery) {
+    return this.store.sessions.count(ctx, query);
+  }
+
+  @Get('resolve-id')
+  @ApiOperation({ summary: 'An exact session id, or the one id a prefix names (ambiguous: null)' })
+  @ApiOkResponse({ standardSchema: ResolveIdSchema })
+  resolveId(@Ctx() ctx: OperationContext, @Query({ schema: ResolveIdQuerySchema }) query: ResolveIdQuery) {
+    return this.store.sessions.resolveId(ctx, query);
+  }
+
+  @Get('title-lineage')
+  @ApiOperation({
+    summary: 'Who holds a title, its newest "title #N" continuation, and the title the next continuation takes',
+  })
+  @ApiOkResponse({ standardSchema: TitleLineageSchema })
+  titleLineage(@Ctx() ctx: OperationContext, @Query({ schema: TitleLineageQuerySchema }) query: TitleLineageQuery) {
+    return this.store.sessions.titleLineage(ctx, query);
+  }
+
+  @Get('workspaces')
+  @ApiOperation({ summary: 'The working directories sessions ran in, with how many sessions and the latest activity' })
+  @ApiOkResponse({ standardSchema: WorkspacesSchema })
+  workspaces(@Ctx() ctx: OperationContext, @Query({ schema: WorkspacesQuerySchema }) query: WorkspacesQuery) {
+    return this.store.sessions.workspaces(ctx, query);
   }
 
   @Post('bulk-delete')
@@ -136,29 +249,53 @@ export class SessionsController {
   }
 
   @Get(':id/export')
-  @ApiOperation({ summary: 'JSON lines: the session, every message, its lineage edges' })
-  @ApiProduces('application/x-ndjson')
-  async export(@Ctx() ctx: OperationContext, @Param('id', { schema: IdSchema }) id: string, @Res() response: Response) {
+  @ApiOperation({
+    summary: 'The conversation as JSON lines (the session, its labels, every message, its lineage edges) or Markdown',
+  })
+  @ApiProduces('application/x-ndjson', 'text/markdown')
+  @ApiOkResponse({
+    description: 'The session, streamed',
+    content: {
+      'application/x-ndjson': {
+        schema: {
+          type: 'string',
+          description:
+            'One JSON object per line: `{"type":"session","session":…}` first, then `{"type":"label","label":{"name","colour"}}` per label, then `{"type":"message","message":…}` per message (hidden and rewound included), then `{"type":"edge","from","to","kind"}` per lineage edge',
+        },
+      },
+      'text/markdown': {
+        schema: {
+          type: 'string',
+          description: 'The same, as a heading with the session, then one section per message',
+        },
+      },
+    },
+    headers: {
+      'Content-Disposition': {
+        description: 'attachment; filename="<id>.jsonl" (or .md)',
+        schema: { type: 'string' },
+        required: true,
+      },
+    },
+  })
+  async export(
+    @Ctx() ctx: OperationContext,
+    @Param('id', { schema: IdSchema }) id: string,
+    @Query({ schema: SessionExportQuerySchema }) query: SessionExportQuery,
+    @Res() response: Response,
+  ) {
     const lines = this.store.sessions.export(ctx, id);
     // Read the first line before committing to 200, so a missing session is still a problem document.
     const first = await lines.next();
-    response.status(200).type('application/x-ndjson');
-    response.setHeader('Content-Disposition', `attachment; filename="${id}.jsonl"`);
-    if (!first.done) response.write(`${JSON.stringify(first.value)}\n`);
-    for await (const line of lines) {
-      if (response.destroyed) break;
-      // A slow reader holds the export back (pages are read as it drains), not the server's memory.
-      if (!response.write(`${JSON.stringify(line)}\n`)) {
-        await new Promise((resolve) => {
-          response.once('drain', resolve);
-          response.once('close', resolve);
-        });
-      }
-    }
-    response.end();
+    const text = query.format === 'markdown' ? conversationMarkdown : (line: unknown) => `${JSON.stringify(line)}\n`;
+    response.status(200).type(EXPORT_CONTENT_TYPE[query.format]);
+    response.setHeader('Content-Disposition', `attachment; filename="${id}.${EXPORT_EXTENSION[query.format]}"`);
+    if (!first.done) response.write(text(first.value));
+    await streamOut(response, lines, text);
   }
 
   @Post(':id/move')
+  @AdminOnly()
   @Mutation()
   @HttpCode(200)
   @ApiOperation({
@@ -200,6 +337,33 @@ export class SessionsController {
     return this.store.sessions.end(ctx, id, body, preconditions);
   }
 
+  @Post(':id/usage')
+  @Mutation()
+  @IfMatchHeader(false)
+  @WriterFenceHeaders()
+  @HttpCode(200)
+  @ApiOperation({
+    summary:
+      'Account model calls: add a call’s tokens, calls and cost (increment, recorded per model and billing route) or set running totals (absolute)',
+  })
+  @ApiOkResponse({ standardSchema: SessionSchema })
+  @UseInterceptors(RevisionEtagInterceptor)
+  usage(
+    @Ctx() ctx: OperationContext,
+    @Param('id', { schema: IdSchema }) id: string,
+    @Body({ schema: RecordUsageRequestSchema }) body: RecordUsageRequest,
+    @Preconditions() preconditions: PreconditionValues,
+  ) {
+    return this.store.sessions.recordUsage(ctx, id, body, preconditions);
+  }
+
+  @Get(':id/usage')
+  @ApiOperation({ summary: 'The session’s usage per model, billing route and task' })
+  @ApiOkResponse({ standardSchema: ModelUsageListSchema })
+  modelUsage(@Ctx() ctx: OperationContext, @Param('id', { schema: IdSchema }) id: string) {
+    return this.store.sessions.modelUsage(ctx, id);
+  }
+
   @Post(':id/reopen')
   @Mutation()
   @IfMatchHeader()
@@ -231,7 +395,7 @@ export class SessionsController {
     @Body({ schema: RewindRequestSchema }) body: RewindRequest,
     @Preconditions() preconditions: PreconditionValues,
   ) {
-    return this.store.messages.rewind(ctx, id, body, preconditions);
+    return this.store.rewinds.rewind(ctx, id, body, preconditions);
   }
 
   @Patch(':id')
@@ -252,4 +416,18 @@ export class SessionsController {
   ) {
     return this.store.sessions.update(ctx, id, body, preconditions);
   }
+}
+
+/** Writes what is left of `lines`; a slow reader holds the export back (pages are read as it drains), not the server's memory. */
+async function streamOut<T>(response: Response, lines: AsyncIterator<T>, text: (line: T) => string): Promise<void> {
+  for (let next = await lines.next(); !next.done; next = await lines.next()) {
+    if (response.destroyed) break;
+    if (!response.write(text(next.value))) {
+      await new Promise((resolve) => {
+        response.once('drain', resolve);
+        response.once('close', resolve);
+      });
+    }
+  }
+  response.end();
 }

@@ -5,6 +5,9 @@ import {
   DeletionStatsQuerySchema,
   DeletionStatsResponseSchema,
   ReceiptLagSchema,
+  type StatsExtentQuery,
+  StatsExtentQuerySchema,
+  StatsExtentSchema,
   type StatsSummaryQuery,
   StatsSummaryQuerySchema,
   StatsSummarySchema,
@@ -13,6 +16,7 @@ import {
   UsageResponseSchema,
 } from '@statehouse/contracts';
 import type { OperationContext, StateStore } from '@statehouse/state';
+import { AdminOnly } from '../auth/auth-mode.decorator.js';
 import { Ctx } from '../common/context.decorator.js';
 import { STATE_STORE } from '../common/tokens.js';
 
@@ -26,7 +30,7 @@ export class StatsController {
   @Get('usage')
   @ApiOperation({
     summary:
-      'Conversations, sessions, messages, tokens and cost per UTC hour or day, grouped by source, profile or model (owner-fenced)',
+      'Conversations, sessions, messages, tokens and cost per hour, or calendar day, week or month in a time zone, grouped by source, profile or model (owner-fenced)',
   })
   @ApiOkResponse({ standardSchema: UsageResponseSchema })
   usage(@Ctx() ctx: OperationContext, @Query({ schema: UsageQuerySchema }) query: UsageQuery) {
@@ -35,7 +39,8 @@ export class StatsController {
 
   @Get('deletions')
   @ApiOperation({
-    summary: 'Deletions per UTC hour or day from the receipts, grouped by origin or profile (owner-fenced)',
+    summary:
+      'Deletions per hour, or calendar day, week or month in a time zone, from the receipts, grouped by origin or profile (owner-fenced)',
   })
   @ApiOkResponse({ standardSchema: DeletionStatsResponseSchema })
   deletions(@Ctx() ctx: OperationContext, @Query({ schema: DeletionStatsQuerySchema }) query: DeletionStatsQuery) {
@@ -51,7 +56,15 @@ export class StatsController {
     return this.store.stats.summary(ctx, query);
   }
 
+  @Get('extent')
+  @ApiOperation({ summary: 'The first and last day with figures: where an "all time" range begins (owner-fenced)' })
+  @ApiOkResponse({ standardSchema: StatsExtentSchema })
+  extent(@Ctx() ctx: OperationContext, @Query({ schema: StatsExtentQuerySchema }) query: StatsExtentQuery) {
+    return this.store.stats.extent(ctx, query);
+  }
+
   @Get('receipt-lag')
+  @AdminOnly()
   @ApiOperation({ summary: 'How far each registered receipt consumer trails the deletion feed (admin)' })
   @ApiOkResponse({ standardSchema: ReceiptLagSchema })
   receiptLag(@Ctx() ctx: OperationContext) {

@@ -6,9 +6,11 @@ import fc from 'fast-check';
  * mixed with values that follow the schema, so requests get past validation and reach SQL.
  */
 
-/** A JSON schema as the committed OpenAPI document spells it (inline, no $ref). */
+/** A JSON Schema 2020-12 schema as the committed OpenAPI 3.1 document spells a request (inline, no $ref). */
 export interface JsonSchema {
-  type?: string;
+  /** A type, or a type and `null` (`["string", "null"]`). */
+  type?: string | string[];
+  const?: unknown;
   enum?: unknown[];
   pattern?: string;
   minLength?: number;
@@ -22,7 +24,6 @@ export interface JsonSchema {
   required?: string[];
   additionalProperties?: boolean | JsonSchema;
   anyOf?: JsonSchema[];
-  nullable?: boolean;
   default?: unknown;
 }
 
@@ -179,10 +180,12 @@ function shapedValueFor(schema: JsonSchema, depth: number, hostile: boolean): fc
   const leaf = (conforming: fc.Arbitrary<unknown>, wild: fc.Arbitrary<unknown>) =>
     hostile ? fc.oneof({ weight: 3, arbitrary: conforming }, { weight: 1, arbitrary: wild }) : conforming;
   if (schema.anyOf) return fc.oneof(...schema.anyOf.map((option) => shapedValueFor(option, depth + 1, hostile)));
+  if (schema.const !== undefined) return leaf(fc.constant(schema.const), hostileString);
   if (schema.enum) return leaf(fc.constantFrom(...schema.enum), hostileString);
+  const types = Array.isArray(schema.type) ? schema.type : [schema.type];
   const nullable = (arbitrary: fc.Arbitrary<unknown>) =>
-    schema.nullable ? fc.oneof(arbitrary, fc.constant(null)) : arbitrary;
-  switch (schema.type) {
+    types.includes('null') ? fc.oneof(arbitrary, fc.constant(null)) : arbitrary;
+  switch (types.find((type) => type !== 'null')) {
     case 'string':
       return nullable(leaf(stringFor(schema), hostileString));
     case 'integer':
