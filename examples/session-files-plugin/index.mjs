@@ -1,13 +1,16 @@
 // Example Statehouse plugin: keeps one file per session (say, an agent's scratch state or an
 // attachment cache), grouped by profile. It removes a session's file when the session is deleted —
 // by any deletion path — and moves it when a profile repair moves the session: a move is not a
-// deletion (docs/domain.md §5.2).
+// deletion of content (docs/domain.md §5.2).
 //
 //   STATEHOUSE_PLUGINS=examples/session-files-plugin/index.mjs
 //   STATEHOUSE_SESSION_FILES_DIR=./data/session-files   (default)
 //
 // Observers run after the operation committed, once per operation, and are fail-open: an error here
 // is logged by Statehouse and never affects the delete or the move. Files of archived sessions are kept.
+// They are not a durable feed: a call is lost if the process dies between the commit and the call,
+// and deletions made by another API process are heard there, not here. A plugin that must not miss
+// one replays the deletion receipts (`/v1/deletion-receipts`) instead.
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 
@@ -43,7 +46,14 @@ export async function register({ onSessionDeleted, onSessionMoved, logger }) {
   await mkdir(dir, { recursive: true });
   onSessionDeleted(async (event) => {
     if (event.reason === 'archive') return;
-    await Promise.all(event.deletedIds.map((id) => rm(sessionFilePath(dir, event.profile, id), { force: true })));
+    // A profile repair is heard here too (the sessions left `event.profile`); this plugin moves the
+    // file on the move event instead. A deletion-only plugin would release what it keeps for them.
+    if (event.reason === 'profile_repair') return;
+    // One call per operation, which may span profiles: `byProfile` says which profile each id left.
+    const files = Object.entries(event.byProfile).flatMap(([profile, ids]) =>
+      ids.map((id) => sessionFilePath(dir, profile, id)),
+    );
+    await Promise.all(files.map((file) => rm(file, { force: true })));
     logger.info('session files removed', {
       operationId: event.operationId,
       reason: event.reason,
