@@ -1,6 +1,7 @@
 import { SESSION_COOKIE_NAME } from '@statehouse/contracts';
 import { type NextRequest, NextResponse } from 'next/server';
 import { CURRENT_PATH_HEADER, loginHref } from '@/lib/paths';
+import { PROFILE_COOKIE, withRememberedProfile } from '@/lib/remembered-profile';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -64,6 +65,13 @@ export function proxy(request: NextRequest) {
   // Only page loads are redirected; a POST (server action) handles its own 401 via redirect().
   if (!hasSession && pathname !== '/login' && request.method === 'GET') {
     const response = NextResponse.redirect(new URL(loginHref(current), request.url));
+    response.headers.set('content-security-policy', policy);
+    return response;
+  }
+  const remembered = request.method === 'GET' ? request.cookies.get(PROFILE_COOKIE)?.value : undefined;
+  const rememberedTarget = withRememberedProfile(request.nextUrl, remembered);
+  if (rememberedTarget) {
+    const response = NextResponse.redirect(rememberedTarget);
     response.headers.set('content-security-policy', policy);
     return response;
   }

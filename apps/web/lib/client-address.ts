@@ -1,5 +1,6 @@
 import { type IncomingMessage, Server } from 'node:http';
-import { BlockList, isIPv4, isIPv6 } from 'node:net';
+import { isIP, isIPv4 } from 'node:net';
+import proxyAddr from 'proxy-addr';
 
 /**
  * Who the browser is, as far as the dashboard can tell (docs/security.md, "Client addresses").
@@ -8,40 +9,23 @@ import { BlockList, isIPv4, isIPv6 } from 'node:net';
  * none — browsers reach the dashboard directly). The API then believes the dashboard.
  */
 
-const NAMED: Record<string, [string, number, 'ipv4' | 'ipv6'][]> = {
-  loopback: [
-    ['127.0.0.0', 8, 'ipv4'],
-    ['::1', 128, 'ipv6'],
-  ],
-  linklocal: [
-    ['169.254.0.0', 16, 'ipv4'],
-    ['fe80::', 10, 'ipv6'],
-  ],
-  uniquelocal: [
-    ['10.0.0.0', 8, 'ipv4'],
-    ['172.16.0.0', 12, 'ipv4'],
-    ['192.168.0.0', 16, 'ipv4'],
-    ['fc00::', 7, 'ipv6'],
-  ],
-};
+/** Whether an address is a trusted proxy (proxy-addr's compiled `trust`, the one express uses for the API). */
+export type TrustedProxies = (address: string, hop: number) => boolean;
 
 /** `loopback`, `linklocal`, `uniquelocal`, addresses and CIDRs, comma-separated; unknown entries are an error. */
-export function parseTrustedProxies(value: string | undefined): BlockList {
-  const list = new BlockList();
-  for (const entry of (value ?? '').split(',').map((part) => part.trim().toLowerCase())) {
-    if (!entry || entry === 'none') continue;
-    const named = NAMED[entry];
-    if (named) {
-      for (const [network, prefix, type] of named) list.addSubnet(network, prefix, type);
-      continue;
+export function parseTrustedProxies(value: string | undefined): TrustedProxies {
+  const entries = (value ?? '')
+    .split(',')
+    .map((part) => part.trim().toLowerCase())
+    .filter((entry) => entry !== '' && entry !== 'none');
+  for (const entry of entries) {
+    try {
+      proxyAddr.compile(entry);
+    } catch {
+      throw new Error(`STATEHOUSE_WEB_TRUSTED_PROXIES: "${entry}" is not an address, a CIDR or a known name`);
     }
-    const [address, prefix] = entry.split('/');
-    const type = isIPv4(address) ? 'ipv4' : isIPv6(address) ? 'ipv6' : null;
-    if (!type) throw new Error(`STATEHOUSE_WEB_TRUSTED_PROXIES: "${entry}" is not an address, a CIDR or a known name`);
-    if (prefix === undefined) list.addAddress(address, type);
-    else list.addSubnet(address, Number(prefix), type);
   }
-  return list;
+  return proxyAddr.compile(entries);
 }
 
 /** IPv4-mapped IPv6 (`::ffff:1.2.3.4`) as the IPv4 it is; zone ids dropped. */
@@ -53,28 +37,20 @@ export function normalizeAddress(address: string): string {
   return value.toLowerCase().startsWith('::ffff:') && isIPv4(value.slice(7)) ? value.slice(7) : value;
 }
 
-function isTrusted(list: BlockList, address: string): boolean {
-  if (isIPv4(address)) return list.check(address, 'ipv4');
-  if (isIPv6(address)) return list.check(address, 'ipv6');
-  return false;
-}
-
 /**
  * The client of a request that reached the dashboard from `peer`: the peer itself unless it is a
- * trusted proxy; then, walking `X-Forwarded-For` from the right, the first hop that is not one.
+ * trusted proxy; then, walking `X-Forwarded-For` from the right, the first hop that is not one
+ * (proxy-addr). Hops that are not addresses are dropped first: never a client address.
  */
-export function clientAddressOf(peer: string, forwardedFor: string | undefined, trusted: BlockList): string {
-  let client = normalizeAddress(peer);
-  if (!isTrusted(trusted, client) || !forwardedFor) return client;
-  const hops = forwardedFor
+export function clientAddressOf(peer: string, forwardedFor: string | undefined, trusted: TrustedProxies): string {
+  const hops = (forwardedFor ?? '')
     .split(',')
     .map(normalizeAddress)
-    .filter((hop) => isIPv4(hop) || isIPv6(hop));
-  for (let index = hops.length - 1; index >= 0; index--) {
-    client = hops[index];
-    if (!isTrusted(trusted, client)) break;
-  }
-  return client;
+    .filter((hop) => isIP(hop) !== 0);
+  const socketAddress = normalizeAddress(peer);
+  if (hops.length === 0) return socketAddress;
+  const request = { socket: { remoteAddress: socketAddress }, headers: { 'x-forwarded-for': hops.join(', ') } };
+  return normalizeAddress(proxyAddr(request as unknown as IncomingMessage, trusted));
 }
 
 /** Headers a client could send to claim another address, host or scheme. */
@@ -88,9 +64,8 @@ let uninstall: (() => void) | null = null;
  * untrusted peer the forwarded-* headers are dropped; then `X-Forwarded-For` is set to the one
  * client address (clientAddressOf), which the pages, the actions and the API calls read.
  */
-export function installFrontDoor(env: NodeJS.ProcessEnv = process.env): () => void {
+export function installFrontDoor(trusted: TrustedProxies): () => void {
   if (uninstall) return uninstall;
-  const trusted = parseTrustedProxies(env.STATEHOUSE_WEB_TRUSTED_PROXIES);
   const emit = Server.prototype.emit as (this: Server, event: string | symbol, ...args: unknown[]) => boolean;
   Server.prototype.emit = function (this: Server, event: string | symbol, ...args: unknown[]): boolean {
     if (event === 'request') {

@@ -1,11 +1,10 @@
-import { type ListGatewaysQuery, ListGatewaysQuerySchema } from '@statehouse/contracts';
-import { listState, type QueryState } from './params';
+import { ListGatewaysQuerySchema } from '@statehouse/contracts';
+import { listState } from './params';
 
 /** The gateways page's URL: profile, page size and cursor. */
 export const GATEWAY_LIST_KEYS = ['profile', 'limit', 'cursor'] as const;
 export type GatewayListKey = (typeof GATEWAY_LIST_KEYS)[number];
 export type GatewayListRaw = Partial<Record<GatewayListKey, string>>;
-export type GatewayListState = QueryState<GatewayListKey, ListGatewaysQuery>;
 
 const gatewayList = listState('/gateways', GATEWAY_LIST_KEYS, ListGatewaysQuerySchema);
 export const parseGatewayListState = gatewayList.parse;

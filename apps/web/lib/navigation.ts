@@ -45,9 +45,9 @@ export function isActive(item: NavItem, pathname: string): boolean {
 
 /** Query keys a page keeps when the profile changes (filters survive; cursors do not). */
 export const PROFILE_SWITCH_KEEPS: Record<string, readonly string[]> = {
-  '/': ['period'],
+  '/': ['period', 'from', 'to', 'tz'],
   '/sessions': [...SESSION_FILTER_KEYS, ...SESSION_VIEW_KEYS],
-  '/search': ['q', 'role', 'mode', 'source', 'from', 'to', 'tz'],
+  '/search': ['q', 'role', 'mode', 'source', 'period', 'from', 'to', 'tz'],
   '/routes': ['limit'],
   '/gateways': ['limit'],
   '/receipts': ['order', 'intent', 'origin', 'limit'],

@@ -11,19 +11,31 @@ import type { OverviewRange } from './overview';
  * React's `cache` can key them.
  */
 const usage = cache(
-  (from: string, to: string, bucket: StatsBucket, profile: string | undefined, groupBy: UsageGroupBy) =>
-    attempt(() => getUsage({ from, to, bucket, profile, groupBy })),
+  (
+    from: string,
+    to: string,
+    bucket: StatsBucket,
+    timeZone: string,
+    profile: string | undefined,
+    groupBy: UsageGroupBy,
+  ) => attempt(() => getUsage({ from, to, bucket, timeZone, profile, groupBy })),
 );
 const deletions = cache(
-  (from: string, to: string, bucket: StatsBucket, profile: string | undefined, groupBy: DeletionGroupBy) =>
-    attempt(() => getDeletionStats({ from, to, bucket, profile, groupBy })),
+  (
+    from: string,
+    to: string,
+    bucket: StatsBucket,
+    timeZone: string,
+    profile: string | undefined,
+    groupBy: DeletionGroupBy,
+  ) => attempt(() => getDeletionStats({ from, to, bucket, timeZone, profile, groupBy })),
 );
 const summary = cache((from: string, to: string, profile: string | undefined) =>
   attempt(() => getStatsSummary({ from, to, profile })),
 );
 
 export const loadUsage = (range: OverviewRange, groupBy: UsageGroupBy) =>
-  usage(range.from, range.to, range.bucket, range.profile, groupBy);
+  usage(range.from, range.to, range.bucket, range.timeZone, range.profile, groupBy);
 export const loadDeletions = (range: OverviewRange, groupBy: DeletionGroupBy) =>
-  deletions(range.from, range.to, range.bucket, range.profile, groupBy);
+  deletions(range.from, range.to, range.bucket, range.timeZone, range.profile, groupBy);
 export const loadSummary = (range: OverviewRange) => summary(range.from, range.to, range.profile);

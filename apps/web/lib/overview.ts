@@ -8,7 +8,8 @@ import {
   type UsageResponse,
 } from '@statehouse/contracts';
 import { pickParams } from './params';
-import { hrefWith, type RawSearchParams } from './paths';
+import type { RawSearchParams } from './paths';
+import { chartRange, PERIOD_KEYS, type Period, type PeriodPreset, parsePeriod } from './period';
 
 /**
  * The overview's URL state (period and profile) and the shapes its charts draw. Charts are data
@@ -16,59 +17,44 @@ import { hrefWith, type RawSearchParams } from './paths';
  * very numbers the chart draws.
  */
 
-const HOUR_MS = 3_600_000;
-const DAY_MS = 24 * HOUR_MS;
-
-export const OVERVIEW_PERIODS = {
-  '24h': { label: '24 hours', bucket: 'hour', span: 24 },
-  '7d': { label: '7 days', bucket: 'day', span: 7 },
-  '14d': { label: '14 days', bucket: 'day', span: 14 },
-  '30d': { label: '30 days', bucket: 'day', span: 30 },
-  '90d': { label: '90 days', bucket: 'day', span: 90 },
-} as const satisfies Record<string, { label: string; bucket: StatsBucket; span: number }>;
-export type OverviewPeriod = keyof typeof OVERVIEW_PERIODS;
-export const DEFAULT_PERIOD: OverviewPeriod = '14d';
+/** The overview's period when the URL names none. */
+export const DEFAULT_PERIOD: PeriodPreset = '14d';
+export const OVERVIEW_KEYS = ['profile', ...PERIOD_KEYS] as const;
 
 export interface OverviewRange {
   from: string;
   to: string;
   bucket: StatsBucket;
+  timeZone: string;
   profile?: string;
 }
 
 export interface OverviewState {
-  period: OverviewPeriod;
+  period: Period;
   profile: string | undefined;
-  range: OverviewRange;
+  /** The URL's keys as given (the period control keeps the profile, the profile switcher the period). */
+  raw: Partial<Record<(typeof OVERVIEW_KEYS)[number], string>>;
   /** What the URL asked for that cannot be used, in words (the defaults are used instead). */
   issues: string[];
 }
 
-const isPeriod = (value: string | undefined): value is OverviewPeriod =>
-  value !== undefined && Object.hasOwn(OVERVIEW_PERIODS, value);
-
-/** Whole buckets ending with the current one: the last N UTC days (or hours), today included. */
-export function rangeOf(period: OverviewPeriod, now: number, profile?: string): OverviewRange {
-  const { bucket, span } = OVERVIEW_PERIODS[period];
-  const grain = bucket === 'day' ? DAY_MS : HOUR_MS;
-  const end = Math.floor(now / grain) * grain + grain;
-  return { from: new Date(end - span * grain).toISOString(), to: new Date(end).toISOString(), bucket, profile };
-}
-
-export function parseOverviewState(searchParams: RawSearchParams, now = Date.now()): OverviewState {
-  const raw = pickParams(searchParams, ['period', 'profile'] as const);
-  const issues: string[] = [];
-  let period = DEFAULT_PERIOD;
-  if (isPeriod(raw.period)) period = raw.period;
-  else if (raw.period) issues.push(`“${raw.period}” is not a period this page offers; showing the last 14 days.`);
+export function parseOverviewState(searchParams: RawSearchParams): OverviewState {
+  const raw = pickParams(searchParams, OVERVIEW_KEYS);
+  const period = parsePeriod(raw, DEFAULT_PERIOD);
+  const issues = [...period.issues];
   let profile: string | undefined;
   if (raw.profile && ProfileNameSchema.safeParse(raw.profile).success) profile = raw.profile;
   else if (raw.profile) issues.push(`“${raw.profile}” is not a valid profile name; showing every profile.`);
-  return { period, profile, range: rangeOf(period, now, profile), issues };
+  return { period, profile, raw, issues };
 }
 
-export const overviewHref = (period: OverviewPeriod, profile: string | undefined) =>
-  hrefWith('/', { period: period === DEFAULT_PERIOD ? null : period, profile });
+/**
+ * The charts' range: the period's, "all time" (or an open custom start) beginning where the
+ * figures do (`firstFigure`, GET /v1/stats/extent) — imported history of any age included.
+ */
+export function overviewRange(state: OverviewState, now: number, firstFigure?: string | null): OverviewRange {
+  return { ...chartRange(state.period, now, firstFigure), profile: state.profile };
+}
 
 export type ValueFormat = 'count' | 'usd';
 
@@ -94,11 +80,19 @@ export interface ChartData {
   bucket: StatsBucket;
 }
 
-const dayLabel = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' });
-const hourLabel = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', timeZone: 'UTC' });
+const LABEL_FORMATS: Record<StatsBucket, Intl.DateTimeFormatOptions> = {
+  hour: { hour: '2-digit', minute: '2-digit' },
+  day: { day: 'numeric', month: 'short' },
+  week: { day: 'numeric', month: 'short', year: '2-digit' },
+  month: { month: 'short', year: 'numeric' },
+};
 
-export function bucketLabel(iso: string, bucket: StatsBucket): string {
-  return (bucket === 'day' ? dayLabel : hourLabel).format(new Date(iso));
+/** A bucket's axis label in the zone the buckets were laid out in (a week by its Monday). */
+export function bucketLabel(iso: string, bucket: StatsBucket, timeZone = 'UTC'): string {
+  const format = new Intl.DateTimeFormat('en-GB', { ...LABEL_FORMATS[bucket], timeZone });
+  // A boundary rounded down to the UTC hour (half-hour zones) is labelled by the hour after it.
+  const at = Date.parse(iso) + (bucket === 'hour' ? 0 : 3_600_000 - 1);
+  return `${bucket === 'week' ? 'w/c ' : ''}${format.format(new Date(at))}`;
 }
 
 function seriesLabel(key: string | null): string {
@@ -112,6 +106,7 @@ const seriesKey = (key: string | null) => (key === null ? '(none)' : key);
 
 interface Grouped<F> {
   bucket: StatsBucket;
+  timeZone?: string;
   groups: (F & { key: string | null })[];
   buckets: { start: string; total: F; groups: (F & { key: string | null })[] }[];
   totals: F;
@@ -128,7 +123,7 @@ function chartOf<F>(response: Grouped<F>, value: (figures: F) => number, format:
       if (amount > 0) values[seriesKey(group.key)] = amount;
     }
     return {
-      label: bucketLabel(bucket.start, response.bucket),
+      label: bucketLabel(bucket.start, response.bucket, response.timeZone),
       start: bucket.start,
       values,
       total: value(bucket.total),

@@ -16,6 +16,10 @@ export const RENAME_COUNT_KEYS = [
   'users',
   'gateways',
   'deliveries',
+  'transportProfiles',
+  'delegations',
+  'schedules',
+  'metaEntries',
 ] as const satisfies readonly (keyof RenameCounts)[];
 
 export const RENAME_COUNT_LABELS: Record<keyof RenameCounts, string> = {
@@ -29,6 +33,10 @@ export const RENAME_COUNT_LABELS: Record<keyof RenameCounts, string> = {
   users: 'users updated',
   gateways: 'gateways moved',
   deliveries: 'delivery obligations moved',
+  transportProfiles: 'transport profiles renamed',
+  delegations: 'async delegations moved',
+  schedules: 'scheduled wake-ups moved',
+  metaEntries: 'key/value entries moved',
 };
 
 const count = (params: RawSearchParams, key: string) => {

@@ -1,18 +1,25 @@
-import { type SearchHit, type SearchQuery, SearchQuerySchema, type SearchResponse } from '@statehouse/contracts';
-import { dayStart, inclusiveEnd } from './dates';
+import { type SearchHit, SearchQuerySchema, type SearchResponse } from '@statehouse/contracts';
 import { formatBounded, plural } from './format';
-import { listState, type QueryState } from './params';
+import { listState } from './params';
+import { type PeriodPreset, parsePeriod, periodIso } from './period';
 
 /** The search page's URL: the query, its filters (dates included, with the zone they are days of) and the cursor. */
-export const SEARCH_KEYS = ['q', 'profile', 'source', 'role', 'mode', 'from', 'to', 'tz', 'cursor'] as const;
+export const SEARCH_KEYS = ['q', 'profile', 'source', 'role', 'mode', 'period', 'from', 'to', 'tz', 'cursor'] as const;
 export type SearchKey = (typeof SEARCH_KEYS)[number];
 export type SearchRaw = Partial<Record<SearchKey, string>>;
-export type SearchState = QueryState<SearchKey, SearchQuery>;
 
 const search = listState('/search', SEARCH_KEYS, SearchQuerySchema, {
   labels: { q: 'Search for', source: 'Source', role: 'Role', mode: 'Match', from: 'From', to: 'Until', cursor: 'Page' },
-  prepare: (raw) => ({ ...raw, from: dayStart(raw.from, raw.tz), to: inclusiveEnd(raw.to, raw.tz) }),
+  // The shared period control (lib/period.ts): messages written in the period; none named: all time.
+  prepare: ({ period, from, to, tz, ...raw }) => ({
+    ...raw,
+    ...periodIso(parsePeriod({ period, from, to, tz }, SEARCH_PERIOD), Date.now()),
+  }),
 });
+
+/** Search's period when the URL names none: every message. */
+export const SEARCH_PERIOD: PeriodPreset = 'all';
+export const searchPeriod = (raw: SearchRaw) => parsePeriod(raw, SEARCH_PERIOD);
 export const parseSearchState = search.parse;
 export const searchHref = search.href;
 

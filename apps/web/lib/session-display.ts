@@ -1,6 +1,7 @@
 import type { Session, SessionListItem } from '@statehouse/contracts';
 import type { BadgeTone } from '@/app/ui/common';
 import { humanize } from './format';
+import { endReasonLabel } from './wording';
 
 export function sessionHeading(session: Pick<Session, 'title' | 'id'> & { preview?: string | null }): {
   text: string;
@@ -17,9 +18,15 @@ export interface StatusDisplay {
   reason: string | null;
 }
 
-export function sessionStatus(session: Pick<Session, 'endedAt' | 'endReason'>): StatusDisplay {
+export function sessionStatus(
+  session: Pick<Session, 'endedAt' | 'endReason'> & Partial<Pick<Session, 'awaitingClaim'>>,
+): StatusDisplay {
+  // An imported conversation no gateway here has taken yet: open as the old store left it.
+  if (!session.endedAt && session.awaitingClaim) {
+    return { label: 'Imported, open', tone: 'neutral', reason: 'not yet claimed by a gateway here' };
+  }
   if (!session.endedAt) return { label: 'Open', tone: 'success', reason: null };
-  return { label: 'Ended', tone: 'neutral', reason: session.endReason ? humanize(session.endReason) : null };
+  return { label: 'Ended', tone: 'neutral', reason: session.endReason ? endReasonLabel(session.endReason) : null };
 }
 
 /**

@@ -14,6 +14,16 @@ export const SESSION_FILTER_KEYS = [
   'status',
   'archived',
   'includeChildren',
+  'minMessages',
+  'maxMessages',
+  'minTokens',
+  'minCostUsd',
+  'maxCostUsd',
+  // The shared period control (lib/period.ts): last activity within the period.
+  'period',
+  'from',
+  'to',
+  'label',
 ] as const;
 
 /**

@@ -1,27 +1,35 @@
 import type { Metadata } from 'next';
 import { Alert, PageHeader } from '@/app/ui/common';
 import { OverviewCharts } from '@/app/ui/overview/OverviewCharts';
-import { PeriodPicker } from '@/app/ui/overview/PeriodPicker';
 import { SummaryCards } from '@/app/ui/overview/SummaryCards';
-import { getMe } from '@/lib/api';
+import { PeriodControl } from '@/app/ui/period/PeriodControl';
+import { getMe, getStatsExtent } from '@/lib/api';
 import { attempt } from '@/lib/attempt';
-import { OVERVIEW_PERIODS, parseOverviewState } from '@/lib/overview';
+import { DEFAULT_PERIOD, overviewRange, parseOverviewState } from '@/lib/overview';
 import type { RawSearchParams } from '@/lib/paths';
+import { periodInstants, periodLabel } from '@/lib/period';
 
 export const metadata: Metadata = { title: 'Overview' };
 
 /** Activity at a glance for a period and profile (both in the URL): figures, then charts. */
 export default async function OverviewPage({ searchParams }: { searchParams: Promise<RawSearchParams> }) {
   const state = parseOverviewState(await searchParams);
-  const me = await attempt(getMe);
+  const now = Date.now();
+  // An open start ("all time", a custom range without a first day) begins where the figures do.
+  const openStart = periodInstants(state.period, now).from === undefined;
+  const [me, extent] = await Promise.all([
+    attempt(getMe),
+    openStart ? attempt(() => getStatsExtent({ profile: state.profile })) : null,
+  ]);
   const admin = me.ok && me.value.role === 'admin';
+  const range = overviewRange(state, now, extent?.ok ? extent.value.first : null);
   return (
     <>
       <PageHeader
         title="Overview"
         description={
           <>
-            The last {OVERVIEW_PERIODS[state.period].label}
+            {periodLabel(state.period).replace(/^./, (first) => first.toUpperCase())}
             {state.profile ? (
               <>
                 {' '}
@@ -30,10 +38,16 @@ export default async function OverviewPage({ searchParams }: { searchParams: Pro
             ) : (
               ' across all your profiles'
             )}
-            . Days and hours are UTC.
+            , by {range.bucket} in {range.timeZone}.
           </>
         }
-        actions={<PeriodPicker period={state.period} profile={state.profile} />}
+      />
+      <PeriodControl
+        period={state.period}
+        fallback={DEFAULT_PERIOD}
+        action="/"
+        keep={{ profile: state.profile }}
+        urlZone={state.raw.tz}
       />
       {state.issues.length > 0 ? (
         <Alert tone="warning" title="Part of this address was ignored">
@@ -44,8 +58,8 @@ export default async function OverviewPage({ searchParams }: { searchParams: Pro
           </ul>
         </Alert>
       ) : null}
-      <SummaryCards range={state.range} />
-      <OverviewCharts range={state.range} admin={admin} />
+      <SummaryCards range={range} />
+      <OverviewCharts range={range} admin={admin} />
     </>
   );
 }

@@ -1,5 +1,5 @@
 import 'server-only';
-import type { Problem } from '@statehouse/contracts';
+import type { Problem } from '@statehouse/client';
 import { ApiProblemError, ApiUnreachableError } from '@/lib/api';
 
 /**

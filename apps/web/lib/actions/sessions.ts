@@ -8,7 +8,7 @@ import {
 } from '@statehouse/contracts';
 import { refresh } from 'next/cache';
 import { endSession, reopenSession, updateSession } from '@/lib/api';
-import { humanize } from '@/lib/format';
+import { endReasonLabel } from '@/lib/wording';
 import type { ActionOutcome } from './outcome';
 import { refusalOf } from './refusal';
 
@@ -152,7 +152,7 @@ export async function lifecycleAction(
       refresh();
       return {
         status: 'success',
-        message: `Ended (${humanize(ended.endReason ?? body.data.reason)}).`,
+        message: `Ended (${endReasonLabel(ended.endReason ?? body.data.reason, ended.endReasonDetail).toLowerCase()}).`,
       };
     }
     await reopenSession(id, revision);

@@ -13,7 +13,9 @@ import { cache } from 'react';
 import { arrayOf, request, send } from './client';
 
 /** Who is signed in; deduplicated per request (the layout and a page may both ask). */
-export const getMe = cache((): Promise<Principal> => request('/v1/auth/me', PrincipalSchema));
+export const getMe = cache(
+  (): Promise<Principal> => request('GET /v1/auth/me', PrincipalSchema, (api) => api.GET('/v1/auth/me')),
+);
 
 export interface IssuedSessionCookie {
   secret: string;
@@ -22,9 +24,7 @@ export interface IssuedSessionCookie {
 
 /** Logs in against the API and returns the session cookie it issued (to be re-set by the dashboard). */
 export async function login(credentials: LoginRequest): Promise<IssuedSessionCookie> {
-  const response = await send('/v1/auth/login', {
-    method: 'POST',
-    body: credentials,
+  const { response } = await send((api) => api.exchange('post', '/v1/auth/login', { body: credentials }), {
     onUnauthenticated: 'throw',
   });
   const issued = response.headers
@@ -37,26 +37,28 @@ export async function login(credentials: LoginRequest): Promise<IssuedSessionCoo
 
 /** A wrong current password answers 400/401-class problems that the caller words; never redirects. */
 export async function changePassword(body: ChangePasswordRequest): Promise<void> {
-  await send('/v1/auth/password', { method: 'POST', body, onUnauthenticated: 'throw' });
+  await send((api) => api.POST('/v1/auth/password', { body }), { onUnauthenticated: 'throw' });
 }
 
 /** The caller's own signed-in dashboard sessions (browsers), the current one marked. */
 export function listDashboardSessions(): Promise<DashboardSession[]> {
-  return request('/v1/auth/sessions', arrayOf(DashboardSessionSchema));
+  return request('GET /v1/auth/sessions', arrayOf(DashboardSessionSchema), (api) => api.GET('/v1/auth/sessions'));
 }
 
 export async function endDashboardSession(id: string): Promise<void> {
-  await send(`/v1/auth/sessions/${encodeURIComponent(id)}`, { method: 'DELETE' });
+  await send((api) => api.DELETE('/v1/auth/sessions/{id}', { params: { path: { id } } }));
 }
 
 /** "Sign out everywhere else": every dashboard session of the user but this browser's ends. */
 export function endOtherDashboardSessions(): Promise<EndOtherSessionsResponse> {
-  return request('/v1/auth/sessions/end-others', EndOtherSessionsResponseSchema, { method: 'POST' });
+  return request('POST /v1/auth/sessions/end-others', EndOtherSessionsResponseSchema, (api) =>
+    api.POST('/v1/auth/sessions/end-others'),
+  );
 }
 
 /** Ends the server-side session; the caller deletes the dashboard's cookie either way. */
 export async function logout(): Promise<void> {
-  await send('/v1/auth/logout', { method: 'POST', onUnauthenticated: 'throw' });
+  await send((api) => api.POST('/v1/auth/logout'), { onUnauthenticated: 'throw' });
 }
 
 function parseSetCookie(header: string): { name: string; value: string; expires: Date | undefined } | null {

@@ -1,12 +1,12 @@
 import 'server-only';
 import {
-  PROBLEM_CODE_BY_STATUS,
-  PROBLEM_CODES,
-  type Problem,
-  type ProblemCode,
-  ProblemSchema,
-  SESSION_COOKIE_NAME,
-} from '@statehouse/contracts';
+  createStatehouseClient,
+  type Middleware,
+  type StatehouseClient,
+  StatehouseNetworkError,
+  StatehouseProblemError,
+} from '@statehouse/client';
+import { SESSION_COOKIE_NAME } from '@statehouse/contracts';
 import { cookies, headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { apiBaseUrl } from '@/lib/config';
@@ -14,32 +14,19 @@ import { forwardedHeaders } from '@/lib/forwarding';
 import { CURRENT_PATH_HEADER, loginHref } from '@/lib/paths';
 
 /**
- * The request core of the dashboard's only door to Statehouse. Runs on the server: it reads the
- * session cookie with `cookies()` and forwards it to the API; nothing here (cookie, API address)
- * reaches the browser. The endpoint functions, one module per API resource, sit next to it.
+ * The dashboard's only door to Statehouse: `@statehouse/client` (docs/clients.md), configured for a
+ * server that relays a person. Runs on the server: it reads the session cookie with `cookies()` and
+ * forwards it to the API; nothing here (cookie, API address) reaches the browser. The endpoint
+ * functions, one module per API resource, sit next to it.
  */
 
 const REQUEST_TIMEOUT_MS = 15_000;
 
-/** An error answer from the API, as its problem document (docs/api.md, Errors). */
-export class ApiProblemError extends Error {
-  constructor(
-    readonly problem: Problem,
-    /** Seconds from `Retry-After`, when the API sent one (429, 503). */
-    readonly retryAfterSeconds: number | null = null,
-  ) {
-    super(`${problem.status} ${problem.code}: ${problem.detail}`);
-    this.name = 'ApiProblemError';
-  }
-
-  get status(): number {
-    return this.problem.status;
-  }
-
-  get code(): ProblemCode {
-    return this.problem.code;
-  }
-}
+/**
+ * An error answer from the API, as its problem document (docs/api.md, Errors): the client's own
+ * error, so `code` discriminates `problem` and `retryAfterSeconds` carries `Retry-After`.
+ */
+export { StatehouseProblemError as ApiProblemError } from '@statehouse/client';
 
 /**
  * The API could not be reached at all (down, wrong STATEHOUSE_API_URL, or too slow). Its message is
@@ -86,110 +73,100 @@ export function arrayOf<T>(item: Parser<T>): Parser<T[]> {
   };
 }
 
-type QueryValue = string | number | boolean | null | undefined;
-
-export interface RequestOptions {
-  method?: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
-  query?: Record<string, QueryValue>;
-  body?: unknown;
-  headers?: Record<string, string>;
-  /** Makes a retried mutation safe: the API replays the first answer (docs/api.md, Idempotency). */
-  idempotencyKey?: string;
-  /**
-   * What a 401 means. `redirect` (pages and actions): the dashboard session expired, go to /login and
-   * come back. `throw`: the caller handles it (login itself, logout).
-   */
-  onUnauthenticated?: 'redirect' | 'throw';
-}
-
-export function buildQuery(query: Record<string, QueryValue> = {}): string {
-  const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(query)) {
-    if (value === undefined || value === null || value === '') continue;
-    params.set(key, String(value));
-  }
-  const text = params.toString();
-  return text ? `?${text}` : '';
-}
-
 export async function sessionCookieHeader(): Promise<string | undefined> {
   const secret = (await cookies()).get(SESSION_COOKIE_NAME)?.value;
   return secret ? `${SESSION_COOKIE_NAME}=${encodeURIComponent(secret)}` : undefined;
 }
 
-/** `If-Match` (and, for destructive calls, `X-Expected-Generation`) from what the page rendered. */
-export function preconditions(revision: number, generation?: number): Record<string, string> {
-  const values: Record<string, string> = { 'if-match': `"${revision}"` };
-  if (generation !== undefined) values['x-expected-generation'] = String(generation);
-  return values;
+/**
+ * What every request to the API carries for the person it relays: their session cookie, and the
+ * browser's address and origin (login limits and the API's same-origin rule need them; docs/security.md).
+ */
+const relayBrowser: Middleware = {
+  async onRequest({ request }) {
+    for (const [name, value] of Object.entries(await forwardedHeaders(request.method))) {
+      request.headers.set(name, value);
+    }
+    const cookie = await sessionCookieHeader();
+    if (cookie) request.headers.set('cookie', cookie);
+    if (!request.headers.has('accept')) request.headers.set('accept', 'application/json');
+  },
+};
+
+/**
+ * The client for one call. A person sees a refusal as it came — no retries — and idempotency keys
+ * are sent where the dashboard has one (a form's key, reused when the form is submitted again).
+ */
+function api(timeoutMs = REQUEST_TIMEOUT_MS): StatehouseClient {
+  return createStatehouseClient({
+    baseUrl: apiBaseUrl(),
+    retry: false,
+    idempotency: 'explicit',
+    timeoutMs,
+    requestInit: { cache: 'no-store', redirect: 'manual' },
+    middleware: [relayBrowser],
+  });
 }
 
-/** One call; a non-2xx answer becomes an `ApiProblemError` (or a redirect to /login on 401). */
-export async function send(path: string, options: RequestOptions = {}): Promise<Response> {
-  const requestHeaders: Record<string, string> = {
-    accept: 'application/json',
-    // The browser's address and origin: login limits and the API's same-origin rule need them.
-    ...(await forwardedHeaders(options.method ?? 'GET')),
-    ...options.headers,
-  };
-  if (options.idempotencyKey) requestHeaders['idempotency-key'] = options.idempotencyKey;
-  const cookie = await sessionCookieHeader();
-  if (cookie) requestHeaders.cookie = cookie;
-  let body: string | undefined;
-  if (options.body !== undefined) {
-    requestHeaders['content-type'] = 'application/json';
-    body = JSON.stringify(options.body);
-  }
-  let response: Response;
+export interface CallOptions {
+  /**
+   * What a 401 means. `redirect` (pages and actions): the dashboard session expired, go to /login and
+   * come back. `throw`: the caller handles it (login itself, logout).
+   */
+  onUnauthenticated?: 'redirect' | 'throw';
+  /** Milliseconds to wait for the answer's headers (0: none, e.g. an upload). */
+  timeoutMs?: number;
+}
+
+/**
+ * Runs calls of the client: a problem answer is thrown as `ApiProblemError` (or a 401 becomes a
+ * redirect to /login), an API that cannot be reached as `ApiUnreachableError`.
+ */
+export async function send<T>(run: (client: StatehouseClient) => Promise<T>, options: CallOptions = {}): Promise<T> {
   try {
-    response = await fetch(`${apiBaseUrl()}${path}${buildQuery(options.query)}`, {
-      method: options.method ?? 'GET',
-      headers: requestHeaders,
-      body,
-      cache: 'no-store',
-      redirect: 'manual',
-      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-    });
+    return await run(api(options.timeoutMs));
   } catch (error) {
-    const reason =
-      error instanceof Error && error.name === 'TimeoutError' ? 'no answer within 15 s' : describeFailure(error);
-    throw new ApiUnreachableError(reason);
+    if (error instanceof StatehouseNetworkError) {
+      throw new ApiUnreachableError(
+        error.timedOut ? 'no answer within 15 s' : describeFailure((error as { cause?: unknown }).cause),
+      );
+    }
+    if (
+      error instanceof StatehouseProblemError &&
+      error.status === 401 &&
+      (options.onUnauthenticated ?? 'redirect') === 'redirect'
+    ) {
+      redirect(loginHref((await headers()).get(CURRENT_PATH_HEADER)));
+    }
+    throw error;
   }
-  if (response.ok) return response;
-  const problem = await readProblem(response);
-  if (problem.status === 401 && (options.onUnauthenticated ?? 'redirect') === 'redirect') {
-    redirect(loginHref((await headers()).get(CURRENT_PATH_HEADER)));
-  }
-  throw new ApiProblemError(problem, retryAfterSeconds(response));
 }
 
-/** One call whose JSON answer is checked against the contract's schema. */
-export async function request<T>(path: string, schema: Parser<T>, options: RequestOptions = {}): Promise<T> {
-  const response = await send(path, options);
-  const json: unknown = await response.json();
+/**
+ * A call whose JSON answer is also checked against the contract's schema: API and dashboard are
+ * separate processes and may be upgraded one after the other, so a field the contract names but
+ * this API does not send yet must not take every page down. Drift is logged loudly (once per
+ * operation) and what arrived is rendered; pages read fields defensively where it matters.
+ */
+export async function request<T>(
+  operation: string,
+  schema: Parser<T>,
+  run: (client: StatehouseClient) => Promise<unknown>,
+  options: CallOptions = {},
+): Promise<T> {
+  const json = await send(run, options);
   const parsed = schema.safeParse(json);
   if (parsed.success) return parsed.data;
-  // API and dashboard are separate processes and may be upgraded one after the other: a field the
-  // contract names but this API does not send yet must not take every page down. Log the drift
-  // loudly and render what arrived; pages read fields defensively where it matters.
-  warnDrift(`${options.method ?? 'GET'} ${routeOf(path)}`, parsed.error);
+  warnDrift(operation, parsed.error);
   return json as T;
-}
-
-/** The route template of a path, so drift is reported once per endpoint rather than once per id. */
-function routeOf(path: string): string {
-  return path
-    .replace(/^\/v1\/sessions\/(?!bulk-delete$|delete-preview$)[^/]+/, '/v1/sessions/:id')
-    .replace(/^\/v1\/deletion-receipts\/(?!verify$|reclaim$|watch$)[^/]+/, '/v1/deletion-receipts/:operationId')
-    .replace(/^\/v1\/(profiles|retention\/policies)\/[^/]+/, '/v1/$1/:name');
 }
 
 const reportedDrift = new Set<string>();
 
-function warnDrift(route: string, error: { message: string }): void {
-  if (reportedDrift.has(route)) return;
-  reportedDrift.add(route);
-  console.warn(`[statehouse-web] ${route} answered outside the contract (shown anyway): ${error.message}`);
+function warnDrift(operation: string, error: { message: string }): void {
+  if (reportedDrift.has(operation)) return;
+  reportedDrift.add(operation);
+  console.warn(`[statehouse-web] ${operation} answered outside the contract (shown anyway): ${error.message}`);
 }
 
 /** Why a fetch failed, in the words of its cause (ECONNREFUSED, ENOTFOUND, …). */
@@ -201,32 +178,25 @@ export function describeFailure(error: unknown): string {
   return String(error);
 }
 
-function retryAfterSeconds(response: Response): number | null {
-  const header = response.headers.get('retry-after');
-  if (!header) return null;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds)) return Math.max(0, Math.ceil(seconds));
-  const date = Date.parse(header);
-  return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - Date.now()) / 1000));
+/** Query booleans as the API reads them (`true`/`false`): the contracts' query types hold parsed booleans. */
+export type WireQuery<T> = {
+  [K in keyof T]: T[K] extends boolean | undefined ? 'true' | 'false' | Exclude<T[K], boolean> : T[K];
+};
+
+export function wireQuery<T extends object>(query: T): WireQuery<T> {
+  return Object.fromEntries(
+    Object.entries(query).map(([name, value]) => [name, typeof value === 'boolean' ? String(value) : value]),
+  ) as WireQuery<T>;
 }
 
-/** Parses the problem document; a non-conforming error body (a proxy's HTML page) becomes one. */
-async function readProblem(response: Response): Promise<Problem> {
-  const text = await response.text().catch(() => '');
-  try {
-    const parsed = ProblemSchema.safeParse(JSON.parse(text));
-    if (parsed.success) return parsed.data;
-  } catch {
-    // not JSON: fall through
-  }
-  const code = PROBLEM_CODE_BY_STATUS[response.status] ?? 'internal_error';
-  return {
-    type: 'about:blank',
-    title: response.statusText || 'Request failed',
-    status: response.status,
-    code: PROBLEM_CODES.includes(code) ? code : 'internal_error',
-    detail: text.slice(0, 300) || `HTTP ${response.status}`,
-  };
+/** `If-Match` from the revision the page rendered (a stale one answers 412). */
+export function ifMatch(revision: number): { 'If-Match': string } {
+  return { 'If-Match': `"${revision}"` };
+}
+
+/** `If-Match` and `X-Expected-Generation`, what a destructive call presents. */
+export function fenced(revision: number, generation: number): { 'If-Match': string; 'X-Expected-Generation': string } {
+  return { ...ifMatch(revision), 'X-Expected-Generation': String(generation) };
 }
 
 const STREAM_CONNECT_TIMEOUT_MS = 15_000;
@@ -236,31 +206,11 @@ const STREAM_CONNECT_TIMEOUT_MS = 15_000;
  * for a route handler to pass through. Only connecting is time-limited: the stream itself lives
  * until `signal` (the browser went away) aborts it. Errors are returned as they came.
  */
-export async function openEventStream(
-  path: string,
+export function openEventStream(
+  open: (client: StatehouseClient, init: { signal: AbortSignal; headers: Record<string, string> }) => Promise<Response>,
   { signal, headers: extra = {} }: { signal: AbortSignal; headers?: Record<string, string> },
 ): Promise<Response> {
-  const requestHeaders: Record<string, string> = { accept: 'text/event-stream', ...extra };
-  const cookie = await sessionCookieHeader();
-  if (cookie) requestHeaders.cookie = cookie;
-  const controller = new AbortController();
-  const onAbort = () => controller.abort();
-  signal.addEventListener('abort', onAbort, { once: true });
-  const connectTimer = setTimeout(() => controller.abort(), STREAM_CONNECT_TIMEOUT_MS);
-  try {
-    return await fetch(`${apiBaseUrl()}${path}`, {
-      headers: requestHeaders,
-      cache: 'no-store',
-      redirect: 'manual',
-      signal: controller.signal,
-    });
-  } catch (error) {
-    signal.removeEventListener('abort', onAbort);
-    throw new ApiUnreachableError(describeFailure(error));
-  } finally {
-    clearTimeout(connectTimer);
-  }
+  return send((client) => open(client, { signal, headers: { accept: 'text/event-stream', ...extra } }), {
+    timeoutMs: STREAM_CONNECT_TIMEOUT_MS,
+  });
 }
-
-/** The API path of one session (ids may contain `:`). */
-export const sessionPath = (id: string) => `/v1/sessions/${encodeURIComponent(id)}`;

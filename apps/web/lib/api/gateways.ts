@@ -6,5 +6,7 @@ import { request } from './client';
 export type GatewayListParams = Partial<ListGatewaysQuery>;
 
 export function listGateways(params: GatewayListParams): Promise<GatewayPage> {
-  return request('/v1/gateways', GatewayPageSchema, { query: { ...params } });
+  return request('GET /v1/gateways', GatewayPageSchema, (api) =>
+    api.GET('/v1/gateways', { params: { query: params } }),
+  );
 }

@@ -7,14 +7,18 @@ export * from './auth';
  * validation of every answer). Import endpoints from `@/lib/api`.
  */
 export { ApiProblemError, ApiUnreachableError } from './client';
+export * from './delegations';
+export * from './feeds';
 export * from './gateways';
 export * from './imports';
+export * from './labels';
 export * from './lineage';
 export * from './messages';
 export * from './profiles';
 export * from './receipts';
 export * from './retention';
 export * from './routes';
+export * from './schedules';
 export * from './search';
 export * from './sessions';
 export * from './stats';

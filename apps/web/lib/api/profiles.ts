@@ -10,17 +10,17 @@ import {
   RenameProfileResponseSchema,
 } from '@statehouse/contracts';
 import { cache } from 'react';
-import { request } from './client';
+import { request, wireQuery } from './client';
 
 /** `/v1/profiles`: the profiles a principal can see, and (administrators) create, rename, delete. */
 
-const profilePath = (name: string) => `/v1/profiles/${encodeURIComponent(name)}`;
-
 /** Deduplicated per request (the layout's switcher, the page and its title may all ask). */
-export const listProfiles = cache((): Promise<ProfileSummary[]> => request('/v1/profiles', ProfileListSchema));
+export const listProfiles = cache(
+  (): Promise<ProfileSummary[]> => request('GET /v1/profiles', ProfileListSchema, (api) => api.GET('/v1/profiles')),
+);
 
 export function createProfile(body: CreateProfileRequest): Promise<ProfileSummary> {
-  return request('/v1/profiles', ProfileSummarySchema, { method: 'POST', body });
+  return request('POST /v1/profiles', ProfileSummarySchema, (api) => api.POST('/v1/profiles', { body }));
 }
 
 export function renameProfile(
@@ -28,11 +28,9 @@ export function renameProfile(
   body: RenameProfileRequest,
   idempotencyKey?: string,
 ): Promise<RenameProfileResponse> {
-  return request(`${profilePath(name)}/rename`, RenameProfileResponseSchema, {
-    method: 'POST',
-    body,
-    idempotencyKey,
-  });
+  return request('POST /v1/profiles/{name}/rename', RenameProfileResponseSchema, (api) =>
+    api.POST('/v1/profiles/{name}/rename', { params: { path: { name } }, body, idempotencyKey }),
+  );
 }
 
 export function deleteProfile(
@@ -40,9 +38,13 @@ export function deleteProfile(
   options: { deleteSessions: boolean; dryRun: boolean },
   idempotencyKey?: string,
 ): Promise<DeleteProfileResponse> {
-  return request(profilePath(name), DeleteProfileResponseSchema, {
-    method: 'DELETE',
-    query: { deleteSessions: options.deleteSessions, dryRun: options.dryRun },
-    idempotencyKey,
-  });
+  return request('DELETE /v1/profiles/{name}', DeleteProfileResponseSchema, (api) =>
+    api.DELETE('/v1/profiles/{name}', {
+      params: {
+        path: { name },
+        query: wireQuery({ deleteSessions: options.deleteSessions, dryRun: options.dryRun }),
+      },
+      idempotencyKey,
+    }),
+  );
 }

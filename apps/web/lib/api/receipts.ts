@@ -13,14 +13,16 @@ import {
   type VerifyResponse,
   VerifyResponseSchema,
 } from '@statehouse/contracts';
-import { ApiProblemError, arrayOf, buildQuery, openEventStream, request } from './client';
+import { ApiProblemError, arrayOf, openEventStream, request } from './client';
 
 /** `/v1/deletion-receipts` and `/v1/receipt-consumers`: the replayable receipt feed. */
 
 export type ReceiptListParams = Partial<ReceiptListQuery>;
 
 export function listReceipts(params: ReceiptListParams): Promise<ReceiptPage> {
-  return request('/v1/deletion-receipts', ReceiptPageSchema, { query: { ...params } });
+  return request('GET /v1/deletion-receipts', ReceiptPageSchema, (api) =>
+    api.GET('/v1/deletion-receipts', { params: { query: params } }),
+  );
 }
 
 /**
@@ -40,19 +42,27 @@ export async function receiptMarks(): Promise<{ highWater: number; floor: number
 }
 
 export function getReceipt(operationId: string): Promise<DeletionReceipt> {
-  return request(`/v1/deletion-receipts/${encodeURIComponent(operationId)}`, DeletionReceiptSchema);
+  return request('GET /v1/deletion-receipts/{operationId}', DeletionReceiptSchema, (api) =>
+    api.GET('/v1/deletion-receipts/{operationId}', { params: { path: { operationId } } }),
+  );
 }
 
 export function verifyReceiptChain(): Promise<VerifyResponse> {
-  return request('/v1/deletion-receipts/verify', VerifyResponseSchema);
+  return request('GET /v1/deletion-receipts/verify', VerifyResponseSchema, (api) =>
+    api.GET('/v1/deletion-receipts/verify'),
+  );
 }
 
 export function reclaimReceipts(body: ReclaimRequest, idempotencyKey?: string): Promise<ReclaimResponse> {
-  return request('/v1/deletion-receipts/reclaim', ReclaimResponseSchema, { method: 'POST', body, idempotencyKey });
+  return request('POST /v1/deletion-receipts/reclaim', ReclaimResponseSchema, (api) =>
+    api.POST('/v1/deletion-receipts/reclaim', { body, idempotencyKey }),
+  );
 }
 
 export function listReceiptConsumers(): Promise<ReceiptConsumer[]> {
-  return request('/v1/receipt-consumers', arrayOf(ReceiptConsumerSchema));
+  return request('GET /v1/receipt-consumers', arrayOf(ReceiptConsumerSchema), (api) =>
+    api.GET('/v1/receipt-consumers'),
+  );
 }
 
 /**
@@ -65,5 +75,8 @@ export function openReceiptWatch(
 ): Promise<Response> {
   const headers: Record<string, string> = {};
   if (lastEventId && /^\d{1,15}$/.test(lastEventId)) headers['last-event-id'] = lastEventId;
-  return openEventStream(`/v1/deletion-receipts/watch${buildQuery({ ...params })}`, { signal, headers });
+  return openEventStream(
+    (api, init) => api.open('get', '/v1/deletion-receipts/watch', { params: { query: params }, ...init }),
+    { signal, headers },
+  );
 }

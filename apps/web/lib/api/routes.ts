@@ -6,5 +6,5 @@ import { request } from './client';
 export type RouteListParams = Partial<ListRoutesQuery>;
 
 export function listRoutes(params: RouteListParams): Promise<RoutePage> {
-  return request('/v1/routes', RoutePageSchema, { query: { ...params } });
+  return request('GET /v1/routes', RoutePageSchema, (api) => api.GET('/v1/routes', { params: { query: params } }));
 }

@@ -81,6 +81,13 @@ export default async function DeletePreviewPage({ searchParams }: { searchParams
       <StatStrip>
         <Stat label="sessions deleted" value={value.counts.sessions} tone="danger" />
         <Stat label="messages deleted" value={value.counts.messages} tone="danger" />
+        <Stat label="routes removed" value={value.counts.routes} />
+        {value.counts.deliveries ? (
+          <Stat label="undelivered replies abandoned" value={value.counts.deliveries} />
+        ) : null}
+        {value.counts.delegations ? (
+          <Stat label="sub-agent results settled undelivered" value={value.counts.delegations} />
+        ) : null}
         <Stat label="children kept as new roots" value={value.orphaned.length} />
         {value.missingIds.length > 0 ? <Stat label="not found" value={value.missingIds.length} /> : null}
       </StatStrip>

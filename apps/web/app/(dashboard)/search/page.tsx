@@ -1,12 +1,14 @@
 import type { Metadata } from 'next';
 import { ApiErrorAlert, Card, EmptyState, PageHeader, QueryIssuesAlert } from '@/app/ui/common';
+import { PeriodControl } from '@/app/ui/period/PeriodControl';
 import { SearchForm } from '@/app/ui/search/SearchForm';
 import { SearchResults } from '@/app/ui/search/SearchResults';
 import { getSessionFacets, searchMessages } from '@/lib/api';
 import { attempt } from '@/lib/attempt';
 import { choicesOf } from '@/lib/facets';
 import type { RawSearchParams } from '@/lib/paths';
-import { parseSearchState } from '@/lib/search-state';
+import { periodLabel } from '@/lib/period';
+import { parseSearchState, SEARCH_PERIOD, searchPeriod } from '@/lib/search-state';
 
 export const metadata: Metadata = { title: 'Search' };
 
@@ -14,6 +16,8 @@ export const metadata: Metadata = { title: 'Search' };
 export default async function SearchPage({ searchParams }: { searchParams: Promise<RawSearchParams> }) {
   const state = parseSearchState(await searchParams);
   const { raw } = state;
+  const period = searchPeriod(raw);
+  const { period: _period, from: _from, to: _to, tz: _tz, cursor: _cursor, ...kept } = raw;
   const [result, facets] = await Promise.all([
     raw.q && state.ok ? attempt(() => searchMessages(state.query)) : null,
     attempt(() => getSessionFacets({ profile: raw.profile })),
@@ -23,7 +27,16 @@ export default async function SearchPage({ searchParams }: { searchParams: Promi
     <>
       <PageHeader
         title="Search"
-        description={`Every visible message${raw.profile ? ` in profile ${raw.profile}` : ''}: words, phrases, or any fragment of Chinese, Japanese or Korean text.`}
+        description={`Every visible message${raw.profile ? ` in profile ${raw.profile}` : ''}${period.key === SEARCH_PERIOD ? '' : ` written in ${periodLabel(period)}`}: words, phrases, or any fragment of Chinese, Japanese or Korean text.`}
+      />
+
+      <PeriodControl
+        period={period}
+        fallback={SEARCH_PERIOD}
+        action="/search"
+        keep={kept}
+        urlZone={raw.tz}
+        zoneTestId="date-zone"
       />
 
       <Card>

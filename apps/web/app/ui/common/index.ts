@@ -1,4 +1,4 @@
-export { Alert, type AlertTone, LiveRegion } from './Alert';
+export { Alert, LiveRegion } from './Alert';
 export { ApiErrorAlert } from './ApiErrorAlert';
 export { Badge, type BadgeTone } from './Badge';
 export { Button, ButtonLink, buttonClass } from './Button';
@@ -16,7 +16,7 @@ export { Pagination } from './Pagination';
 export { QueryIssuesAlert } from './QueryIssuesAlert';
 export { ResultAlert } from './ResultAlert';
 export { ResultsCard } from './ResultsCard';
-export { SegmentedNav, type SegmentedOption } from './SegmentedNav';
+export { SegmentedNav } from './SegmentedNav';
 export { Stat, StatStrip } from './Stat';
 export { SubmitButton } from './SubmitButton';
 export { type DescriptionItem, DescriptionList, List, ListItem, Table } from './Table';

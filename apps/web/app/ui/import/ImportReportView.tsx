@@ -8,7 +8,7 @@ const count = (n: number) => n.toLocaleString('en-US');
 
 /**
  * What an import did (or has done so far): sessions and messages by outcome, typed edges, routes,
- * links to the conversations it brought in, and every conflict and warning in the importer's words.
+ * the runtime ledgers (delegations, delivery obligations), links to the conversations it brought in, and every conflict and warning in the importer's words.
  */
 export function ImportReportView({ job }: { job: ImportJob }) {
   const { report } = job;
@@ -54,6 +54,24 @@ export function ImportReportView({ job }: { job: ImportJob }) {
           <dt>Routes{dry}</dt>
           <dd>{count(report.routes)}</dd>
         </div>
+        {report.delegations ? (
+          <div className="import-report__count">
+            <dt>Async delegations{dry}</dt>
+            <dd>
+              {count(report.delegations.created)}
+              <small>{count(report.delegations.skipped)} already here or not mappable</small>
+            </dd>
+          </div>
+        ) : null}
+        {report.deliveries ? (
+          <div className="import-report__count">
+            <dt>Delivery obligations{dry}</dt>
+            <dd>
+              {count(report.deliveries.created)}
+              <small>{count(report.deliveries.skipped)} already here or not mappable</small>
+            </dd>
+          </div>
+        ) : null}
       </dl>
 
       {job.conversations.length > 0 && !job.dryRun ? (

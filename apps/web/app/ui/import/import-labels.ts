@@ -9,6 +9,7 @@ export const PHASE_LABELS: Record<ImportPhase, string> = {
   sessions: 'Importing sessions',
   routes: 'Importing routes',
   generations: 'Importing conversation generations',
+  runtime: 'Importing delegations and owed deliveries',
   done: 'Done',
 };
 

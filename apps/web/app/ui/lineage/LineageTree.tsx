@@ -1,7 +1,7 @@
 import { LINEAGE_KINDS, type LineageResponse } from '@statehouse/contracts';
 import Link from 'next/link';
 import { Badge, cx } from '@/app/ui/common';
-import { humanize, plural } from '@/lib/format';
+import { plural } from '@/lib/format';
 import {
   buildLineage,
   EDGE_LABELS,
@@ -13,6 +13,7 @@ import {
 import { sessionHref } from '@/lib/paths';
 import { EdgeChip } from './EdgeChip';
 import './lineage.css';
+import { endReasonLabel } from '@/lib/wording';
 
 interface LineageTreeProps {
   lineage: LineageResponse;
@@ -130,7 +131,9 @@ function SpineItem({
         <div className="lineage-node__meta meta-row">
           {node.title ? <code className="lineage-node__id">{node.id}</code> : null}
           {node.endedAt ? (
-            <Badge dot>Ended{node.endReason ? ` · ${humanize(node.endReason)}` : ''}</Badge>
+            <Badge dot title={node.endReason ?? undefined}>
+              Ended{node.endReason ? ` · ${endReasonLabel(node.endReason)}` : ''}
+            </Badge>
           ) : (
             <Badge tone="success" dot>
               Open

@@ -57,7 +57,7 @@ export function OverviewCharts({ range, admin }: { range: OverviewRange; admin: 
   return (
     <div className="overview-grid">
       {CHARTS.map((spec) => {
-        const title = range.bucket === 'hour' ? spec.title.replace('per day', 'per hour') : spec.title;
+        const title = spec.title.replace('per day', `per ${range.bucket}`);
         const card = { range, name: spec.name, title, description: spec.description };
         return (
           <Suspense key={spec.name} fallback={<ChartSkeleton title={title} />}>

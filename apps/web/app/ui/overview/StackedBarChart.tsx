@@ -14,24 +14,39 @@ interface Palette {
   surface: string;
 }
 
-/** The design tokens' current values (light or dark), re-read when the colour scheme changes. */
+/**
+ * The design tokens' current values (light or dark), re-read when the colour scheme changes — the
+ * system's, or the theme switcher's `data-theme`. Tokens are light-dark() pairs, so each is resolved
+ * through a probe element's computed colour rather than read as text.
+ */
 function usePalette(): Palette | null {
   const [palette, setPalette] = useState<Palette | null>(null);
   useEffect(() => {
     const read = () => {
-      const style = getComputedStyle(document.documentElement);
-      const token = (name: string) => style.getPropertyValue(name).trim();
+      const probe = document.createElement('span');
+      probe.hidden = true;
+      document.body.append(probe);
+      const token = (name: string) => {
+        probe.style.color = `var(${name})`;
+        return getComputedStyle(probe).color;
+      };
       setPalette({
         series: SERIES_COLOURS.map(token),
         text: token('--text-muted'),
         grid: token('--border'),
         surface: token('--surface-raised'),
       });
+      probe.remove();
     };
     read();
     const scheme = window.matchMedia('(prefers-color-scheme: dark)');
     scheme.addEventListener('change', read);
-    return () => scheme.removeEventListener('change', read);
+    const theme = new MutationObserver(read);
+    theme.observe(document.documentElement, { attributes: true, attributeFilter: ['data-theme'] });
+    return () => {
+      scheme.removeEventListener('change', read);
+      theme.disconnect();
+    };
   }, []);
   return palette;
 }

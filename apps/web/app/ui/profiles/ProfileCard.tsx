@@ -30,8 +30,10 @@ export function ProfileCard({ profile, retentionDays, admin }: ProfileCardProps)
       </div>
       <dl className="profile-card__stats">
         <div>
-          <dt>Sessions</dt>
-          <dd>{formatNumber(profile.sessionCount)}</dd>
+          <dt>Conversations</dt>
+          <dd title={`${formatNumber(profile.sessionCount)} session rows, segments and sub-agents included`}>
+            {formatNumber(profile.conversationCount)}
+          </dd>
         </div>
         <div>
           <dt>Messages</dt>

@@ -2,9 +2,9 @@ import type { DeletionReceipt } from '@statehouse/contracts';
 import Link from 'next/link';
 import { Badge, Card, type DescriptionItem, DescriptionList, Timestamp } from '@/app/ui/common';
 import { type ActorNames, actorLabel, loadActorNames } from '@/lib/actors';
-import { humanize } from '@/lib/format';
 import { IdentitiesCard } from './IdentitiesCard';
 import './receipts.css';
+import { deletionReasonLabel, intentLabel, originLabel } from '@/lib/wording';
 
 /** A receipt's body: who was removed (wide) beside the operation and its hash-chain links. */
 export async function ReceiptDetail({ receipt }: { receipt: DeletionReceipt }) {
@@ -26,16 +26,22 @@ function ReceiptFacts({ receipt, actors }: { receipt: DeletionReceipt; actors: A
     {
       term: 'Origin',
       hint: 'Which deletion path wrote it; authored by the server, never by the client',
-      detail: humanize(receipt.origin),
+      detail: <span title={receipt.origin}>{originLabel(receipt.origin)}</span>,
     },
     {
       term: 'Intent',
       hint: 'Only explicit user deletions authorize external cleanup',
       detail: (
-        <Badge tone={receipt.intent === 'explicit_user' ? 'accent' : 'neutral'}>{humanize(receipt.intent)}</Badge>
+        <Badge tone={receipt.intent === 'explicit_user' ? 'accent' : 'neutral'}>
+          <span title={receipt.intent}>{intentLabel(receipt.intent)}</span>
+        </Badge>
       ),
     },
-    { term: 'Reason', hint: 'The reason observers were told', detail: humanize(receipt.reason) },
+    {
+      term: 'Reason',
+      hint: 'The reason observers were told',
+      detail: <span title={receipt.reason}>{deletionReasonLabel(receipt.reason)}</span>,
+    },
     { term: 'Profile', detail: receipt.profile },
     {
       term: 'Actor',

@@ -1,9 +1,9 @@
 import { DELETION_INTENTS, DELETION_ORIGINS } from '@statehouse/contracts';
 import { ButtonLink, Field, FilterForm, Input, Select, SubmitButton } from '@/app/ui/common';
-import { humanize } from '@/lib/format';
 import { hrefWith } from '@/lib/paths';
 import type { ReceiptListRaw } from '@/lib/receipt-list-state';
 import './receipts.css';
+import { intentLabel, originLabel } from '@/lib/wording';
 
 /** A plain GET form over the replay: intent, origin and the `after` cursor; the profile is kept. */
 export function ReceiptFilters({ raw }: { raw: ReceiptListRaw }) {
@@ -18,8 +18,8 @@ export function ReceiptFilters({ raw }: { raw: ReceiptListRaw }) {
         <Select id="filter-intent" name="intent" defaultValue={raw.intent ?? ''}>
           <option value="">Any intent</option>
           {DELETION_INTENTS.map((intent) => (
-            <option key={intent} value={intent}>
-              {humanize(intent)}
+            <option key={intent} value={intent} title={intent}>
+              {intentLabel(intent)}
             </option>
           ))}
         </Select>
@@ -28,8 +28,8 @@ export function ReceiptFilters({ raw }: { raw: ReceiptListRaw }) {
         <Select id="filter-origin" name="origin" defaultValue={raw.origin ?? ''}>
           <option value="">Any origin</option>
           {DELETION_ORIGINS.map((origin) => (
-            <option key={origin} value={origin}>
-              {humanize(origin)}
+            <option key={origin} value={origin} title={origin}>
+              {originLabel(origin)}
             </option>
           ))}
         </Select>

@@ -2,9 +2,10 @@ import type { DeletionReceipt, ReceiptListQuery, ReceiptPage } from '@statehouse
 import Link from 'next/link';
 import { Badge, EmptyState, Pagination, ResultsCard, SegmentedNav, Table, Timestamp } from '@/app/ui/common';
 import { type ActorNames, actorLabel, loadActorNames } from '@/lib/actors';
-import { formatNumber, humanize, plural } from '@/lib/format';
+import { formatNumber, plural } from '@/lib/format';
 import { type ReceiptListRaw, receiptHref, receiptOrderHref, receiptPager } from '@/lib/receipt-list-state';
 import './receipts.css';
+import { intentLabel, originLabel } from '@/lib/wording';
 
 interface ReplayTableProps {
   page: ReceiptPage;
@@ -81,8 +82,10 @@ function receiptRow(receipt: DeletionReceipt, actors: ActorNames) {
     </Link>,
     <Timestamp key="at" iso={receipt.createdAt} />,
     <span key="origin" className="receipts-table__origin">
-      {humanize(receipt.origin)}
-      <Badge tone={receipt.intent === 'explicit_user' ? 'accent' : 'neutral'}>{humanize(receipt.intent)}</Badge>
+      <span title={receipt.origin}>{originLabel(receipt.origin)}</span>
+      <Badge tone={receipt.intent === 'explicit_user' ? 'accent' : 'neutral'} title={receipt.intent}>
+        {intentLabel(receipt.intent)}
+      </Badge>
     </span>,
     receipt.profile,
     formatNumber(receipt.counts.sessions),

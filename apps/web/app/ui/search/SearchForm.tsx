@@ -1,5 +1,5 @@
 import { MESSAGE_ROLES, SEARCH_MODES } from '@statehouse/contracts';
-import { DateRangeFields, Field, FilterForm, Input, Select, SubmitButton } from '@/app/ui/common';
+import { Field, FilterForm, Input, Select, SubmitButton } from '@/app/ui/common';
 import { FacetFields } from '@/app/ui/sessions/FacetFields';
 import type { Choices } from '@/lib/facets';
 import { humanize } from '@/lib/format';
@@ -19,7 +19,8 @@ export function SearchForm({ raw, choices }: { raw: SearchRaw; choices: Choices 
       label="Search messages"
       action="/search"
       className="filter-form--search"
-      keep={{ profile: raw.profile }}
+      // The period (from, until, zone) is the shared period control's, above this form.
+      keep={{ profile: raw.profile, period: raw.period, from: raw.from, to: raw.to, tz: raw.tz }}
     >
       <Field label="Search for" htmlFor="search-q" className="filter-form__wide">
         <Input
@@ -43,13 +44,6 @@ export function SearchForm({ raw, choices }: { raw: SearchRaw; choices: Choices 
         </Select>
       </Field>
       <FacetFields idPrefix="search" facets={['source']} choices={choices} values={{ source: raw.source }} />
-      <DateRangeFields
-        idPrefix="search"
-        names={['from', 'to']}
-        labels={['From', 'Until']}
-        values={[raw.from, raw.to]}
-        zone={raw.tz}
-      />
       <Field label="Match" htmlFor="search-mode">
         <Select id="search-mode" name="mode" defaultValue={raw.mode ?? 'auto'}>
           {SEARCH_MODES.map((mode) => (

@@ -1,5 +1,6 @@
 import type { LineageResponse, Session } from '@statehouse/contracts';
 import { ButtonLink, Card } from '@/app/ui/common';
+import { ExportButton } from '@/app/ui/export/ExportButton';
 import { DEFAULT_END_REASON, END_REASON_GROUPS, finalEndNote, reopenable } from '@/lib/end-reasons';
 import { hrefWith } from '@/lib/paths';
 import { LifecycleForm } from './LifecycleForm';
@@ -41,6 +42,22 @@ export function ManageCard({
             defaultReason={DEFAULT_END_REASON}
             reloadHref={reloadHref}
           />
+        </section>
+        <section className="manage-section" aria-labelledby="export-heading">
+          <h3 className="metadata-section__title" id="export-heading">
+            Export
+          </h3>
+          <div className="export-bar">
+            {(['jsonl', 'markdown'] as const).map((format) => (
+              <ExportButton
+                key={format}
+                href={hrefWith(`/exports/sessions/${encodeURIComponent(session.id)}`, { format })}
+                label={format === 'jsonl' ? 'Export JSONL' : 'Export Markdown'}
+                unit="lines"
+                expected={null}
+              />
+            ))}
+          </div>
         </section>
         <DangerZone session={session} lineage={lineage} backHref={reloadHref} />
       </div>

@@ -35,20 +35,22 @@ export function SessionMetadata({ session, lineage }: { session: Session; lineag
     },
     { term: 'Profile', detail: session.profile },
     {
+      // One row: the surface the conversation began on and, once another surface resumed it, where it lives now.
       term: 'Source',
-      hint: 'The live surface; it changes when another surface resumes the session',
-      detail: <Badge tone="info">{session.source}</Badge>,
-    },
-    {
-      term: 'Created on',
-      hint: 'The first source, stamped once at creation and never changed',
+      hint: 'Where the conversation began (stamped once) and, when another surface resumed it, where it lives now',
       detail:
         session.createdSource === session.source ? (
-          <Badge tone="info">{session.createdSource}</Badge>
+          <Badge tone="info">{session.source}</Badge>
         ) : (
           <span className="source-change">
-            <Badge tone="info">{session.createdSource}</Badge>
-            <span className="text-muted">→ resumed on {session.source}</span>
+            <Badge tone="info" title="created on">
+              {session.createdSource}
+            </Badge>
+            <span aria-hidden="true">→</span>
+            <span className="visually-hidden">now</span>
+            <Badge tone="info" title="now on">
+              {session.source}
+            </Badge>
           </span>
         ),
     },

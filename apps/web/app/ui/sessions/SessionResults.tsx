@@ -1,5 +1,7 @@
-import type { SessionListResponse } from '@statehouse/contracts';
+import type { Label, SessionListResponse } from '@statehouse/contracts';
 import { ButtonLink, EmptyState, List, Pagination, ResultsCard, SegmentedNav } from '@/app/ui/common';
+import { SessionListExport } from '@/app/ui/export/SessionListExport';
+import { BulkLabelForm } from '@/app/ui/labels/BulkLabelForm';
 import { formatBounded, plural } from '@/lib/format';
 import { isCompact, SESSION_FILTER_KEYS, type SessionListRaw, sessionListHref } from '@/lib/session-list-state';
 import { SelectionControls } from './SelectionControls';
@@ -11,7 +13,16 @@ import './sessions.css';
 const SELECTION_FORM = 'session-selection';
 
 /** One page of the sessions list (rows or a compact table), selectable for a bulk delete, keyset paged. */
-export function SessionResults({ page, raw }: { page: SessionListResponse; raw: SessionListRaw }) {
+export function SessionResults({
+  page,
+  raw,
+  labels = [],
+}: {
+  page: SessionListResponse;
+  raw: SessionListRaw;
+  /** The profile's labels, for labelling the selection (a profile must be chosen). */
+  labels?: Label[];
+}) {
   const filtered = SESSION_FILTER_KEYS.some((key) => raw[key]);
   const compact = isCompact(raw);
   return (
@@ -29,11 +40,15 @@ export function SessionResults({ page, raw }: { page: SessionListResponse; raw: 
               { href: sessionListHref(raw, { view: 'compact' }), label: 'Compact', current: compact },
             ]}
           />
+          {page.items.length > 0 ? <SessionListExport raw={raw} total={page.total} /> : null}
           {page.items.length > 0 && !compact ? (
             <form id={SELECTION_FORM} action="/delete" method="get" className="selection-form">
               <input type="hidden" name="back" value={sessionListHref(raw)} />
               <SelectionControls formId={SELECTION_FORM} listKey={sessionListHref(raw)} />
             </form>
+          ) : null}
+          {page.items.length > 0 && !compact && raw.profile ? (
+            <BulkLabelForm profile={raw.profile} labels={labels} selectionForm={SELECTION_FORM} />
           ) : null}
         </>
       }

@@ -1,10 +1,12 @@
 import type { SessionListItem } from '@statehouse/contracts';
 import Link from 'next/link';
 import { Badge, cx, ListItem, Timestamp } from '@/app/ui/common';
+import { LabelChips } from '@/app/ui/labels/LabelChips';
 import { formatCost, formatDuration, plural } from '@/lib/format';
 import { sessionHref } from '@/lib/paths';
 import { conversationMessages, lineageHint, sessionHeading, sessionStatus } from '@/lib/session-display';
 import { BusyBadge } from './BusyNotice';
+import { SourceChange } from './SourceChange';
 import './sessions.css';
 
 interface SessionRowProps {
@@ -46,13 +48,9 @@ export function SessionRow({ item, showProfile, selectionForm }: SessionRowProps
         <div className="session-row__meta meta-row">
           <span className="session-row__id">{item.id}</span>
           {showProfile ? <Badge>{item.profile}</Badge> : null}
-          <Badge
-            tone="info"
-            title={item.createdSource !== item.source ? `created on ${item.createdSource}` : undefined}
-          >
-            {item.source}
-          </Badge>
+          <SourceChange createdSource={item.createdSource} source={item.source} />
           {item.model ? <code className="session-row__model">{item.model}</code> : null}
+          <LabelChips labels={item.labels ?? []} />
           {lineage ? (
             <span className="lineage-hint">
               <span aria-hidden="true">↳</span> {lineage}

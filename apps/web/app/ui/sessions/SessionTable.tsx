@@ -4,6 +4,7 @@ import { Badge, Table, Timestamp } from '@/app/ui/common';
 import { formatCost, formatDuration, formatNumber } from '@/lib/format';
 import { sessionHref } from '@/lib/paths';
 import { conversationMessages, sessionHeading, sessionStatus } from '@/lib/session-display';
+import { SourceChange } from './SourceChange';
 import './sessions.css';
 
 /** The compact list: one line per conversation, the figures in columns (`view=compact`), each the whole conversation's. */
@@ -33,7 +34,7 @@ export function SessionTable({ items, showProfile }: { items: SessionListItem[];
             {sessionHeading(item).text}
           </Link>,
           ...(showProfile ? [item.profile] : []),
-          item.source,
+          <SourceChange key="source" createdSource={item.createdSource} source={item.source} plain />,
           item.model ?? '—',
           <Badge key="status" tone={status.tone} dot>
             {status.label}

@@ -4,16 +4,19 @@ import { Suspense } from 'react';
 import { Button } from '@/app/ui/common';
 import { logoutAction } from '@/lib/actions/auth';
 import { describeProfileSet } from '@/lib/profile-set';
+import type { Theme } from '@/lib/theme';
 import { BrandMark } from './BrandMark';
 import { NavLinks } from './NavLinks';
 import { ProfileSwitcher } from './ProfileSwitcher';
+import { ThemeSwitcher } from './ThemeSwitcher';
 
 interface AppHeaderProps {
   principal: Principal;
   profiles: ProfileSummary[];
+  theme: Theme;
 }
 
-export function AppHeader({ principal, profiles }: AppHeaderProps) {
+export function AppHeader({ principal, profiles, theme }: AppHeaderProps) {
   const scope = describeProfileSet(principal.profiles);
   const roleLabel = principal.role === 'admin' ? 'Administrator' : 'Member';
   return (
@@ -31,6 +34,7 @@ export function AppHeader({ principal, profiles }: AppHeaderProps) {
             <ProfileSwitcher profiles={profiles} />
           </Suspense>
         </div>
+        <ThemeSwitcher initial={theme} />
         <div className="user-menu" data-testid="current-user">
           <span className="user-menu__avatar" aria-hidden="true" title={`${principal.name} · ${principal.role}`}>
             {principal.name.slice(0, 1)}

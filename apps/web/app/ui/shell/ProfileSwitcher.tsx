@@ -1,27 +1,27 @@
 'use client';
 
 import type { ProfileSummary } from '@statehouse/contracts';
-import { usePathname, useRouter, useSearchParams } from 'next/navigation';
-import { useId, useTransition } from 'react';
+import { usePathname, useSearchParams } from 'next/navigation';
+import { useId, useState } from 'react';
 import { Select } from '@/app/ui/common';
 import { PRIMARY_NAV, PROFILE_SWITCH_KEEPS } from '@/lib/navigation';
 import { hrefWith } from '@/lib/paths';
+import { rememberProfile } from '@/lib/remembered-profile';
 
 const NO_SELECTION = '__none__';
 
 /**
- * Sets `profile` in the URL. On a profile-scoped page (sessions, search) the page's filters are
- * kept and its cursor dropped; anywhere else it opens the chosen profile's sessions. It navigates
+ * Sets `profile` in the URL and remembers it for the other pages (lib/remembered-profile.ts). On
+ * a profile-scoped page (sessions, search) the page's filters are kept and its cursor dropped; anywhere else it opens the chosen profile's sessions. It navigates
  * only when the form is submitted (the Show button, or Enter): arrow keys on a closed <select>
  * change its value without opening it, so navigating on `change` would leave a keyboard user on
  * another page after the first key press (WCAG 3.2.2, On Input).
  */
 export function ProfileSwitcher({ profiles }: { profiles: ProfileSummary[] }) {
   const id = useId();
-  const router = useRouter();
   const pathname = usePathname();
   const searchParams = useSearchParams();
-  const [pending, startTransition] = useTransition();
+  const [pending, setPending] = useState(false);
   const scoped = PRIMARY_NAV.find((item) => item.profileScoped && item.href === pathname);
   // Outside a list (a single session) no profile is "selected": the switcher only navigates.
   const current = scoped ? (searchParams.get('profile') ?? '') : NO_SELECTION;
@@ -42,7 +42,13 @@ export function ProfileSwitcher({ profiles }: { profiles: ProfileSummary[] }) {
         event.preventDefault();
         const data = new FormData(event.currentTarget);
         const profile = String(data.get('profile') ?? '');
-        if (profile !== NO_SELECTION) startTransition(() => router.push(targetFor(profile)));
+        if (profile === NO_SELECTION) return;
+        rememberProfile(profile);
+        setPending(true);
+        // A whole page load, not a client navigation: the router keeps answers it prefetched under
+        // the old choice (a link to /routes that the front door sent on to /routes?profile=old),
+        // and a client navigation would follow them.
+        window.location.assign(targetFor(profile));
       }}
     >
       <label className="profile-switcher__label" htmlFor={id}>
@@ -63,7 +69,7 @@ export function ProfileSwitcher({ profiles }: { profiles: ProfileSummary[] }) {
         <option value="">All profiles</option>
         {profiles.map((profile) => (
           <option key={profile.name} value={profile.name}>
-            {profile.name} ({profile.sessionCount})
+            {profile.name} ({profile.conversationCount})
           </option>
         ))}
       </Select>

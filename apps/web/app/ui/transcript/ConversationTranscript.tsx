@@ -1,11 +1,12 @@
 import Link from 'next/link';
 import { ApiErrorAlert, Badge } from '@/app/ui/common';
 import { type ConversationSegment, SEGMENT_MESSAGE_LIMIT } from '@/lib/conversation';
-import { humanize, plural } from '@/lib/format';
+import { plural } from '@/lib/format';
 import { sessionHref } from '@/lib/paths';
 import type { TranscriptView } from '@/lib/transcript';
 import { MessageItem } from './MessageItem';
 import './transcript.css';
+import { endReasonLabel } from '@/lib/wording';
 
 /** The whole compression chain, root → tip, as one transcript with a divider per segment. */
 export function ConversationTranscript({
@@ -80,8 +81,12 @@ function SegmentDivider({
       <span className="segment-divider__spacer" />
       {node ? (
         <span>
-          {node.endedAt ? `ended · ${humanize(node.endReason ?? 'unknown')}` : 'open'} ·{' '}
-          {plural(node.messageCount, 'message')}
+          {node.endedAt ? (
+            <span title={node.endReason ?? undefined}>ended · {endReasonLabel(node.endReason ?? 'unknown')}</span>
+          ) : (
+            'open'
+          )}{' '}
+          · {plural(node.messageCount, 'message')}
         </span>
       ) : null}
     </div>

@@ -1,5 +1,7 @@
 import type { ContentPart, ToolCallView } from '@/lib/message-content';
 import { Fold } from './Fold';
+import { JsonViewer } from './JsonViewer';
+import { LongContent } from './LongContent';
 import { MarkdownText } from './Markdown';
 import './transcript.css';
 
@@ -14,26 +16,56 @@ export function ToolCallFold({ call }: { call: ToolCallView }) {
       preview={call.preview}
       callId={call.id}
     >
-      <pre className="code-block">{call.arguments || '(no arguments)'}</pre>
+      {call.arguments ? (
+        <JsonViewer text={call.arguments} label={`Arguments of ${call.name}`} fileName={`arguments-${call.name}`} />
+      ) : (
+        <pre className="code-block">(no arguments)</pre>
+      )}
     </Fold>
   );
 }
 
-/** Text as Markdown, or — tool output (`plain`) — verbatim in monospace. */
-function TextPart({ text, plain }: { text: string; plain?: boolean }) {
-  return plain ? <pre className="code-block message__text">{text}</pre> : <MarkdownText text={text} />;
+/**
+ * Text as Markdown, or — tool output (`plain`) — verbatim (a JSON document as a tree); long text
+ * scrolls in its own box with a download.
+ */
+function TextPart({ text, plain, label }: { text: string; plain?: boolean; label: string }) {
+  if (plain) return <JsonViewer text={text} label={label} fileName={fileNameOf(label)} />;
+  return (
+    <LongContent text={text} label={label} fileName={fileNameOf(label)} extension="md">
+      <MarkdownText text={text} />
+    </LongContent>
+  );
 }
 
-/** Renders content parts: text as text, everything else as something a person can read. */
-export function MessageContentView({ parts, plain }: { parts: ContentPart[]; plain?: boolean }) {
-  if (parts.length === 1 && parts[0].kind === 'text') return <TextPart text={parts[0].text} plain={plain} />;
+const fileNameOf = (label: string) =>
+  label
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '') || 'content';
+
+/**
+ * Renders content parts: text as text, everything else as something a person can read. `label`
+ * names what it is (a tool's result, a message) for the boxes long or structured content gets.
+ */
+export function MessageContentView({
+  parts,
+  plain,
+  label = 'Message content',
+}: {
+  parts: ContentPart[];
+  plain?: boolean;
+  label?: string;
+}) {
+  if (parts.length === 1 && parts[0].kind === 'text')
+    return <TextPart text={parts[0].text} plain={plain} label={label} />;
   return (
     <div className="message__parts">
       {parts.map((part, index) => {
         const key = `${part.kind}-${index}`;
         switch (part.kind) {
           case 'text':
-            return <TextPart key={key} text={part.text} plain={plain} />;
+            return <TextPart key={key} text={part.text} plain={plain} label={`${label}, part ${index + 1}`} />;
           case 'image':
             return (
               <span key={key} className="content-chip">
@@ -45,14 +77,17 @@ export function MessageContentView({ parts, plain }: { parts: ContentPart[]; pla
           case 'tool-result':
             return (
               <Fold key={key} title="Tool result" preview={part.toolCallId}>
-                <MessageContentView parts={part.parts} plain />
+                <MessageContentView parts={part.parts} plain label={`Tool result ${part.toolCallId ?? index + 1}`} />
               </Fold>
             );
           case 'json':
             return (
-              <pre key={key} className="code-block">
-                {part.json}
-              </pre>
+              <JsonViewer
+                key={key}
+                text={part.json}
+                label={`${label}, part ${index + 1}`}
+                fileName={fileNameOf(`${label} part ${index + 1}`)}
+              />
             );
           default:
             return null;

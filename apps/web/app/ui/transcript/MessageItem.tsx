@@ -6,6 +6,7 @@ import { messageAnchor } from '@/lib/paths';
 import { COMPACTED_HINT, CompactionSummary } from './CompactionSummary';
 import { DaySeparator } from './DaySeparator';
 import { Fold } from './Fold';
+import { LongContent } from './LongContent';
 import { MarkdownText } from './Markdown';
 import { MessageContentView, ToolCallFold } from './MessageContentView';
 import { MessageStamp } from './MessageStamp';
@@ -97,13 +98,17 @@ export function MessageItem({ message, highlighted, earlierSegmentId, retained, 
             callId={message.toolCallId}
           >
             {parts.length > 0 ? (
-              <MessageContentView parts={parts} plain />
+              <MessageContentView
+                parts={parts}
+                plain
+                label={`Result${message.toolName ? ` of ${message.toolName}` : ''} (message ${message.id})`}
+              />
             ) : (
               <p className="message__text--empty">No output</p>
             )}
           </Fold>
         ) : parts.length > 0 ? (
-          <MessageContentView parts={parts} />
+          <MessageContentView parts={parts} label={`Message ${message.id}`} />
         ) : toolCalls.length === 0 ? (
           <p className="message__text message__text--empty">No text</p>
         ) : null}
@@ -118,7 +123,14 @@ export function MessageItem({ message, highlighted, earlierSegmentId, retained, 
 
         {message.reasoning ? (
           <Fold title="Reasoning">
-            <MarkdownText text={message.reasoning} />
+            <LongContent
+              text={message.reasoning}
+              label={`Reasoning (message ${message.id})`}
+              fileName={`reasoning-${message.id}`}
+              extension="md"
+            >
+              <MarkdownText text={message.reasoning} />
+            </LongContent>
           </Fold>
         ) : null}
 

@@ -1,6 +1,7 @@
 import type { Session } from '@statehouse/contracts';
 import Link from 'next/link';
 import { ApiErrorAlert, ButtonLink, EmptyState, Pagination } from '@/app/ui/common';
+import { LiveTranscript } from '@/app/ui/live/LiveTranscript';
 import type { Attempt } from '@/lib/attempt';
 import { conversationToggleHref, type TranscriptPage, type TranscriptView, transcriptHrefs } from '@/lib/transcript';
 import { MessageItem } from './MessageItem';
@@ -64,6 +65,16 @@ export function SegmentTranscript({
             />
           ))}
         </ol>
+      )}
+      {/* At the transcript's end, what is appended next arrives live below it. */}
+      {page.hasLater ? null : (
+        <LiveTranscript
+          sessionId={session.id}
+          afterId={page.messages.at(-1)?.id ?? view.after ?? 0}
+          lastTimestamp={page.messages.at(-1)?.timestamp ?? null}
+          includeHidden={view.includeHidden}
+          earlierSegmentId={earlierSegmentId}
+        />
       )}
       {paged && page.messages.length > 3 ? pager : null}
       {chainLength > 1 && !paged ? (

@@ -28,7 +28,9 @@ export function TranscriptToggles({
                 href: conversationToggleHref(sessionId, view, true),
                 label: (
                   <>
-                    Whole conversation<span className="hide-narrow"> ({chainLength} segments)</span>
+                    Whole conversation
+                    {/* A no-break space: a plain one is dropped at the start of an item in this flex row. */}
+                    <span className="hide-narrow">&nbsp;({chainLength} segments)</span>
                   </>
                 ),
                 current: view.conversation,

@@ -2,9 +2,10 @@ import { ProfileNameSchema } from '@statehouse/contracts';
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
 import { Alert, ApiErrorAlert, ButtonLink, PageHeader, Stat, StatStrip, Timestamp } from '@/app/ui/common';
+import { LabelManager } from '@/app/ui/labels/LabelManager';
 import { ProfileAdmin } from '@/app/ui/profiles/ProfileAdmin';
 import { RenamedAlert } from '@/app/ui/profiles/RenamedAlert';
-import { deleteProfile, getMe, listProfiles, listRetentionPolicies } from '@/lib/api';
+import { deleteProfile, getMe, listLabels, listProfiles, listRetentionPolicies } from '@/lib/api';
 import { attempt } from '@/lib/attempt';
 import { formatNumber } from '@/lib/format';
 import { firstParam, hrefWith, type RawSearchParams } from '@/lib/paths';
@@ -32,11 +33,12 @@ export default async function ProfilePage({ params, searchParams }: ProfilePageP
   if (!parsedName.success) notFound();
   const name = parsedName.data;
 
-  const [me, profiles, policies, routes] = await Promise.all([
+  const [me, profiles, policies, routes, labels] = await Promise.all([
     attempt(getMe),
     attempt(listProfiles),
     attempt(listRetentionPolicies),
     attempt(() => countRoutes(name)),
+    attempt(() => listLabels(name)),
   ]);
   const admin = me.ok && me.value.role === 'admin';
   if (!profiles.ok) return <ApiErrorAlert error={profiles.error} title="Profiles could not be loaded" />;
@@ -81,7 +83,7 @@ export default async function ProfilePage({ params, searchParams }: ProfilePageP
       {renamed ? <RenamedAlert from={renamed.from} to={name} counts={renamed.counts} /> : null}
 
       <StatStrip>
-        <Stat label="sessions" value={profile.sessionCount} href={hrefWith('/sessions', { profile: name })} />
+        <Stat label="conversations" value={profile.conversationCount} href={hrefWith('/sessions', { profile: name })} />
         <Stat label="messages" value={profile.messageCount} />
         <Stat label="routes" value={routeCount} href={hrefWith('/routes', { profile: name })} />
         <Stat
@@ -89,6 +91,12 @@ export default async function ProfilePage({ params, searchParams }: ProfilePageP
           value={!policies.ok ? '—' : retentionDays === null ? 'forever' : `${retentionDays} d`}
         />
       </StatStrip>
+
+      {labels.ok ? (
+        <LabelManager profile={name} labels={labels.value.items} />
+      ) : (
+        <ApiErrorAlert error={labels.error} title="Labels could not be loaded" />
+      )}
 
       {admin && keepRun && deleteRun ? (
         <ProfileAdmin

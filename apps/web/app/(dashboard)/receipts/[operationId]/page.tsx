@@ -5,9 +5,9 @@ import { ApiErrorAlert, Breadcrumbs, ButtonLink, PageHeader, Stat, StatStrip, Ti
 import { ReceiptDetail } from '@/app/ui/receipts/ReceiptDetail';
 import { getMe, getReceipt } from '@/lib/api';
 import { attempt, isMissing } from '@/lib/attempt';
-import { humanize } from '@/lib/format';
 import { decodeParam } from '@/lib/params';
 import { receiptListHref } from '@/lib/receipt-list-state';
+import { originLabel } from '@/lib/wording';
 
 interface ReceiptPageProps {
   params: Promise<{ operationId: string }>;
@@ -52,8 +52,8 @@ export default async function ReceiptDetailPage({ params }: ReceiptPageProps) {
         title={`Receipt #${receipt.sequence}`}
         description={
           <>
-            {humanize(receipt.origin)} in profile <strong>{receipt.profile}</strong>,{' '}
-            <Timestamp iso={receipt.createdAt} />.
+            <span title={receipt.origin}>{originLabel(receipt.origin)}</span> in profile{' '}
+            <strong>{receipt.profile}</strong>, <Timestamp iso={receipt.createdAt} />.
           </>
         }
         actions={

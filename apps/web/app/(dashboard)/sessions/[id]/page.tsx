@@ -3,16 +3,19 @@ import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
 import { cache } from 'react';
 import { ApiErrorAlert, Breadcrumbs } from '@/app/ui/common';
+import { SessionLabels } from '@/app/ui/labels/SessionLabels';
 import { ContinuedNotice } from '@/app/ui/lineage/ContinuedNotice';
 import { LineageCard } from '@/app/ui/lineage/LineageCard';
 import { BusyNotice } from '@/app/ui/sessions/BusyNotice';
 import { ManageCard } from '@/app/ui/sessions/ManageCard';
 import { RoutingCard } from '@/app/ui/sessions/RoutingCard';
+import { RuntimeCard } from '@/app/ui/sessions/RuntimeCard';
+import { ScheduleCard } from '@/app/ui/sessions/ScheduleCard';
 import { SessionHeader, sessionBreadcrumbs } from '@/app/ui/sessions/SessionHeader';
 import { SessionLayout } from '@/app/ui/sessions/SessionLayout';
 import { SessionMetadata } from '@/app/ui/sessions/SessionMetadata';
 import { TranscriptCard } from '@/app/ui/transcript/TranscriptCard';
-import { getLineage, getSession, listRoutes } from '@/lib/api';
+import { getLineage, getSession, getSessionDelegations, listRoutes, listSessionSchedules } from '@/lib/api';
 import { attempt, isMissing } from '@/lib/attempt';
 import { loadConversation } from '@/lib/conversation';
 import { decodeParam } from '@/lib/params';
@@ -42,12 +45,15 @@ export default async function SessionPage({ params, searchParams }: SessionPageP
   const sessionId = id.data;
   const view = parseTranscriptView(await searchParams);
 
-  const [sessionResult, lineageResult, routesResult, transcriptResult] = await Promise.all([
-    loadSession(sessionId),
-    attempt(() => getLineage(sessionId)),
-    attempt(async () => (await listRoutes({ sessionId, limit: 50 })).items),
-    view.conversation ? null : attempt(() => loadTranscript(sessionId, view)),
-  ]);
+  const [sessionResult, lineageResult, routesResult, transcriptResult, delegationsResult, schedulesResult] =
+    await Promise.all([
+      loadSession(sessionId),
+      attempt(() => getLineage(sessionId)),
+      attempt(async () => (await listRoutes({ sessionId, limit: 50 })).items),
+      view.conversation ? null : attempt(() => loadTranscript(sessionId, view)),
+      attempt(() => getSessionDelegations(sessionId)),
+      attempt(async () => (await listSessionSchedules(sessionId)).items),
+    ]);
   if (!sessionResult.ok) {
     if (isMissing(sessionResult)) notFound();
     return (
@@ -68,6 +74,7 @@ export default async function SessionPage({ params, searchParams }: SessionPageP
   return (
     <>
       <SessionHeader session={session} lineage={lineage} />
+      <SessionLabels sessionId={session.id} profile={session.profile} />
       {session.turn ? <BusyNotice turn={session.turn} /> : null}
       {lineage && lineage.tipId !== session.id && lineage.chain.includes(session.id) ? (
         <ContinuedNotice lineage={lineage} />
@@ -88,6 +95,8 @@ export default async function SessionPage({ params, searchParams }: SessionPageP
         details={
           <>
             <RoutingCard session={session} routes={routesResult} />
+            <RuntimeCard session={session} delegations={delegationsResult} now={Date.now()} />
+            <ScheduleCard schedules={schedulesResult} />
             <SessionMetadata session={session} lineage={lineage} />
           </>
         }
