@@ -3,7 +3,13 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     name: 'e2e',
-    include: ['browser/**/*.test.ts', 'web/**/*.test.ts', 'topology/**/*.test.ts'],
+    include: [
+      'browser/**/*.test.ts',
+      'web/**/*.test.ts',
+      'topology/**/*.test.ts',
+      'python/**/*.test.ts',
+      'docs/**/*.test.ts',
+    ],
     environment: 'node',
     pool: 'forks',
     // Real processes per file (API, dashboard, replicas); files must not compete for CPU on 2 cores.

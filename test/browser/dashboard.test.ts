@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, type TestBrowser } from './support/browser.js';
-import { expectAccessible, README_IMAGE_DIR, readmePicture } from './support/dashboard.js';
+import { expectAccessible, README_IMAGE_DIR, readmePicture, showAllProfiles } from './support/dashboard.js';
 import { ADMIN_PASSWORD, ADMIN_USERNAME, createAdminToken, type Stack, startStack } from './support/stack.js';
 
 /**
@@ -128,6 +128,7 @@ describe('dashboard in a browser', () => {
     await screenshot('sessions-list');
     await screenshot('sessions-list-dark', { dark: true });
     await screenshot('sessions-list-mobile', { width: 375 });
+    await showAllProfiles(page);
   });
 
   it('pages through the list with keyset cursors kept in the URL', async () => {
@@ -416,6 +417,41 @@ describe('dashboard in a browser', () => {
         .evaluate((element) => window.scrollTo(0, element.getBoundingClientRect().top + window.scrollY - 240)),
     );
     await expectAccessible(page);
+  });
+
+  it('[session.tool-pins] shows the runtime state on the session page: tools offered, model configuration, compression deadline, delegations', async () => {
+    await page.goto(`${stack.webUrl}/sessions/demo-default-01`);
+    const runtime = page.getByRole('region', { name: 'Runtime' });
+    const tools = runtime.getByRole('list', { name: 'Tools offered' });
+    expect(await tools.locator('li').allTextContents()).toEqual([
+      'shell',
+      'read_file',
+      'write_file',
+      'web_search',
+      'delegate_task',
+    ]);
+    await runtime.getByText('3 settings').click();
+    await expect.poll(() => runtime.locator('.runtime-config__json').textContent()).toContain('"max_iterations": 90');
+    const started = runtime.getByRole('list', { name: 'Delegations this session started' });
+    await expect.poll(() => started.locator('li').count()).toBe(2);
+    expect(await started.textContent()).toContain('demo-default-01-rollback-research');
+    expect(await started.textContent()).toContain('delivered');
+    expect(await started.textContent()).toContain('running');
+    expect(await runtime.getByRole('link', { name: 'demo-default-01-research' }).getAttribute('href')).toBe(
+      '/sessions/demo-default-01-research',
+    );
+    await expectAccessible(page);
+
+    // The chain's tip holds back compression until its deadline; its sub-agent page names the origin.
+    await page.goto(`${stack.webUrl}/sessions/demo-support-02-c2`);
+    const tip = page.getByRole('region', { name: 'Runtime' });
+    expect(await tip.textContent()).toContain('In effect');
+    expect(await tip.textContent()).toContain('the summary model timed out');
+    await page.goto(`${stack.webUrl}/sessions/demo-default-01-research`);
+    const child = page.getByRole('region', { name: 'Runtime' });
+    expect(await child.getByRole('list', { name: 'Delegations this session works on' }).textContent()).toContain(
+      'Works for demo-default-01',
+    );
   });
 
   it('logs out and is signed out afterwards', async () => {

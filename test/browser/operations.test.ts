@@ -4,7 +4,15 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeViolations } from './support/axe.js';
 import { launchBrowser, type TestBrowser } from './support/browser.js';
-import { apiClient, README_IMAGE_DIR, readmePicture, SCREENSHOT_DIR, screenshot, signIn } from './support/dashboard.js';
+import {
+  apiClient,
+  README_IMAGE_DIR,
+  readmePicture,
+  SCREENSHOT_DIR,
+  screenshot,
+  showAllProfiles,
+  signIn,
+} from './support/dashboard.js';
 import { type Stack, startStack } from './support/stack.js';
 
 /**
@@ -333,6 +341,7 @@ describe('lineage, deletion and profiles in a browser', () => {
       expect(key).toMatch(/^agent:helpdesk:/);
     }
     await screenshot(page, 'routes');
+    await showAllProfiles(page);
     await screenshot(page, 'routes-dark', { dark: true });
     await screenshot(page, 'routes-mobile', { width: 375 });
   });

@@ -10,6 +10,7 @@ import {
   README_IMAGE_DIR,
   readmePicture,
   SCREENSHOT_DIR,
+  showAllProfiles,
   signIn,
 } from './support/dashboard.js';
 import { type Stack, startStack } from './support/stack.js';
@@ -180,6 +181,7 @@ describe('overview, receipts and every page in a browser', () => {
     await expect
       .poll(() => page.locator('[data-chart="messages"] [data-chart-headline]').textContent())
       .toBe(number(support.totals.messages));
+    await showAllProfiles(page);
 
     // A period the page does not offer is said in words, and the default is used.
     await page.goto(url('/?period=fortnight'));
@@ -219,6 +221,17 @@ describe('overview, receipts and every page in a browser', () => {
 
   // Two schemes on every page (24 of them): minutes on a loaded two-core machine.
   it('every page passes axe-core (WCAG 2 A and AA) in light and dark', async () => {
+    // A session page with scheduled wake-ups in its details (the demo data has none).
+    for (const body of [
+      { id: 'axe-heartbeat', kind: 'interval', intervalSeconds: 300, payload: { prompt: 'check in' } },
+      { id: 'axe-standup', kind: 'cron', cron: '0 9 * * 1-5', timeZone: 'Europe/Berlin', enabled: false },
+    ]) {
+      const created = await api('/v1/sessions/demo-default-01/schedules', {
+        method: 'POST',
+        body: JSON.stringify(body),
+      });
+      expect(created.status).toBe(201);
+    }
     const pages = await everyPage();
     const failures: string[] = [];
     for (const path of pages) {

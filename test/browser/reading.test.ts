@@ -123,6 +123,33 @@ describe('reading history in a browser', () => {
     await expectAccessible(page);
   });
 
+  it('a row shows the surface a conversation began on and the one holding it now (created → current)', async () => {
+    await apiJson('/v1/sessions', {
+      method: 'POST',
+      body: JSON.stringify({ id: 'e2e-moved', profile: 'default', source: 'telegram', title: 'Moved surfaces' }),
+    });
+    await apiJson('/v1/sessions/e2e-moved', {
+      method: 'PATCH',
+      headers: { 'If-Match': '"1"' },
+      body: JSON.stringify({ source: 'desktop' }),
+    });
+    await page.goto(url('/sessions?source=desktop'));
+    const row = page.getByRole('list', { name: 'Sessions' }).getByRole('listitem').filter({ hasText: 'e2e-moved' });
+    await expect.poll(() => row.count(), WAIT).toBe(1);
+    const change = row.locator('.source-change');
+    expect(await change.getAttribute('title')).toBe('Created on telegram, now on desktop');
+    expect(await change.locator('.badge').allTextContents()).toEqual(['telegram', 'desktop']);
+    await expectAccessible(page);
+    await page.goto(url('/sessions?source=desktop&view=compact'));
+    const table = page.getByRole('table', { name: 'Sessions' });
+    const cell = table.locator('tbody tr').filter({ hasText: 'Moved surfaces' }).locator('.source-change');
+    expect(await cell.getAttribute('title')).toBe('Created on telegram, now on desktop');
+    // Seen as "telegram → desktop", read as "telegram, now on desktop" (the arrow is hidden from readers).
+    expect(await cell.textContent()).toMatch(/^telegram\s*→\s*, now on\s*desktop$/);
+    expect(await cell.locator('[aria-hidden="true"]').textContent()).toBe('→');
+    await expectAccessible(page);
+  });
+
   it('pages back with "Previous" and says the total the API counts', async () => {
     const answer = await apiJson<{ total: { count: number; exact: boolean } }>('/v1/sessions?limit=5');
     await page.goto(url('/sessions?limit=5'));

@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, type TestBrowser } from './support/browser.js';
-import { apiClient, expectAccessible, signIn } from './support/dashboard.js';
+import { apiClient, expectAccessible, showAllProfiles, signIn } from './support/dashboard.js';
 import { ADMIN_PASSWORD, ADMIN_USERNAME, type Stack, startStack } from './support/stack.js';
 
 /**
@@ -77,6 +77,7 @@ describe('dashboard review fixes in a browser', () => {
     await page.keyboard.press('Tab');
     await page.keyboard.press('Enter');
     await page.waitForURL((current) => current.searchParams.get('profile') === chosen);
+    await showAllProfiles(page);
   });
 
   it('says which zone date filters are days of, and asks the API for that zone’s days', async () => {

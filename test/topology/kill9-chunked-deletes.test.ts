@@ -14,7 +14,8 @@ import {
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../browser/support/stack.js';
-import { adminToken, client, type Reply, seeded, startApi, stop } from './support/cluster.js';
+import { seededRandom } from '../support/process-kit.js';
+import { adminToken, client, type Reply, startApi } from './support/cluster.js';
 
 const TRIALS = 2;
 /** Per pool: sessions × messages well over one chunk's budget (2 000 messages), so deletes go in chunks. */
@@ -39,7 +40,7 @@ describe('kill -9 during chunked deletes (bulk and retention) on SQLite', () => 
   const dir = mkdtempSync(join(tmpdir(), 'statehouse-kill9-chunks-'));
   const path = join(dir, 'statehouse.db');
   const databaseUrl = `file:${path}`;
-  const random = seeded(4242);
+  const random = seededRandom(4242);
   let call: ReturnType<typeof client>;
   const pools = new Map<number, { bulk: string[]; retention: string[] }>();
   const acknowledged = new Map<string, string[]>();
@@ -150,7 +151,7 @@ describe('kill -9 during chunked deletes (bulk and retention) on SQLite', () => 
         receipts.close();
       }
       await new Promise((resolve) => setTimeout(resolve, random() * 150));
-      await stop(api, 'SIGKILL');
+      await api.stop('SIGKILL');
       const [bulkReply, retentionReply] = [await bulk, await retention];
       record(bulkReply);
       record(retentionReply);

@@ -5,7 +5,8 @@ import type { DeletionReceipt } from '@statehouse/contracts';
 import { openStore, type StateStore, SYSTEM_PRINCIPAL, silentLogger } from '@statehouse/state';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminToken, assertBuilt, client, type Reply, seeded, startApi, stop } from './support/cluster.js';
+import { seededRandom } from '../support/process-kit.js';
+import { adminToken, assertBuilt, client, type Reply, startApi } from './support/cluster.js';
 
 const TRIALS = 10;
 /** Trials of many concurrent appenders (the API commits their appends in groups), and how many. */
@@ -27,7 +28,7 @@ describe('kill -9 during appends and deletes on SQLite', () => {
   const dir = mkdtempSync(join(tmpdir(), 'statehouse-kill9-'));
   const path = join(dir, 'statehouse.db');
   const databaseUrl = `file:${path}`;
-  const random = seeded(2026);
+  const random = seededRandom(2026);
   let call: ReturnType<typeof client>;
 
   beforeAll(() => {
@@ -50,7 +51,7 @@ describe('kill -9 during appends and deletes on SQLite', () => {
     const running = load(api.url, () => killed);
     await new Promise((resolve) => setTimeout(resolve, 150 + random() * 500));
     killed = true;
-    await stop(api, 'SIGKILL');
+    await api.stop('SIGKILL');
     await running;
   }
 

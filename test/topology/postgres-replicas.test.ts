@@ -9,7 +9,6 @@ import {
   type Managed,
   startApi,
   startWeb,
-  stop,
 } from './support/cluster.js';
 import {
   concurrentAppends,
@@ -52,7 +51,7 @@ describe.skipIf(!TEST_PG_URL)('three API replicas and the dashboard on one Postg
   }, 120_000);
 
   afterAll(async () => {
-    await Promise.all([...replicas, ...(web ? [web] : [])].map((managed) => stop(managed)));
+    await Promise.all([...replicas, ...(web ? [web] : [])].map((managed) => managed.stop()));
     replicas = [];
     await database?.drop();
   });

@@ -3,16 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { syntheticSqliteStore } from '@statehouse/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  adminToken,
-  apiServices,
-  assertBuilt,
-  client,
-  type Managed,
-  percentile,
-  startApi,
-  stop,
-} from './support/cluster.js';
+import { adminToken, apiServices, assertBuilt, client, type Managed, percentile, startApi } from './support/cluster.js';
 
 const MESSAGES = 100_000;
 
@@ -68,7 +59,7 @@ describe(`health during a search index rebuild of ${MESSAGES.toLocaleString('en'
   }, 120_000);
 
   afterAll(async () => {
-    await Promise.all(processes.map((managed) => stop(managed)));
+    await Promise.all(processes.map((managed) => managed.stop()));
     rmSync(dir, { recursive: true, force: true });
   });
 

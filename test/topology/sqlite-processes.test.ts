@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminToken, apiServices, assertBuilt, client, type Managed, startApi, stop } from './support/cluster.js';
+import { adminToken, apiServices, assertBuilt, client, type Managed, startApi } from './support/cluster.js';
 import {
   concurrentAppends,
   idempotencyAcrossReplicas,
@@ -35,7 +35,7 @@ describe('two API processes on one SQLite file', () => {
   }, 120_000);
 
   afterAll(async () => {
-    await Promise.all(processes.map((managed) => stop(managed)));
+    await Promise.all(processes.map((managed) => managed.stop()));
     processes = [];
     rmSync(dir, { recursive: true, force: true });
   });

@@ -34,7 +34,7 @@ describe('the dashboard front door', () => {
   afterEach(() => uninstall?.());
 
   it('ignores a browser’s forwarded headers by default and names the peer as the client', async () => {
-    uninstall = installFrontDoor({});
+    uninstall = installFrontDoor(parseTrustedProxies(undefined));
     const seen = await seenHeaders({
       'X-Forwarded-For': '203.0.113.5',
       'X-Forwarded-Host': 'evil.example',
@@ -48,7 +48,7 @@ describe('the dashboard front door', () => {
   });
 
   it('believes a trusted proxy, and takes the first untrusted hop from the right', async () => {
-    uninstall = installFrontDoor({ STATEHOUSE_WEB_TRUSTED_PROXIES: 'loopback, 10.0.0.0/8' });
+    uninstall = installFrontDoor(parseTrustedProxies('loopback, 10.0.0.0/8'));
     const seen = await seenHeaders({
       'X-Forwarded-For': '198.51.100.9, 203.0.113.5, 10.1.2.3',
       'X-Forwarded-Host': 'dashboard.example',

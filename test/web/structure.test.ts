@@ -37,4 +37,13 @@ describe('the dashboard’s code', () => {
     const climbing = files.filter((file) => /from '\.\.\//.test(readFileSync(file, 'utf8')));
     expect(climbing.map((file) => relative(WEB, file))).toEqual([]);
   });
+
+  it('reaches the API only through @statehouse/client: no fetch of its own in lib/api', () => {
+    const apiModules = files.filter((file) => file.includes('/lib/api/'));
+    expect(apiModules.length).toBeGreaterThan(10);
+    const fetching = apiModules.filter((file) => /\bfetch\(/.test(readFileSync(file, 'utf8')));
+    expect(fetching.map((file) => relative(WEB, file))).toEqual([]);
+    const core = readFileSync(join(WEB, 'lib/api/client.ts'), 'utf8');
+    expect(core).toContain("from '@statehouse/client'");
+  });
 });

@@ -20,18 +20,22 @@ interface AxeViolation {
 
 /** The violations of the page as it is now (light or dark, whatever the page shows). */
 export async function axeViolations(page: Page): Promise<AxeViolation[]> {
-  // Colours measured mid-transition (a scheme just switched) are neither scheme's: let them finish.
-  await page.evaluate(() =>
-    Promise.all(
-      document
-        .getAnimations()
-        .filter((animation) => animation instanceof CSSTransition)
-        .map((animation) => animation.finished.catch(() => undefined)),
-    ),
-  );
+  // Colours measured mid-transition (a scheme just switched) are neither scheme's: jump every
+  // transition to its end. Not awaiting `finished`: a page that paints no frames (seen after a
+  // download under CI load) never finishes a transition, and the wait hung the test for good.
+  await page.evaluate(() => {
+    for (const animation of document.getAnimations()) {
+      if (!(animation instanceof CSSTransition)) continue;
+      try {
+        animation.finish();
+      } catch {
+        // A transition with no finite end cannot be finished; its colours are its own.
+      }
+    }
+  });
   const loaded = await page.evaluate(() => typeof (window as { axe?: unknown }).axe === 'object');
   if (!loaded) await page.evaluate(AXE_SOURCE);
-  return page.evaluate(async (tags) => {
+  const run = page.evaluate(async (tags) => {
     const axe = (window as unknown as { axe: { run: (context: unknown, options: unknown) => Promise<unknown> } }).axe;
     const result = (await axe.run(document, {
       runOnly: { type: 'tag', values: tags },
@@ -46,6 +50,18 @@ export async function axeViolations(page: Page): Promise<AxeViolation[]> {
       nodes: violation.nodes.map((node) => ({ target: node.target, failureSummary: node.failureSummary })),
     }));
   }, WCAG_TAGS);
+  return withinTime(run, AXE_TIME_LIMIT_MS, `axe gave no answer within ${AXE_TIME_LIMIT_MS} ms on ${page.url()}`);
+}
+
+/** A check that never answers fails with its own message rather than as the test's bare timeout. */
+const AXE_TIME_LIMIT_MS = 30_000;
+
+function withinTime<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  return Promise.race([promise, limit]).finally(() => clearTimeout(timer));
 }
 
 /** One line per failing element, so a failed assertion says what to fix. */
@@ -60,6 +76,9 @@ export function describeViolations(violations: AxeViolation[]): string[] {
 
 /** The page passes in the light and in the dark colour scheme (the scheme is restored to light). */
 export async function accessibilityProblems(page: Page): Promise<string[]> {
+  // From the top of the page: a reload keeps the scroll position, and controls scrolled under the
+  // sticky header then count as obscured targets (target-size) though a person scrolls back to them.
+  await page.evaluate(() => window.scrollTo(0, 0));
   const problems: string[] = [];
   for (const colorScheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme });

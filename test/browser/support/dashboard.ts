@@ -76,3 +76,13 @@ export async function expectAccessible(page: Page): Promise<void> {
   const problems = await accessibilityProblems(page);
   expect(problems, `axe on ${page.url()}`).toEqual([]);
 }
+
+/**
+ * Picks "All profiles" in the switcher, as a person would to stop filtering: the switcher
+ * remembers a chosen profile for every other page, so a test that picked one puts it back.
+ */
+export async function showAllProfiles(page: Page): Promise<void> {
+  await page.getByLabel('Profile', { exact: true }).selectOption('');
+  await page.getByRole('button', { name: 'Show', exact: true }).click();
+  await page.waitForURL((url) => !url.searchParams.has('profile'));
+}

@@ -1,8 +1,14 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { REPO_ROOT } from '../../browser/support/stack.js';
+import {
+  API_MAIN,
+  freePort,
+  type Launched,
+  launch,
+  mintToken,
+  REPO_ROOT,
+  waitUntilAnswering,
+} from '../../support/process-kit.js';
 import { localService, readCompose, withFlag } from './compose.js';
 
 /**
@@ -11,90 +17,24 @@ import { localService, readCompose, withFlag } from './compose.js';
  */
 
 export const ADMIN_PASSWORD = 'topology-admin-password';
-const API_ENTRY = join(REPO_ROOT, 'apps/api/dist/main.js');
-const TOKEN_CLI = join(REPO_ROOT, 'apps/api/dist/cli/token.js');
 
 export function assertBuilt(): void {
-  if (!existsSync(API_ENTRY) || !existsSync(join(REPO_ROOT, 'apps/web/.next/BUILD_ID'))) {
+  if (!existsSync(API_MAIN) || !existsSync(join(REPO_ROOT, 'apps/web/.next/BUILD_ID'))) {
     throw new Error('topology tests need `npm run build` first (npm test does it)');
   }
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
-}
+/** A process of the cluster: an API replica or the dashboard. */
+export type Managed = Launched;
 
-export interface Managed {
-  name: string;
-  url: string;
-  child: ChildProcess;
-  output: string[];
-  log(): string;
-}
-
-function launch(name: string, url: string, args: string[], env: Record<string, string>): Managed {
-  // Own process group: stopping it also ends what it spawned (Next's workers).
-  const child = spawn(process.execPath, args, {
-    cwd: REPO_ROOT,
+/** One process from a compose service's command line, on `port`, with only the variables compose would give it. */
+function launchService(name: string, port: number, args: string[], env: Record<string, string>): Managed {
+  // The service's environment, not this shell's: what the container would see.
+  return launch(name, args, {
+    port,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', ...env },
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    keepChars: 4_000,
   });
-  const output: string[] = [];
-  const collect = (chunk: Buffer) => {
-    output.push(chunk.toString('utf8'));
-    if (output.length > 300) output.splice(0, output.length - 300);
-  };
-  child.stdout?.on('data', collect);
-  child.stderr?.on('data', collect);
-  return { name, url, child, output, log: () => `--- ${name} ---\n${output.join('').slice(-4000)}` };
-}
-
-export async function waitUntilAnswering(managed: Managed, path: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (managed.child.exitCode !== null || managed.child.signalCode !== null) {
-      throw new Error(
-        `${managed.name} exited (${managed.child.exitCode ?? managed.child.signalCode})\n${managed.log()}`,
-      );
-    }
-    try {
-      const response = await fetch(`${managed.url}${path}`, { redirect: 'manual', signal: AbortSignal.timeout(2000) });
-      if (response.status < 500) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`${managed.name} did not answer ${path}\n${managed.log()}`);
-}
-
-export async function stop(managed: Managed, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
-  const { child } = managed;
-  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const group = (sig: NodeJS.Signals) => {
-    try {
-      process.kill(-child.pid!, sig);
-    } catch {
-      // already gone
-    }
-  };
-  group(signal);
-  const timer = setTimeout(() => group('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
-  group('SIGKILL');
 }
 
 /** The compose services that run API replicas: `api`, then those of the `replicas` profile. */
@@ -127,7 +67,7 @@ export async function startApi(
     },
     options.extra,
   );
-  const managed = launch(service, `http://127.0.0.1:${port}`, args, env);
+  const managed = launchService(service, port, args, env);
   if (options.wait !== false) await waitUntilAnswering(managed, '/healthz');
   return managed;
 }
@@ -137,30 +77,14 @@ export async function startWeb(apiUrl: string): Promise<Managed> {
   const port = await freePort();
   const web = readCompose().services.web;
   const { env, args } = localService(web, { STATEHOUSE_API_URL: apiUrl }, { NODE_ENV: 'production' });
-  const managed = launch(
-    'web',
-    `http://127.0.0.1:${port}`,
-    withFlag(withFlag(args, '-p', String(port)), '-H', '127.0.0.1'),
-    env,
-  );
+  const managed = launchService('web', port, withFlag(withFlag(args, '-p', String(port)), '-H', '127.0.0.1'), env);
   await waitUntilAnswering(managed, '/login');
   return managed;
 }
 
 /** An admin token minted by the real CLI against the database (its last output line). */
 export function adminToken(databaseUrl: string): string {
-  return execFileSync(
-    process.execPath,
-    [TOKEN_CLI, 'create', '--role', 'admin', '--profiles', '*', '--name', 'topology'],
-    {
-      env: { ...process.env, STATEHOUSE_DATABASE_URL: databaseUrl },
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-    },
-  )
-    .trim()
-    .split('\n')
-    .pop()!;
+  return mintToken(databaseUrl, { name: 'topology' });
 }
 
 export interface Reply {
@@ -216,18 +140,6 @@ export async function* sseEvents(response: Response): AsyncGenerator<{ event: st
       index = buffer.indexOf('\n\n');
     }
   }
-}
-
-/** A small seeded PRNG (mulberry32): the suites are random but replayable. */
-export function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 export function percentile(values: number[], p: number): number {

@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
-import { type client, type Managed, percentile, type Reply, seeded, sseEvents } from './cluster.js';
+import { seededRandom } from '../../support/process-kit.js';
+import { type client, type Managed, percentile, type Reply, sseEvents } from './cluster.js';
 
 /**
  * The checks every multi-process topology must pass (PostgreSQL replicas, processes on one SQLite
@@ -116,7 +117,7 @@ export async function watchAcrossReplicas(
   prefix: string,
   deletes = 15,
 ) {
-  const random = seeded(12);
+  const random = seededRandom(12);
   const start = (await call(replicas[0].url, 'GET', '/v1/deletion-receipts?after=0&limit=1')).body.highWater as number;
   const watchers = replicas.slice(1).map((replica) => {
     const abort = new AbortController();
