@@ -6,6 +6,7 @@ COPY package.json package-lock.json ./
 COPY libs/contracts/package.json libs/contracts/
 COPY libs/state/package.json libs/state/
 COPY apps/api/package.json apps/api/
+COPY clients/typescript/package.json clients/typescript/
 COPY apps/web/package.json apps/web/
 RUN npm ci --no-audit --no-fund
 COPY . .

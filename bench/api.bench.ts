@@ -69,7 +69,10 @@ const CATEGORIES = {
 /** A profile frame's category: by package, the store's driver (where better-sqlite3's native time lands) on its own. */
 function categorize(url: string, functionName: string): string {
   if (functionName === '(garbage collector)') return CATEGORIES.gc;
-  if (url.includes('/libs/state/')) return url.includes('/db/sqlite-dialect') ? CATEGORIES.sqlite : CATEGORIES.state;
+  if (url.includes('/libs/state/'))
+    return /\/db\/sqlite-(dialect|driver|group-commit|statement-cache)\./.test(url)
+      ? CATEGORIES.sqlite
+      : CATEGORIES.state;
   if (url.includes('/node_modules/kysely/')) return CATEGORIES.kysely;
   if (/\/node_modules\/(passport|passport-http-bearer|passport-custom|@nestjs\/passport)\//.test(url))
     return CATEGORIES.passport;
@@ -569,8 +572,8 @@ async function concurrentAppends(
   // Every client count is measured in every round (order rotated), not one count after the other:
   // the store grows with every append round, so a count measured last met a bigger store (and, on
   // PostgreSQL, more index and vacuum work) than the first — 128 against 32 compared two moments,
-  // not two concurrencies (PostgreSQL, 2026-12-01: 88 % in the full bench's sequence; 103 %, the
-  // median of 6 interleaved rounds of bench/clients128.probe.ts).
+  // not two concurrencies (PostgreSQL: 88 % in the full bench's sequence; 103 %, the median of 6
+  // interleaved rounds of bench/probes/clients128.probe.ts; docs/decisions/0006-no-planner-statistics-for-fts-shadow-tables.md).
   const counts = APPEND_CLIENTS.map((clients) => {
     const sessions = Array.from({ length: clients }, (_, k) => `ca-${clients}-${k}`);
     const variants = [

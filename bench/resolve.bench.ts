@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import type { BenchConfig } from './lib/config.js';
 import { fmtCount, fmtMs, log, type Report } from './lib/report.js';
 import { ADMIN_CTX, type BenchStore, openSqliteStore } from './lib/stores.js';
-import { sample, summarize } from './lib/timing.js';
+import { sample, sampleAlternating, summarize } from './lib/timing.js';
 
 /** Sessions per chat: a few resets and accidents of one peer, the newest open or recoverable. */
 const ROWS_PER_CHAT = 5;
@@ -75,33 +75,106 @@ async function resolveAtSize(report: Report, dialect: string, bench: BenchStore,
     chatId: `chat-${chat}`,
     userId: `user-${chat}`,
   });
-  // Routed chats are the even ones below `routed`; keyed recovery the even ones above; odd ones carry no key.
+  // Routed chats are the even ones below `routed`; keyed chats the even ones above; odd ones carry no key.
+  // Every unrouted chat's newest row ended by accident: its first resolve revives it (one write),
+  // later ones find it open (a read). Each revival takes a chat not resolved before.
+  const keyedChats = Math.floor((chats - routed) / 2) - 1;
+  const tupleChats = Math.floor(chats / 2) - 1;
+  const cursors = { keyed: 0, tuple: 0 };
+  const nextKeyed = () => routed + 2 * (cursors.keyed++ % keyedChats);
+  const nextTuple = () => 2 * (cursors.tuple++ % tupleChats) + 1;
   const spread = (i: number, n: number) => (i * 7919) % Math.max(1, n);
-  const cases: [string, (i: number) => Promise<unknown>, string][] = [
-    ['route hit', (i) => store.routes.resolve(ADMIN_CTX, peer(2 * spread(i, routed / 2))), 'route'],
-    [
-      'recovery by key',
-      (i) => store.routes.resolve(ADMIN_CTX, peer(routed + 2 * spread(i, (chats - routed) / 2 - 1))),
-      'recovered',
-    ],
-    [
-      'recovery by chat tuple (no key)',
-      (i) => store.routes.resolve(ADMIN_CTX, peer(2 * spread(i, chats / 2 - 1) + 1)),
-      'recovered',
-    ],
-    ['no history', (i) => store.routes.resolve(ADMIN_CTX, peer(chats + 10 + i)), 'none'],
-  ];
   const row = report.table(
     `Resolve a chat at ${fmtCount(chats * ROWS_PER_CHAT)} sessions (${dialect})`,
     ['case', 'p50', 'p95', 'calls'],
-    `${fmtCount(chats)} chats with ${ROWS_PER_CHAT} sessions each (half keyed, half carrying only the chat tuple).`,
+    `${fmtCount(chats)} chats with ${ROWS_PER_CHAT} sessions each (half keyed, half carrying only the chat tuple). ` +
+      'A revival is the first resolve of a chat whose newest row ended by accident: it reopens the row in the ' +
+      'decision’s transaction (docs/domain.md §6.3.1); the plain resolve right after it, of the same chat, finds ' +
+      'the row open and writes nothing (the two alternate, so they share the machine’s state).',
   );
-  for (const [label, run, via] of cases) {
-    const probe = (await run(1)) as { via: string };
-    if (probe.via !== via) throw new Error(`${label}: resolved via ${probe.via}, expected ${via}`);
-    const summary = summarize(await sample(iterations, run));
-    row([label, fmtMs(summary.p50), fmtMs(summary.p95), summary.n]);
+  const expectVia = async (label: string, call: Promise<unknown>, via: string) => {
+    const answer = (await call) as { via: string };
+    if (answer.via !== via) throw new Error(`${label}: resolved via ${answer.via}, expected ${via}`);
+  };
+  await expectVia('route hit', store.routes.resolve(ADMIN_CTX, peer(0)), 'route');
+  const route = summarize(
+    await sample(iterations, (i) => store.routes.resolve(ADMIN_CTX, peer(2 * spread(i, routed / 2)))),
+  );
+  row(['route hit', fmtMs(route.p50), fmtMs(route.p95), route.n]);
+  const pairs: [string, () => number][] = [
+    ['by key', nextKeyed],
+    ['by chat tuple (no key)', nextTuple],
+  ];
+  for (const [how, next] of pairs) {
+    let last = -1;
+    const probe = next();
+    await expectVia(`revival ${how}`, store.routes.resolve(ADMIN_CTX, peer(probe)), 'recovered');
+    const [revive, plain] = await sampleAlternating(iterations, [
+      () => {
+        last = next();
+        return store.routes.resolve(ADMIN_CTX, peer(last));
+      },
+      () => store.routes.resolve(ADMIN_CTX, peer(last)),
+    ]);
+    const revival = summarize(revive);
+    const again = summarize(plain);
+    row([`revival ${how} (reopens the row)`, fmtMs(revival.p50), fmtMs(revival.p95), revival.n]);
+    row([`recovery ${how}, row open (plain)`, fmtMs(again.p50), fmtMs(again.p95), again.n]);
+    report.target({
+      figure: `resolve that revives a chat ${how}, against a plain resolve of it (${dialect})`,
+      ours: `${fmtMs(revival.p50)} p50`,
+      ceiling: `${fmtMs(again.p50)} p50`,
+      ratio: `${(revival.p50 / again.p50).toFixed(2)}×`,
+      target: '≤ 1.2×',
+      met: revival.p50 <= 1.2 * again.p50,
+    });
   }
+  // What a gateway does when a chat comes back after its old gateway died: resolve naming itself, so
+  // the row taken is stamped with its owner either way — a write with or without the revival. The
+  // revival adds two columns to that statement; both sides take chats nobody resolved before (odd,
+  // keyless chats from the top of the range: the revival's still ended, the other's opened here).
+  const gatewayId = 'gw-bench';
+  await store.gateways.heartbeat(ADMIN_CTX, gatewayId, {
+    profile: PROFILE,
+    host: 'bench',
+    pid: process.pid,
+    startedAt: new Date(Date.now() - 1000).toISOString(),
+  });
+  const band = iterations + 50;
+  const reviveChats = Array.from({ length: band }, (_, k) => 2 * (tupleChats - 1 - k) + 1);
+  const stampChats = Array.from({ length: band }, (_, k) => 2 * (tupleChats - 1 - band - k) + 1);
+  for (let i = 0; i < stampChats.length; i += 500) {
+    await store.db
+      .updateTable('sessions')
+      .set({ ended_at: null, end_reason: null })
+      .where(
+        'id',
+        'in',
+        stampChats.slice(i, i + 500).map((chat) => `c${chat}-${ROWS_PER_CHAT - 1}`),
+      )
+      .execute();
+  }
+  let reviveAt = 0;
+  let stampAt = 0;
+  const asGateway = (chat: number): ResolveRequest => ({ ...peer(chat), gatewayId, transportProfile: 'bot-bench' });
+  const [takeRevive, takeOnly] = await sampleAlternating(iterations, [
+    () => store.routes.resolve(ADMIN_CTX, asGateway(reviveChats[reviveAt++ % band])),
+    () => store.routes.resolve(ADMIN_CTX, asGateway(stampChats[stampAt++ % band])),
+  ]);
+  const gatewayRevival = summarize(takeRevive);
+  const gatewayTake = summarize(takeOnly);
+  row(['gateway takes a chat and revives it', fmtMs(gatewayRevival.p50), fmtMs(gatewayRevival.p95), gatewayRevival.n]);
+  row(['gateway takes an open chat (stamps its owner)', fmtMs(gatewayTake.p50), fmtMs(gatewayTake.p95), gatewayTake.n]);
+  report.target({
+    figure: `resolve by a gateway that revives the chat it takes, against one that takes an open chat (${dialect})`,
+    ours: `${fmtMs(gatewayRevival.p50)} p50`,
+    ceiling: `${fmtMs(gatewayTake.p50)} p50`,
+    ratio: `${(gatewayRevival.p50 / gatewayTake.p50).toFixed(2)}×`,
+    target: '≤ 1.2×',
+    met: gatewayRevival.p50 <= 1.2 * gatewayTake.p50,
+  });
+  const none = summarize(await sample(iterations, (i) => store.routes.resolve(ADMIN_CTX, peer(chats + 10 + i))));
+  row(['no history', fmtMs(none.p50), fmtMs(none.p95), none.n]);
 }
 
 export async function resolveSqlite(report: Report, config: BenchConfig): Promise<void> {

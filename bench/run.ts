@@ -4,13 +4,14 @@
  *
  *   BENCH_QUICK=1                 data sizes ÷ 10, output to the temp dir unless BENCH_OUT is set
  *   STATEHOUSE_BENCH_PG_URL=…     also PostgreSQL (or STATEHOUSE_TEST_PG_URL); scratch databases are dropped
- *   BENCH_ONLY=append,growth,list,search,lineage,deletion,api,resolve,import,stats,pg   run a subset
+ *   BENCH_ONLY=append,growth,list,search,lineage,deletion,api,client,resolve,import,stats,stats-all,schedules,hermes,live,pg   run a subset
  *                                 (`pg` = every PostgreSQL part; `pg-lineage`, `pg-api`, `pg-stats`, … one of them);
  *                                 several processes: watch-delay, healthz-rebuild, replica-appends (`topology` = all three)
  *   BENCH_HEALTH_JOBS=rebuild,retention,compress,rewind,bulk-delete,import,backup,maintenance
  *                                 the jobs healthz-rebuild runs (default: all)
  *   BENCH_PREPARED_DIR=dir        healthz-rebuild keeps the files it prepares there and copies them on later runs
  *   BENCH_OUT=path                where the Markdown goes
+ *   BENCH_HERMES=dir              a Hermes Agent checkout: figure 17 runs Hermes' own SessionDB beside the adapter
  */
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
@@ -19,7 +20,9 @@ import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { apiPg, apiSqlite } from './api.bench.js';
 import { appendGrowthSqlite, appendThroughputPg, appendThroughputSqlite } from './append.bench.js';
+import { clientOverhead } from './client.bench.js';
 import { deletionPg, deletionSqlite } from './deletion.bench.js';
+import { hermesAdapter } from './hermes-adapter.bench.js';
 import { importSqlite } from './import.bench.js';
 import { loadConfig } from './lib/config.js';
 import { QUERIES } from './lib/data.js';
@@ -36,9 +39,11 @@ import {
 } from './lib/stores.js';
 import { lineagePg, lineageSqlite } from './lineage.bench.js';
 import { sessionsList } from './list.bench.js';
+import { liveFeedDelay } from './live.bench.js';
 import { resolvePg, resolveSqlite } from './resolve.bench.js';
+import { schedulesPg, schedulesSqlite } from './schedules.bench.js';
 import { searchPg, searchSqlite } from './search.bench.js';
-import { statsOverview, statsPgTarget, statsSqliteTarget } from './stats.bench.js';
+import { statsAllTime, statsOverview, statsPgTarget, statsSqliteTarget } from './stats.bench.js';
 import { healthDuringJobs, replicaAppends, watchDelay } from './topology.bench.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -48,7 +53,7 @@ const enabled = (name: string) => !only || only.has(name);
 /** The parts with several API processes: `topology` selects them all. */
 const enabledTopology = (name: string) => enabled(name) || Boolean(only?.has('topology'));
 /** PostgreSQL parts: `pg` selects them all, `pg-<part>` one of them. */
-const PG_PARTS = ['append', 'list', 'search', 'lineage', 'deletion', 'api', 'resolve', 'stats'];
+const PG_PARTS = ['append', 'list', 'search', 'lineage', 'deletion', 'api', 'resolve', 'stats', 'schedules'];
 const enabledPg = (part: string) => !only || only.has('pg') || only.has(`pg-${part}`);
 const out = process.env.BENCH_OUT
   ? resolve(process.env.BENCH_OUT)
@@ -91,9 +96,14 @@ async function main(): Promise<void> {
   if (enabled('lineage')) await lineageSqlite(report, config);
   if (enabled('deletion')) await deletionSqlite(report, config);
   if (enabled('api')) await apiSqlite(report, config, root);
+  if (enabled('client')) await clientOverhead(report, config, root);
   if (enabled('resolve')) await resolveSqlite(report, config);
   if (enabled('import')) await importSqlite(report, config);
   if (enabled('stats')) await statsOverview(report, config, statsSqliteTarget);
+  if (enabled('stats-all')) await statsAllTime(report, config, statsSqliteTarget);
+  if (enabled('schedules')) await schedulesSqlite(report, config);
+  if (enabled('hermes')) await hermesAdapter(report, config, root);
+  if (enabled('live')) await liveFeedDelay(report, config, root);
   if (enabledTopology('watch-delay'))
     await watchDelay(report, { ...config, pgUrl: pgReachable ? config.pgUrl : undefined }, root);
   if (enabledTopology('healthz-rebuild')) await healthDuringJobs(report, config, root);
@@ -118,6 +128,7 @@ async function main(): Promise<void> {
     if (enabledPg('deletion')) await deletionPg(report, config, openPg('deletion'));
     if (enabledPg('api')) await apiPg(report, config, root, config.pgUrl!);
     if (enabledPg('resolve')) await resolvePg(report, config, openPg('resolve'));
+    if (enabledPg('schedules')) await schedulesPg(report, config, openPg('schedules'));
     if (enabledPg('stats')) {
       await statsOverview(
         report,
@@ -156,12 +167,16 @@ npm run bench                                   # SQLite; writes docs/benchmarks
 STATEHOUSE_BENCH_PG_URL=postgres://postgres@127.0.0.1:5432/test npm run bench   # + PostgreSQL
 BENCH_QUICK=1 npm run bench                     # sizes ÷ 10; writes to the temp dir (BENCH_OUT=path to choose)
 BENCH_ONLY=lineage,deletion,api npm run bench   # a subset (also writes to the temp dir); parts: append, growth,
-                                                # list, search, lineage, deletion, api, resolve, import, stats;
-                                                # pg = every PostgreSQL part, pg-append, pg-list, pg-search,
-                                                # pg-lineage, pg-deletion, pg-api, pg-stats one; several processes:
+                                                # list, search, lineage, deletion, api, client, resolve, import,
+                                                # stats, stats-all, schedules, hermes, live; pg = every PostgreSQL part, pg-append,
+                                                # pg-list, pg-search, pg-lineage, pg-deletion, pg-api, pg-stats,
+                                                # pg-schedules one; several processes:
                                                 # watch-delay, healthz-rebuild, replica-appends (topology = the three;
                                                 # PostgreSQL rows when a server is configured)
 \`\`\`
+
+Figure 17 (\`hermes\`) runs the Python adapter (python3) and, with \`BENCH_HERMES=<a Hermes Agent checkout>\`,
+Hermes' own SessionDB beside it, imported from that folder at bench time only.
 
 The PostgreSQL API part's per-layer table samples thread CPU with Linux \`perf\` (Debian: linux-perf; root,
 or \`kernel.perf_event_paranoid\` ≤ 1); without it the part says so instead of a table.

@@ -695,7 +695,7 @@ export async function healthDuringJobs(report: Report, config: BenchConfig, root
       prepare: (path) => syntheticSqliteStore(path, 0),
       env: maintenanceOff,
       async setUp(_call, _first, _second, path) {
-        // The source: one Hermes session (as bench/import-loop.probe.ts builds it).
+        // The source: one Hermes session (as bench/probes/import-loop.probe.ts builds it).
         hermesFile = join(dirname(path), 'hermes-state.db');
         const fixture = new HermesFixture(hermesFile, 30);
         fixture.transaction(() => {

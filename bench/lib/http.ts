@@ -1,8 +1,8 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { type Launched, startApi as startBuiltApi } from '../../test/support/process-kit.js';
 import { msSince, nowNs } from './timing.js';
 
 /** The API, compiled (apps/api/dist), built here so the bench never runs a stale server. */
@@ -23,18 +23,6 @@ export function createToken(root: string, databaseUrl: string): string {
   return lines[lines.length - 1].trim();
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 export interface ApiServer {
   pid: number;
   port: number;
@@ -45,16 +33,17 @@ export interface ApiServer {
   stop(): Promise<void>;
 }
 
-const servers = new Set<ChildProcess>();
+const servers = new Set<Launched>();
 
 /** An interrupted run: stop the servers this process started (by their pid). */
 export function stopServers(): void {
-  for (const child of servers) child.kill('SIGTERM');
+  for (const server of servers) server.child.kill('SIGTERM');
 }
 
 /**
- * `node apps/api/dist/main.js` on `databaseUrl` (no demo seed, no retention scheduler), on a free
- * loopback port; resolves once `GET /healthz` answers. `nodeArgs` go to node (e.g. `--cpu-prof`).
+ * `node apps/api/dist/main.js` on `databaseUrl` (no demo seed, no retention scheduler, no plugins),
+ * on a free loopback port (test/support/process-kit.ts); resolves once `GET /healthz` answers.
+ * `nodeArgs` go to node (e.g. `--cpu-prof`).
  */
 export async function startApi(
   root: string,
@@ -62,71 +51,52 @@ export async function startApi(
   nodeArgs: string[] = [],
   env: Record<string, string> = {},
 ): Promise<ApiServer> {
-  const port = await freePort();
   // BENCH_API_NODE_ARGS: extra node flags for every API process (diagnosis: `--cpu-prof`, a preload).
   const extra = process.env.BENCH_API_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-  const child = spawn(process.execPath, ['--max-semi-space-size=32', ...extra, ...nodeArgs, 'apps/api/dist/main.js'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      STATEHOUSE_DATABASE_URL: databaseUrl,
-      STATEHOUSE_API_PORT: String(port),
-      STATEHOUSE_HOST: '127.0.0.1',
-      STATEHOUSE_SEED_DEMO: 'false',
-      STATEHOUSE_RETENTION_INTERVAL_SECONDS: '0',
-      STATEHOUSE_PLUGINS: '',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  servers.add(child);
-  let output = '';
-  // BENCH_API_LOG_DIR: every API process's whole output in a file of its own (diagnosis).
-  const logFile = process.env.BENCH_API_LOG_DIR
-    ? join(process.env.BENCH_API_LOG_DIR, `api-${Date.now()}-${port}.log`)
-    : undefined;
-  const keep = (chunk: Buffer) => {
-    output = (output + chunk.toString()).slice(-4000);
-    if (logFile) appendFileSync(logFile, chunk);
-  };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
   let stopping = false;
-  const exited = new Promise<void>((resolve) =>
-    child.once('exit', (code, signal) => {
-      // A server that dies under load is a finding, not a mystery: say so with its last output.
-      if (!stopping && started) {
-        console.error(
-          `\nthe API process ${child.pid} exited during the run (${signal ?? code}); its last output:\n${output}`,
-        );
+  let launched: Launched | undefined;
+  const api = await startBuiltApi({
+    databaseUrl,
+    // That root's compiled API, run from it: A/B probes start two checkouts' servers side by side.
+    entry: join(root, 'apps/api/dist/main.js'),
+    cwd: root,
+    nodeArgs: [...extra, ...nodeArgs],
+    env: { STATEHOUSE_RETENTION_INTERVAL_SECONDS: '0', STATEHOUSE_PLUGINS: '', ...env },
+    // Generous: on a machine loaded by other work a cold start (module loading, migrations) is slow.
+    timeoutMs: 180_000,
+    // Its own pid, as the bench's: an interrupt of the run reaches it too.
+    detached: false,
+    keepChars: 4_000,
+    onLaunch(spawned) {
+      launched = spawned;
+      servers.add(spawned);
+      // BENCH_API_LOG_DIR: every API process's whole output in a file of its own (diagnosis).
+      const logDir = process.env.BENCH_API_LOG_DIR;
+      if (logDir) {
+        const logFile = join(logDir, `api-${Date.now()}-${spawned.port}.log`);
+        const tee = (chunk: Buffer) => appendFileSync(logFile, chunk);
+        spawned.child.stdout?.on('data', tee);
+        spawned.child.stderr?.on('data', tee);
       }
-      resolve();
-    }),
-  );
-  let started = false;
+    },
+  }).catch((error: unknown) => {
+    // The kit stopped it already.
+    if (launched) servers.delete(launched);
+    throw error;
+  });
+  const { child } = api;
+  // A server that dies under load is a finding, not a mystery: say so with its last output.
+  child.once('exit', (code, signal) => {
+    if (!stopping)
+      console.error(
+        `\nthe API process ${child.pid} exited during the run (${signal ?? code}); its last output:\n${api.log()}`,
+      );
+  });
   const pid = child.pid!;
-  // Generous: on a machine loaded by other work a cold start (module loading, migrations) is slow.
-  const deadline = Date.now() + 180_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the API exited at start-up (${child.exitCode}):\n${output}`);
-    const ok = await get(port, '/healthz').then(
-      (status) => status === 200,
-      () => false,
-    );
-    if (ok) {
-      started = true;
-      break;
-    }
-    if (Date.now() > deadline) {
-      child.kill('SIGTERM');
-      throw new Error(`the API did not answer /healthz within 180 s:\n${output}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
   const ticks = 100; // USER_HZ on Linux
   return {
     pid,
-    port,
+    port: api.port,
     mainThreadCpuSeconds() {
       try {
         const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
@@ -147,13 +117,8 @@ export async function startApi(
     },
     async stop() {
       stopping = true;
-      if (child.exitCode === null) {
-        child.kill('SIGTERM');
-        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-        await exited;
-        clearTimeout(timer);
-      }
-      servers.delete(child);
+      await api.stop();
+      servers.delete(api);
     },
   };
 }
@@ -185,16 +150,6 @@ export function postgresCpuSince(before: Map<number, number>): number | null {
   let total = 0;
   for (const [pid, seconds] of now) total += seconds - (before.get(pid) ?? 0);
   return total;
-}
-
-function get(port: number, path: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const request = http.get({ host: '127.0.0.1', port, path, agent: false }, (response) => {
-      response.resume();
-      response.on('end', () => resolve(response.statusCode ?? 0));
-    });
-    request.on('error', reject);
-  });
 }
 
 export interface LoadResult {

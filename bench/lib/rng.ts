@@ -1,18 +1,16 @@
-/** Seeded PRNG (mulberry32): the same seed gives the same data set on every run. */
+import { seededRandom } from '../../test/support/process-kit.js';
+
+/** Seeded PRNG (the kit's mulberry32): the same seed gives the same data set on every run. */
 export class Rng {
-  #state: number;
+  readonly #random: () => number;
 
   constructor(seed: number) {
-    this.#state = seed >>> 0;
+    this.#random = seededRandom(seed);
   }
 
   /** Uniform in [0, 1). */
   next(): number {
-    this.#state = (this.#state + 0x6d2b79f5) >>> 0;
-    let t = this.#state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    return this.#random();
   }
 
   int(min: number, maxInclusive: number): number {

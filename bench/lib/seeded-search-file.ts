@@ -1,6 +1,5 @@
-import { openStore, silentLogger } from '@statehouse/state';
+import { flushSearchPending, openStore, silentLogger } from '@statehouse/state';
 import Database from 'better-sqlite3';
-import { SEARCH_PENDING_FLUSH } from '../../libs/state/src/db/sqlite-search-pending.js';
 import { MessageFactory } from './data.js';
 import { ADMIN_CTX } from './stores.js';
 
@@ -38,7 +37,7 @@ export async function seedSearchFile(
         insert.run(sessionIds[i % sessionIds.length], role, factory.text(), Date.now());
       }
       // The schema's insert trigger left the rows pending: index them, as a store's COMMIT would.
-      for (const statement of SEARCH_PENDING_FLUSH) raw.prepare(statement).run();
+      flushSearchPending((text) => raw.prepare(text));
     })();
     for (const table of ['messages_fts', 'messages_trgm']) {
       raw.exec(`insert into ${table}(${table}) values ('optimize')`);

@@ -9,7 +9,7 @@ import { runLoad, startApi } from './http.js';
  * time: Linux `perf record -e cpu-clock` takes a sample only while a thread is on a core, so a
  * thread that waits — for a core, for PostgreSQL's answer — is not counted. (V8's `--cpu-prof`
  * samples wall time; on PostgreSQL it counts the API thread inside the socket write that woke a
- * backend while the thread waits to be scheduled again: docs/architecture.md.) JIT frames are named
+ * backend while the thread waits to be scheduled again: docs/decisions/0024-append-target-and-the-cpu-floor.md.) JIT frames are named
  * through `--perf-basic-prof`. Each sample of the main thread goes to the nearest frame of its
  * stack, leaf first, that names a package; the kernel's part under Node's own frames (system calls)
  * and garbage collection (by its V8 symbols) are rows of their own.

@@ -5,15 +5,15 @@
  * of them — and how long another writer of the file is locked out during the dry runs (a worker
  * thread tries BEGIN IMMEDIATE every 2 ms with no busy timeout).
  *
- *   npx tsx bench/import-locks.probe.ts [messages=100000] [rewound=50000]
+ *   npx tsx bench/probes/import-locks.probe.ts [messages=100000] [rewound=50000]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { openStore, silentLogger } from '@statehouse/state';
-import { HermesFixture, SCENARIO_T0 } from '../libs/state/src/testing/hermes-fixture.js';
-import { ADMIN_CTX } from './lib/stores.js';
+import { HermesFixture, SCENARIO_T0 } from '@statehouse/state/testing';
+import { ADMIN_CTX } from '../lib/stores.js';
 
 const N = Number(process.argv[2] ?? 100_000);
 const REWOUND = Number(process.argv[3] ?? 50_000);

@@ -7,14 +7,14 @@
  * each, as bench/api.bench.ts does. Reports appends/s, p50/p99 and the server's CPU per append
  * (all its threads, the FTS merger's included) per round, medians and spread.
  *
- *   npx tsx bench/http-append-ab.probe.ts <rootA> <rootB> [rounds=8] [seconds=5] [seedMessages=50000]
+ *   npx tsx bench/probes/http-append-ab.probe.ts <rootA> <rootB> [rounds=8] [seconds=5] [seedMessages=50000]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MessageFactory } from './lib/data.js';
-import { type ApiServer, createToken, type LoadResult, runLoad, startApi } from './lib/http.js';
-import { percentile } from './lib/timing.js';
+import { MessageFactory } from '../lib/data.js';
+import { type ApiServer, createToken, type LoadResult, runLoad, startApi } from '../lib/http.js';
+import { percentile } from '../lib/timing.js';
 
 const [rootA, rootB] = [process.argv[2], process.argv[3]];
 const ROUNDS = Number(process.argv[4] ?? 8);

@@ -6,18 +6,18 @@
  * held the loop, plus the timer's own 1 ms); the gaps of 20 ms or more are counted by the import
  * phase they fell in, and apart those outside write transactions (which are sized to ≈ 40 ms of
  * write lock by design), with the CPU time the process spent inside the longest (on a loaded
- * machine a gap is partly a wait for a core). Imports from the sources by relative path, so the
- * same file runs against an older checkout (paired rounds).
+ * machine a gap is partly a wait for a core). Imports the state layer through its package entries only, so
+ * the same file copied into an older checkout measures that checkout (paired rounds).
  *
- *   npx tsx --expose-gc bench/import-loop.probe.ts [messages=100000] [rounds=1]
+ *   npx tsx --expose-gc bench/probes/import-loop.probe.ts [messages=100000] [rounds=1]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Principal } from '@statehouse/contracts';
-import { openStore, silentLogger } from '../libs/state/src/index.js';
-import { HermesFixture, SCENARIO_T0 } from '../libs/state/src/testing/hermes-fixture.js';
+import { openStore, silentLogger } from '@statehouse/state';
+import { HermesFixture, SCENARIO_T0 } from '@statehouse/state/testing';
 
 const N = Number(process.argv[2] ?? 100_000);
 const ROUNDS = Number(process.argv[3] ?? 1);

@@ -9,12 +9,12 @@
  * PostgreSQL's CPU per append (every local `postgres` process); medians and spreads, and 128/32
  * per root per round.
  *
- *   [PROBE_PG_URL=postgres://…] npx tsx bench/clients128.probe.ts <rootA> [rootB] [rounds=6] [seconds=5] [seedMessages=20000]
+ *   [PROBE_PG_URL=postgres://…] npx tsx bench/probes/clients128.probe.ts <rootA> [rootB] [rounds=6] [seconds=5] [seedMessages=20000]
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MessageFactory } from './lib/data.js';
+import { MessageFactory } from '../lib/data.js';
 import {
   type ApiServer,
   createToken,
@@ -23,9 +23,9 @@ import {
   postgresCpuSince,
   runLoad,
   startApi,
-} from './lib/http.js';
-import { createPgDatabase } from './lib/stores.js';
-import { percentile } from './lib/timing.js';
+} from '../lib/http.js';
+import { createPgDatabase } from '../lib/stores.js';
+import { percentile } from '../lib/timing.js';
 
 const roots = process.argv.slice(2).filter((arg) => !/^\d+$/.test(arg));
 const numbers = process.argv

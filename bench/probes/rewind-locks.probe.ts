@@ -1,21 +1,21 @@
 /**
- * Probe (issue 12, "every long operation on SQLite runs in bounded chunks"): how long a rewind of a
- * huge session to its first message holds SQLite's write lock — in one transaction (the threshold
- * out of reach) and in chunks (the store's default) — how long another writer of the file is locked
- * out meanwhile (a worker thread tries BEGIN IMMEDIATE every 2 ms with no busy timeout), and how late
- * a 5 ms timer of this process fires at worst (what a /healthz answered by this process waits).
- * Rounds alternate one transaction / chunks, each on a fresh session of the same file.
+ * Probe (every long operation on SQLite runs in bounded chunks,
+ * docs/decisions/0019-hidden-rows-for-huge-sessions.md): how long a rewind of a huge session to its
+ * first message holds SQLite's write lock — in one transaction (the threshold out of reach) and in
+ * chunks (the store's default) — how long another writer of the file is locked out meanwhile (a
+ * worker thread tries BEGIN IMMEDIATE every 2 ms with no busy timeout), and how late a 5 ms timer
+ * of this process fires at worst (what a /healthz answered by this process waits). Rounds alternate
+ * one transaction / chunks, each on a fresh session of the same file.
  *
- *   npx tsx bench/rewind-locks.probe.ts [messages=100000] [rounds=2] [settle ms=5000] [store|plain pause]
+ *   npx tsx bench/probes/rewind-locks.probe.ts [messages=100000] [rounds=2] [settle ms=5000] [store|plain pause]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { type ChunkEvent, observeChunks, openStore, silentLogger } from '@statehouse/state';
-import { yieldBetweenChunks } from '../libs/state/src/jobs/chunks.js';
-import { REWIND_IN_CHUNKS_ABOVE } from '../libs/state/src/messages/message.service.js';
-import { ADMIN_CTX } from './lib/stores.js';
+import { type ChunkEvent, observeChunks, openStore, REWIND_IN_CHUNKS_ABOVE, silentLogger } from '@statehouse/state';
+import { yieldBetweenChunks } from '@statehouse/state/testing';
+import { ADMIN_CTX } from '../lib/stores.js';
 
 const N = Number(process.argv[2] ?? 100_000);
 const ROUNDS = Number(process.argv[3] ?? 2);
@@ -74,8 +74,8 @@ try {
   };
   const measure = async (label: string, inChunksAbove: number) => {
     const id = await seed();
-    store.messages.tuneRewind({ inChunksAbove });
-    if (PAUSE === 'plain') store.messages.tuneRewind({ between: (ms) => yieldBetweenChunks('sqlite', ms) });
+    store.rewinds.tuneRewind({ inChunksAbove });
+    if (PAUSE === 'plain') store.rewinds.tuneRewind({ between: (ms) => yieldBetweenChunks('sqlite', ms) });
     const page = await store.messages.list(ADMIN_CTX, id, {
       limit: 1,
       order: 'oldest',
@@ -101,7 +101,7 @@ try {
     const stop = observeChunks((event) => event.operation === 'rewind' && events.push(event));
     const started = performance.now();
     const load = loadavg()[0];
-    const result = await store.messages.rewind(
+    const result = await store.rewinds.rewind(
       ADMIN_CTX,
       id,
       { toMessageId: page.items[0].id },

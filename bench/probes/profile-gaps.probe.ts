@@ -3,12 +3,12 @@
  * API process's V8 CPU profile that fall inside the gap, self and inclusive time per frame. A gap's
  * time goes to whatever held the loop: JS, `(garbage collector)`, a synchronous system call under
  * the JS frame that made it. This is how the import's largest slices over HTTP were attributed
- * (docs/operations.md, 2026-12-01).
+ * (docs/decisions/0021-import-preparation-off-the-event-loop.md).
  *
  *   BENCH_API_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof --import $PWD/bench/lib/clock-pair.mjs" \
  *   BENCH_CLOCK_FILE=/tmp/prof/clocks.txt BENCH_API_LOG_DIR=/tmp/logs \
- *   BENCH_ONLY=healthz-rebuild BENCH_HEALTH_JOBS=import npx tsx bench/run.ts
- *   npx tsx bench/profile-gaps.probe.ts /tmp/prof/CPU.….<pid>.0.001.cpuprofile \
+ *   BENCH_ONLY=healthz-rebuild BENCH_HEALTH_JOBS=import npx tsx bench/probes/run.ts
+ *   npx tsx bench/probes/profile-gaps.probe.ts /tmp/prof/CPU.….<pid>.0.001.cpuprofile \
  *     /tmp/logs/loop-import-<pid>.txt /tmp/prof/clocks.txt [min CPU ms=30] [after epoch ms=0] [frames=25]
  *
  * The main thread's profile is the one numbered `.0.`; worker threads write their own.

@@ -9,10 +9,10 @@
  *
  * All three are copies of one seeded file. Rounds alternate the stores (order rotated each round);
  * the figure is the median over rounds of each round’s p50, for the admin (all profiles) and for a member
- * of two profiles (a merged list since 2026-12-01). Prints EXPLAIN QUERY PLAN of the first
+ * of two profiles (a merged list, docs/decisions/0023-session-list-plans.md). Prints EXPLAIN QUERY PLAN of the first
  * page's SQL, its bounded count and the chain walk (chainUsageOf) on each.
  *
- *   npx tsx bench/list-plan.probe.ts [rounds=7] [callsPerRound=60]
+ *   npx tsx bench/probes/list-plan.probe.ts [rounds=7] [callsPerRound=60]
  */
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,11 +20,11 @@ import { join } from 'node:path';
 import { ListSessionsQuerySchema } from '@statehouse/contracts';
 import { type OperationContext, openStore, type StateStore, silentLogger } from '@statehouse/state';
 import Database from 'better-sqlite3';
-import { insertSessions } from './lib/build.js';
-import { SessionFactory } from './lib/data.js';
-import { ADMIN, ADMIN_CTX } from './lib/stores.js';
-import { median, sample, summarize } from './lib/timing.js';
-import { chainRows } from './list.bench.js';
+import { insertSessions } from '../lib/build.js';
+import { SessionFactory } from '../lib/data.js';
+import { ADMIN, ADMIN_CTX } from '../lib/stores.js';
+import { median, sample, summarize } from '../lib/timing.js';
+import { chainRows } from '../list.bench.js';
 
 const ROUNDS = Number(process.argv[2] ?? 7);
 const CALLS = Number(process.argv[3] ?? 60);

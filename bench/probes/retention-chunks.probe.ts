@@ -1,31 +1,36 @@
 /**
- * Probe (issue 12, retention case, in one process): a retention pass over `sessions` expired
- * sessions of 50 messages on a SQLite file, with a 5 ms timer noting every event-loop gap over 12 ms
- * and the main thread's CPU time inside it (Linux schedstat), and every committed chunk
+ * Probe (retention case, in one process;
+ * docs/decisions/0018-time-boxed-chunks-for-long-operations.md): a retention pass over `sessions`
+ * expired sessions of 50 messages on a SQLite file, with a 5 ms timer noting every event-loop gap
+ * over 12 ms and the main thread's CPU time inside it (Linux schedstat), and every committed chunk
  * (observeChunks). Prints the pass's time, its chunks and the most CPU time inside one gap — the
  * process's own blocking — for each root's state layer (BENCH_ROOTS, alternating, order swapped
- * each round), so two checkouts compare without HTTP.
+ * each round), so two checkouts compare without HTTP. Each root's state layer is its package entry
+ * (`@statehouse/state` from that root): build it there first (`npx tsc -b libs/state`).
  *
- *   BENCH_ROOTS=/path/old,/path/new npx tsx bench/retention-chunks.probe.ts [rounds=3] [sessions=4000]
+ *   BENCH_ROOTS=/path/old,/path/new npx tsx bench/probes/retention-chunks.probe.ts [rounds=3] [sessions=4000]
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { flushSearchPending } from '@statehouse/state';
 import { syntheticSqliteStore } from '@statehouse/state/testing';
 import Database from 'better-sqlite3';
-import { SEARCH_PENDING_FLUSH } from '../libs/state/src/db/sqlite-search-pending.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const ROUNDS = Number(process.argv[2] ?? 3);
 const SESSIONS = Number(process.argv[3] ?? 4000);
-const ROOTS = (process.env.BENCH_ROOTS ?? resolve(here, '..')).split(',');
+const ROOTS = (process.env.BENCH_ROOTS ?? resolve(here, '../..')).split(',');
 const schedstat = `/proc/self/task/${process.pid}/schedstat`;
 const cpuMs = () => Number(readFileSync(schedstat, 'utf8').split(' ')[0]) / 1e6;
 
 async function round(root: string, template: string) {
+  // That checkout's own package entry (its node_modules link to its libs/state, built).
+  const entry = createRequire(join(root, 'package.json')).resolve('@statehouse/state');
   // biome-ignore lint/suspicious/noExplicitAny: another checkout's module, typed alike.
-  const state: any = await import(pathToFileURL(join(root, 'libs/state/src/index.ts')).href);
+  const state: any = await import(pathToFileURL(entry).href);
   const dir = join(tmpdir(), 'retention-chunks-probe');
   mkdirSync(dir, { recursive: true });
   const path = join(dir, `run-${process.pid}.db`);
@@ -97,7 +102,7 @@ async function main() {
     // The API's first write indexes what the synthetic store left pending (at start-up in the
     // bench): done here once, so no round pays it inside its pass.
     const db = new Database(`${template}.tmp`);
-    for (const statement of SEARCH_PENDING_FLUSH) db.prepare(statement).run();
+    flushSearchPending((text) => db.prepare(text));
     db.pragma('wal_checkpoint(TRUNCATE)');
     db.close();
     copyFileSync(`${template}.tmp`, template);

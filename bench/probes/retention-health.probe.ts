@@ -1,15 +1,16 @@
 /**
- * Probe (issue 12, retention case): the healthz-rebuild bench's scheduled-retention scenario alone,
- * for A/B runs of two builds. Two API processes on one SQLite file holding `sessions` expired
- * sessions of 50 messages; a policy makes one of them run a retention pass while both answer
- * /healthz every 10 ms and the second appends every 20 ms. The loop probe (lib/loop-probe.mjs) notes
- * every event-loop gap over 20 ms with its on-CPU time: the runner's most CPU inside one gap is its
- * own blocking, the figure a loaded machine moves least.
+ * Probe (retention case, docs/decisions/0018-time-boxed-chunks-for-long-operations.md): the
+ * healthz-rebuild bench's scheduled-retention scenario alone, for A/B runs of two builds. Two API
+ * processes on one SQLite file holding `sessions` expired sessions of 50 messages; a policy makes
+ * one of them run a retention pass while both answer /healthz every 10 ms and the second appends
+ * every 20 ms. The loop probe (lib/loop-probe.mjs) notes every event-loop gap over 20 ms with its
+ * on-CPU time: the runner's most CPU inside one gap is its own blocking, the figure a loaded
+ * machine moves least.
  *
  * Rounds alternate the roots (order swapped each round). Each root must hold a built API
  * (`npx tsc -b apps/api`); the store file is made once from this checkout's migrations.
  *
- *   BENCH_ROOTS=/path/old,/path/new npx tsx bench/retention-health.probe.ts [rounds=3] [sessions=4000]
+ *   BENCH_ROOTS=/path/old,/path/new npx tsx bench/probes/retention-health.probe.ts [rounds=3] [sessions=4000]
  *   BENCH_API_NODE_ARGS=--cpu-prof …   (profiles land in each root's working directory)
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -17,15 +18,15 @@ import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { syntheticSqliteStore } from '@statehouse/state/testing';
-import { createToken, startApi } from './lib/http.js';
-import { scratchDir } from './lib/stores.js';
+import { createToken, startApi } from '../lib/http.js';
+import { scratchDir } from '../lib/stores.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const ROUNDS = Number(process.argv[2] ?? 3);
 const SESSIONS = Number(process.argv[3] ?? 4000);
 const PER_SESSION = 50;
-const ROOTS = (process.env.BENCH_ROOTS ?? resolve(here, '..')).split(',');
-const LOOP_PROBE = join(here, 'lib/loop-probe.mjs');
+const ROOTS = (process.env.BENCH_ROOTS ?? resolve(here, '../..')).split(',');
+const LOOP_PROBE = join(here, '../lib/loop-probe.mjs');
 
 const max = (values: number[]) => values.reduce((a, b) => Math.max(a, b), 0);
 

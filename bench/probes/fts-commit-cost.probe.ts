@@ -1,5 +1,5 @@
 /**
- * Probe (issue 13, write path): where the SQL of a group of single-message appends goes, step by
+ * Probe (write path): where the SQL of a group of single-message appends goes, step by
  * step — the counters' UPDATE and the INSERT under a savepoint each, the word index's flush, the
  * trigram index's flush, the COMMIT (where FTS5 writes the group's segments) — on the store's own
  * schema driven by raw better-sqlite3, in groups of `groupSize`. Variants on copies of one seeded
@@ -7,19 +7,19 @@
  * `trgmNone` / `trgmColumn` (the trigram index rebuilt with detail=none / column, the store's merge
  * settings put back). CPU time per append, median of alternating rounds.
  *
- * Found with it (2026-12-03, docs/search.md "The search-index lag"): a COMMIT with both flushes
+ * Found with it (docs/decisions/0004-search-index-lag.md): a COMMIT with both flushes
  * costs about 250 µs per transaction whatever its size (about 80 of them the pager's, the rest
  * the two indexes' segments and structure records) plus about 22 µs per append; detail=none or
  * column saved nothing measurable.
  *
- *   VARIANTS=full,noTrgm,noFts npx tsx bench/fts-commit-cost.probe.ts [seedMessages=50000] [rounds=6] [groups=40] [groupSize=12]
+ *   VARIANTS=full,noTrgm,noFts npx tsx bench/probes/fts-commit-cost.probe.ts [seedMessages=50000] [rounds=6] [groups=40] [groupSize=12]
  */
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SEARCH_PENDING_FLUSH } from '@statehouse/state/testing';
 import Database from 'better-sqlite3';
-import { SEARCH_PENDING_FLUSH } from '../libs/state/src/db/sqlite-search-pending.js';
-import { seedSearchFile } from './lib/seeded-search-file.js';
+import { seedSearchFile } from '../lib/seeded-search-file.js';
 
 const SEED = Number(process.argv[2] ?? 50_000);
 const ROUNDS = Number(process.argv[3] ?? 6);

@@ -6,15 +6,15 @@
  * Needs `perf` (Debian: linux-perf) and leave to attach to the server (root, or
  * kernel.perf_event_paranoid ≤ 1).
  *
- *   [PROBE_PG_URL=postgres://postgres@127.0.0.1:5432/test] npx tsx bench/thread-cpu.probe.ts [clients=32] [seconds=6]
+ *   [PROBE_PG_URL=postgres://postgres@127.0.0.1:5432/test] npx tsx bench/probes/thread-cpu.probe.ts [clients=32] [seconds=6]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MessageFactory } from './lib/data.js';
-import { buildApi, createToken } from './lib/http.js';
-import { createPgDatabase } from './lib/stores.js';
-import { appendThreadCpu, perfAvailable } from './lib/thread-cpu.js';
+import { MessageFactory } from '../lib/data.js';
+import { buildApi, createToken } from '../lib/http.js';
+import { createPgDatabase } from '../lib/stores.js';
+import { appendThreadCpu, perfAvailable } from '../lib/thread-cpu.js';
 
 const CLIENTS = Number(process.argv[2] ?? 32);
 const SECONDS = Number(process.argv[3] ?? 6);
