@@ -20,7 +20,48 @@ narrowly or as broadly as it needs::
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Optional
+from typing import Any, Callable, Generic, Mapping, Optional, TypeVar, overload
+
+T = TypeVar("T")
+
+
+class _ProblemField(Generic[T]):
+    """A read-only attribute of an error, read from its problem document: ``convert(problem[key])``
+    (the value when it has the expected type, else an empty one)."""
+
+    def __init__(self, key: str, convert: Callable[[Any], T]) -> None:
+        self.key = key
+        self.convert = convert
+
+    @overload
+    def __get__(self, error: None, owner: Any) -> "_ProblemField[T]": ...
+
+    @overload
+    def __get__(self, error: "StatehouseError", owner: Any) -> T: ...
+
+    def __get__(self, error: Optional["StatehouseError"], owner: Any) -> Any:
+        if error is None:
+            return self
+        return self.convert(error.problem.get(self.key))
+
+    def __set__(self, error: "StatehouseError", value: Any) -> None:
+        raise AttributeError(f"{self.key} comes from the problem document and cannot be set")
+
+
+def _int(value: Any) -> Optional[int]:
+    return value if isinstance(value, int) else None
+
+
+def _str(value: Any) -> Optional[str]:
+    return value if isinstance(value, str) else None
+
+
+def _seconds(value: Any) -> Optional[float]:
+    return float(value) if isinstance(value, (int, float)) else None
+
+
+def _list(value: Any) -> list[Any]:
+    return list(value) if isinstance(value, list) else []
 
 
 class StatehouseError(Exception):
@@ -47,10 +88,7 @@ class StatehouseError(Exception):
         self.method = method
         self.path = path
 
-    @property
-    def request_id(self) -> Optional[str]:
-        value = self.problem.get("requestId")
-        return value if isinstance(value, str) else None
+    request_id = _ProblemField("requestId", _str)
 
     def __str__(self) -> str:
         where = f" ({self.method} {self.path})" if self.method and self.path else ""
@@ -87,10 +125,7 @@ class RequestError(StatehouseError):
 class ValidationFailedError(RequestError):
     code = "validation_failed"
 
-    @property
-    def issues(self) -> list[Any]:
-        issues = self.problem.get("issues")
-        return list(issues) if isinstance(issues, list) else []
+    issues = _ProblemField("issues", _list)
 
 
 class PayloadTooLargeError(RequestError):
@@ -108,19 +143,13 @@ class PreconditionRequiredError(PreconditionError):
 class RevisionConflictError(PreconditionError):
     code = "revision_conflict"
 
-    @property
-    def current_revision(self) -> Optional[int]:
-        value = self.problem.get("currentRevision")
-        return value if isinstance(value, int) else None
+    current_revision = _ProblemField("currentRevision", _int)
 
 
 class StaleGenerationError(PreconditionError):
     code = "stale_generation"
 
-    @property
-    def current_generation(self) -> Optional[int]:
-        value = self.problem.get("currentGeneration")
-        return value if isinstance(value, int) else None
+    current_generation = _ProblemField("currentGeneration", _int)
 
 
 class ConflictError(StatehouseError):
@@ -172,19 +201,13 @@ class DeliverySettledError(DeliveryError):
 class CursorExpiredError(StatehouseError):
     code = "cursor_expired"
 
-    @property
-    def floor(self) -> Optional[int]:
-        value = self.problem.get("floor")
-        return value if isinstance(value, int) else None
+    floor = _ProblemField("floor", _int)
 
 
 class RetryableError(StatehouseError):
     """The API asked the caller to come back later (``Retry-After``)."""
 
-    @property
-    def retry_after_seconds(self) -> Optional[float]:
-        value = self.problem.get("retryAfterSeconds")
-        return float(value) if isinstance(value, (int, float)) else None
+    retry_after_seconds = _ProblemField("retryAfterSeconds", _seconds)
 
 
 class RateLimitedError(RetryableError):
