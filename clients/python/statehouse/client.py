@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Any, Iterable, Iterator, Mapping, Optional, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Optional, Sequence
 
 from ._transport import Response, Transport, path_segment
 from .errors import NotFoundError, RevisionConflictError, StaleGenerationError
@@ -28,6 +28,17 @@ from .receipts import ReceiptWatcher
 Json = dict[str, Any]
 
 DEFAULT_URL = "http://127.0.0.1:3000"
+
+
+def iter_pages(fetch: Callable[[Optional[str]], Json]) -> Iterator[Json]:
+    """The items of every page ``fetch(cursor)`` answers, following ``nextCursor`` from ``None``."""
+    cursor: Optional[str] = None
+    while True:
+        page = fetch(cursor)
+        yield from page.get("items", [])
+        cursor = page.get("nextCursor")
+        if not cursor:
+            return
 
 
 def camel(name: str) -> str:
@@ -138,8 +149,10 @@ class Client:
         destructive: bool = False,
         with_revision: bool = True,
     ) -> dict[str, str]:
+        """``If-Match`` (the given revision, else the last seen one unless ``with_revision`` is off),
+        ``X-Expected-Generation`` (given, else the last seen one for a ``destructive`` call), ``X-Turn-Id``."""
         headers: dict[str, str] = {}
-        if with_revision or destructive:
+        if with_revision or destructive or if_match is not None:
             if if_match is None or (destructive and expected_generation is None):
                 revision, generation = self.known_tokens(session_id)
                 if if_match is None:
@@ -195,6 +208,15 @@ class Client:
                 self.tokens.remember(session_id, tokens[0], error.current_generation)
             raise
 
+    def _session_write(self, method: str, session_id: str, suffix: str = "", **options: Any) -> Json:
+        """A precondition-checked write whose answer is the session (its tokens remembered)."""
+        return self._session_answer(self._mutate_session(method, session_id, suffix, **options))
+
+    def _forget_deleted(self, answer: Json) -> Json:
+        for deleted in answer.get("deletedIds", []):
+            self.tokens.forget(deleted)
+        return answer
+
     # ── sessions ────────────────────────────────────────────────────────────
 
     def create_session(
@@ -236,15 +258,8 @@ class Client:
         **fields: Any,
     ) -> Json:
         """``PATCH /v1/sessions/:id`` (If-Match). A field given as ``None`` is sent as null (cleared)."""
-        response = self._mutate_session(
-            "PATCH",
-            session_id,
-            body=camel_keys(fields, keep_none=True),
-            if_match=if_match,
-            expected_generation=expected_generation,
-            turn_id=turn_id,
-        )
-        return self._session_answer(response)
+        body = camel_keys(fields, keep_none=True)
+        return self._session_write("PATCH", session_id, body=body, **_preconditions(if_match, expected_generation, turn_id))
 
     def end_session(
         self,
@@ -255,16 +270,8 @@ class Client:
         expected_generation: Optional[int] = None,
         turn_id: Optional[str] = None,
     ) -> Json:
-        response = self._mutate_session(
-            "POST",
-            session_id,
-            "/end",
-            body={"reason": reason},
-            if_match=if_match,
-            expected_generation=expected_generation,
-            turn_id=turn_id,
-        )
-        return self._session_answer(response)
+        body = {"reason": reason}
+        return self._session_write("POST", session_id, "/end", body=body, **_preconditions(if_match, expected_generation, turn_id))
 
     def reopen_session(
         self,
@@ -275,16 +282,8 @@ class Client:
         expected_generation: Optional[int] = None,
         turn_id: Optional[str] = None,
     ) -> Json:
-        response = self._mutate_session(
-            "POST",
-            session_id,
-            "/reopen",
-            body=camel_keys({"transport_profile": transport_profile}),
-            if_match=if_match,
-            expected_generation=expected_generation,
-            turn_id=turn_id,
-        )
-        return self._session_answer(response)
+        body = camel_keys({"transport_profile": transport_profile})
+        return self._session_write("POST", session_id, "/reopen", body=body, **_preconditions(if_match, expected_generation, turn_id))
 
     def delete_session(
         self,
@@ -297,27 +296,15 @@ class Client:
         turn_id: Optional[str] = None,
     ) -> Json:
         """``DELETE /v1/sessions/:id`` → ``{deletedIds, receipt}`` (delegates go with their parent)."""
-        response = self._mutate_session(
-            "DELETE",
-            session_id,
-            params={"includeCompressionChain": include_compression_chain or None, "ifEmpty": if_empty or None},
-            if_match=if_match,
-            expected_generation=expected_generation,
-            turn_id=turn_id,
-            destructive=True,
-        )
-        body: Json = response.body
-        for deleted in body.get("deletedIds", []):
-            self.tokens.forget(deleted)
-        return body
+        params = {"includeCompressionChain": include_compression_chain or None, "ifEmpty": if_empty or None}
+        preconditions = _preconditions(if_match, expected_generation, turn_id)
+        response = self._mutate_session("DELETE", session_id, params=params, destructive=True, **preconditions)
+        return self._forget_deleted(response.body)
 
     def bulk_delete(self, items: Sequence[Mapping[str, Any]], *, include_compression_chain: bool = False) -> Json:
         """``POST /v1/sessions/bulk-delete``; items are ``{id, revision, generation}`` (≤ 500)."""
         body = {"items": [dict(item) for item in items], "includeCompressionChain": include_compression_chain}
-        answer: Json = self._json("POST", "/v1/sessions/bulk-delete", body=body)
-        for deleted in answer.get("deletedIds", []):
-            self.tokens.forget(deleted)
-        return answer
+        return self._forget_deleted(self._json("POST", "/v1/sessions/bulk-delete", body=body))
 
     def list_sessions(self, *, profile: Optional[str] = None, **filters: Any) -> Json:
         """One page of ``GET /v1/sessions`` (``{items, nextCursor, prevCursor, total}``)."""
@@ -329,13 +316,7 @@ class Client:
 
     def iter_sessions(self, *, profile: Optional[str] = None, page_size: int = 200, **filters: Any) -> Iterator[Json]:
         """Every session the filters select, page by page (keyset cursors)."""
-        cursor: Optional[str] = None
-        while True:
-            page = self.list_sessions(profile=profile, limit=page_size, cursor=cursor, **filters)
-            yield from page.get("items", [])
-            cursor = page.get("nextCursor")
-            if not cursor:
-                return
+        return iter_pages(lambda cursor: self.list_sessions(profile=profile, limit=page_size, cursor=cursor, **filters))
 
     def export_session(self, session_id: str) -> list[Json]:
         """``GET /v1/sessions/:id/export``: the session, its labels, every message, its lineage edges (JSON lines)."""
@@ -369,13 +350,9 @@ class Client:
             body["usage"] = dict(usage)
         if model is not None:
             body["model"] = model
-        headers: dict[str, str] = {}
-        if if_match is not None:
-            headers["If-Match"] = f'"{if_match}"'
-        if expected_generation is not None:
-            headers["X-Expected-Generation"] = str(expected_generation)
-        if turn_id is not None:
-            headers["X-Turn-Id"] = turn_id
+        headers = self._precondition_headers(
+            session_id, if_match=if_match, expected_generation=expected_generation, turn_id=turn_id, with_revision=False
+        )
         answer: Json = self._json(
             "POST",
             f"/v1/sessions/{path_segment(session_id)}/messages",
@@ -393,13 +370,7 @@ class Client:
         )
 
     def iter_messages(self, session_id: str, *, page_size: int = 1000, **query: Any) -> Iterator[Json]:
-        cursor: Optional[str] = None
-        while True:
-            page = self.list_messages(session_id, limit=page_size, cursor=cursor, **query)
-            yield from page.get("items", [])
-            cursor = page.get("nextCursor")
-            if not cursor:
-                return
+        return iter_pages(lambda cursor: self.list_messages(session_id, limit=page_size, cursor=cursor, **query))
 
     def rewind(
         self,
@@ -410,17 +381,9 @@ class Client:
         expected_generation: Optional[int] = None,
         turn_id: Optional[str] = None,
     ) -> Json:
-        response = self._mutate_session(
-            "POST",
-            session_id,
-            "/rewind",
-            body={"toMessageId": to_message_id},
-            if_match=if_match,
-            expected_generation=expected_generation,
-            turn_id=turn_id,
-            destructive=True,
-        )
-        answer: Json = response.body
+        body = {"toMessageId": to_message_id}
+        preconditions = _preconditions(if_match, expected_generation, turn_id)
+        answer: Json = self._mutate_session("POST", session_id, "/rewind", body=body, destructive=True, **preconditions).body
         self._remember_sessions(answer.get("session"))
         return answer
 
@@ -472,20 +435,16 @@ class Client:
     # ── handoff ─────────────────────────────────────────────────────────────
 
     def request_handoff(self, session_id: str, platform: str, *, if_match: Optional[int] = None) -> Json:
-        response = self._mutate_session("POST", session_id, "/handoff", body={"platform": platform}, if_match=if_match)
-        return self._session_answer(response)
+        return self._session_write("POST", session_id, "/handoff", body={"platform": platform}, if_match=if_match)
 
     def claim_handoff(self, session_id: str, *, if_match: Optional[int] = None) -> Json:
-        response = self._mutate_session("POST", session_id, "/handoff/claim", if_match=if_match)
-        return self._session_answer(response)
+        return self._session_write("POST", session_id, "/handoff/claim", if_match=if_match)
 
     def complete_handoff(self, session_id: str, *, if_match: Optional[int] = None) -> Json:
-        response = self._mutate_session("POST", session_id, "/handoff/complete", if_match=if_match)
-        return self._session_answer(response)
+        return self._session_write("POST", session_id, "/handoff/complete", if_match=if_match)
 
     def fail_handoff(self, session_id: str, error: str, *, if_match: Optional[int] = None) -> Json:
-        response = self._mutate_session("POST", session_id, "/handoff/fail", body={"error": error}, if_match=if_match)
-        return self._session_answer(response)
+        return self._session_write("POST", session_id, "/handoff/fail", body={"error": error}, if_match=if_match)
 
     # ── search ──────────────────────────────────────────────────────────────
 
@@ -497,13 +456,7 @@ class Client:
         return self._json("GET", "/v1/search", params=params)  # type: ignore[no-any-return]
 
     def iter_search(self, q: str, *, profile: Optional[str] = None, page_size: int = 100, **filters: Any) -> Iterator[Json]:
-        cursor: Optional[str] = None
-        while True:
-            page = self.search(q, profile=profile, limit=page_size, cursor=cursor, **filters)
-            yield from page.get("items", [])
-            cursor = page.get("nextCursor")
-            if not cursor:
-                return
+        return iter_pages(lambda cursor: self.search(q, profile=profile, limit=page_size, cursor=cursor, **filters))
 
     # ── routes ──────────────────────────────────────────────────────────────
 
@@ -553,6 +506,11 @@ class Client:
     def empty_sweep(self, *, dry_run: bool = False, profile: Optional[str] = None) -> Json:
         body = camel_keys({"dry_run": dry_run, "profile": profile})
         return self._json("POST", "/v1/maintenance/empty-sweep", body=body)  # type: ignore[no-any-return]
+
+
+def _preconditions(if_match: Optional[int], expected_generation: Optional[int], turn_id: Optional[str]) -> dict[str, Any]:
+    """A public method's precondition arguments, passed on as they came."""
+    return {"if_match": if_match, "expected_generation": expected_generation, "turn_id": turn_id}
 
 
 def chunks(items: Sequence[Any], size: int) -> Iterable[Sequence[Any]]:
