@@ -14,8 +14,9 @@ import {
   type SettleDelegationRequest,
 } from '@statehouse/contracts';
 import type { Db, SessionRow } from '../db/database.js';
-import { isUniqueViolation, type SqlDialect } from '../db/sql-dialect.js';
+import type { SqlDialect } from '../db/sql-dialect.js';
 import type { Tx, UnitOfWork } from '../db/unit-of-work.js';
+import { ClaimLedger, claimIsLive, createOnce } from '../domain/claim-ledger.js';
 import type { DeletionParticipant } from '../domain/deletion-participant.js';
 import { DelegationRepository, type DelegationRow } from '../repositories/delegation.repository.js';
 import { SessionRepository } from '../repositories/session.repository.js';
@@ -61,16 +62,32 @@ export class DelegationService implements DeletionParticipant {
   readonly name = 'delegations';
   private readonly delegations: DelegationRepository;
   private readonly sessions: SessionRepository;
+  /** The wake-ups' claims and their reports. */
+  private readonly wakeUps: ClaimLedger<DelegationRow, Delegation>;
 
   constructor(
     private readonly db: Db,
     private readonly uow: UnitOfWork,
     private readonly clock: Clock,
-    private readonly ids: IdGenerator,
+    ids: IdGenerator,
     dialect: SqlDialect,
   ) {
     this.delegations = new DelegationRepository(dialect);
     this.sessions = new SessionRepository(dialect);
+    this.wakeUps = new ClaimLedger<DelegationRow, Delegation>(
+      { db, uow, clock, ids },
+      {
+        repository: this.delegations,
+        noun: 'delegation',
+        view: toDelegation,
+        assertOpen: (row) => {
+          if (!isDue(row.state)) throw new WakeSettledError(row.state);
+        },
+        isLive: claimIsLive,
+        claimedBy: (holder, until) => new WakeClaimedError(holder, until),
+        claimExpired: () => new WakeClaimExpiredError(),
+      },
+    );
   }
 
   /** Records the delegation (`running`), or returns the one this id already names when it is the same. */
@@ -79,7 +96,7 @@ export class DelegationService implements DeletionParticipant {
     request: CreateDelegationRequest,
   ): Promise<{ delegation: Delegation; created: boolean }> {
     const fingerprint = delegationFingerprint(request.originSessionId, request.childSessionId ?? null, request.task);
-    const attempt = () =>
+    return createOnce(() =>
       this.uow.run(ctx, async (tx) => {
         const now = this.clock.now();
         const existing = await this.delegations.find(tx.db, request.id);
@@ -107,23 +124,13 @@ export class DelegationService implements DeletionParticipant {
           created_at: now,
           updated_at: now,
         });
-        return { delegation: toDelegation((await this.delegations.find(tx.db, request.id))!, now), created: true };
-      });
-    try {
-      return await attempt();
-    } catch (error) {
-      // A concurrent twin inserted the same id first: answer as a retry would.
-      if (isUniqueViolation(error)) return attempt();
-      throw error;
-    }
+        return { delegation: await this.wakeUps.reread(tx.db, request.id, now), created: true };
+      }),
+    );
   }
 
-  async get(ctx: OperationContext, id: string): Promise<Delegation> {
-    try {
-      return toDelegation(await this.visible(this.db, ctx, id), this.clock.now());
-    } catch (error) {
-      throw toDomainError(error);
-    }
+  get(ctx: OperationContext, id: string): Promise<Delegation> {
+    return this.wakeUps.get(ctx, id);
   }
 
   /**
@@ -171,53 +178,22 @@ export class DelegationService implements DeletionParticipant {
    * Claims the wake-up of one delegation: one live claim at a time, each claim counted. The holder
    * of a live claim asking again extends it.
    */
-  async claim(ctx: OperationContext, id: string, request: ClaimDelegationRequest): Promise<Delegation> {
-    return this.uow.run(ctx, async (tx) => {
-      const now = this.clock.now();
-      const row = await this.visible(tx.db, ctx, id, true);
-      if (!isDue(row.state)) throw new WakeSettledError(row.state);
-      const expiresAt = now + request.leaseSeconds * 1000;
-      if (claimIsLive(row, now)) {
-        if (row.claim_holder === request.holder) {
-          await this.delegations.extendClaim(tx.db, id, request.holder, expiresAt, now);
-          return toDelegation((await this.delegations.find(tx.db, id))!, now);
-        }
-        throw new WakeClaimedError(row.claim_holder!, toIso(Number(row.claim_expires_at)));
-      }
-      if (
-        !(await this.delegations.claim(tx.db, id, { claimId: this.ids.next(), holder: request.holder, expiresAt, now }))
-      ) {
-        const current = (await this.delegations.find(tx.db, id))!;
-        throw new WakeClaimedError(current.claim_holder ?? 'another worker', toIso(Number(current.claim_expires_at)));
-      }
-      return toDelegation((await this.delegations.find(tx.db, id))!, now);
-    });
+  claim(ctx: OperationContext, id: string, request: ClaimDelegationRequest): Promise<Delegation> {
+    return this.wakeUps.claim(ctx, id, request);
   }
 
   /** Claims up to `limit` of the oldest due wake-ups in the caller's profiles (of one origin, if named). */
   async claimDue(ctx: OperationContext, request: ClaimDueDelegationsRequest): Promise<ClaimedDelegations> {
     if (request.profile && !canAccessProfile(ctx.principal, request.profile)) return { items: [] };
-    return this.uow.run(ctx, async (tx) => {
-      const now = this.clock.now();
-      const expiresAt = now + request.leaseSeconds * 1000;
-      const candidates = await this.delegations.list(tx.db, {
+    return this.wakeUps.claimEach(ctx, request, (db, now) =>
+      this.delegations.list(db, {
         profiles: profileScope(ctx.principal),
         profile: request.profile,
         originSessionId: request.originSessionId,
         dueAt: now,
         limit: request.limit * 2,
-      });
-      const claimed: Delegation[] = [];
-      for (const candidate of candidates) {
-        if (claimed.length >= request.limit) break;
-        // Each claim is its own compare-and-set: a concurrent worker that took it first wins.
-        const claimId = this.ids.next();
-        if (await this.delegations.claim(tx.db, candidate.id, { claimId, holder: request.holder, expiresAt, now })) {
-          claimed.push(toDelegation((await this.delegations.find(tx.db, candidate.id))!, now));
-        }
-      }
-      return { items: claimed };
-    });
+      }),
+    );
   }
 
   /**
@@ -225,26 +201,21 @@ export class DelegationService implements DeletionParticipant {
    * answered as it stands; a claim that lapsed with nobody taking over still counts (the wake-up
    * happened); a claim that was taken over or released is stale.
    */
-  async delivered(ctx: OperationContext, id: string, request: SettleDelegationRequest): Promise<Delegation> {
-    return this.uow.run(ctx, async (tx) => {
-      const now = this.clock.now();
-      const row = await this.visible(tx.db, ctx, id, true);
-      if (row.state === 'delivered' && row.claim_id === request.claimId) return toDelegation(row, now);
-      this.assertOwnClaim(row, request.claimId);
-      await this.delegations.markDelivered(tx.db, id, request.claimId, now);
-      return toDelegation((await this.delegations.find(tx.db, id))!, now);
-    });
+  delivered(ctx: OperationContext, id: string, request: SettleDelegationRequest): Promise<Delegation> {
+    return this.wakeUps.settle(
+      ctx,
+      id,
+      request.claimId,
+      (db, _row, now) => this.delegations.markDelivered(db, id, request.claimId, now),
+      (row) => row.state === 'delivered',
+    );
   }
 
   /** The claimer could not wake the origin now (its turn is busy, …): due again at once. */
-  async release(ctx: OperationContext, id: string, request: SettleDelegationRequest): Promise<Delegation> {
-    return this.uow.run(ctx, async (tx) => {
-      const now = this.clock.now();
-      const row = await this.visible(tx.db, ctx, id, true);
-      this.assertOwnClaim(row, request.claimId);
-      await this.delegations.release(tx.db, id, request.claimId, now);
-      return toDelegation((await this.delegations.find(tx.db, id))!, now);
-    });
+  release(ctx: OperationContext, id: string, request: SettleDelegationRequest): Promise<Delegation> {
+    return this.wakeUps.settle(ctx, id, request.claimId, (db, _row, now) =>
+      this.delegations.release(db, id, request.claimId, now),
+    );
   }
 
   // ---- deletion participant: in the deleting transaction ------------------------------------
@@ -274,7 +245,7 @@ export class DelegationService implements DeletionParticipant {
   ): Promise<Delegation> {
     return this.uow.run(ctx, async (tx) => {
       const now = this.clock.now();
-      const row = await this.visible(tx.db, ctx, id, true);
+      const row = await this.wakeUps.visible(tx.db, ctx, id, true);
       if (row.state !== 'running') {
         // A retry of the report that finished it (maybe woken since) is answered as it stands; any
         // other report cannot change a finished delegation.
@@ -295,7 +266,7 @@ export class DelegationService implements DeletionParticipant {
         child = (await this.childOf(tx, ctx, origin ?? { profile: row.profile }, childSessionId)).id;
       }
       await this.delegations.finish(tx.db, id, { state, childSessionId: child, resultSummary, error, now });
-      return toDelegation((await this.delegations.find(tx.db, id))!, now);
+      return this.wakeUps.reread(tx.db, id, now);
     });
   }
 
@@ -317,21 +288,6 @@ export class DelegationService implements DeletionParticipant {
     if (child.profile !== origin.profile) throw new NotFoundError('child session');
     return child;
   }
-
-  private assertOwnClaim(row: DelegationRow, claimId: string): void {
-    if (!isDue(row.state)) throw new WakeSettledError(row.state);
-    if (row.claim_id !== claimId) throw new WakeClaimExpiredError();
-  }
-
-  private async visible(db: Db | Tx['db'], ctx: OperationContext, id: string, lock = false): Promise<DelegationRow> {
-    const row = lock ? await this.delegations.findForUpdate(db, id) : await this.delegations.find(db, id);
-    if (!row || !canAccessProfile(ctx.principal, row.profile)) throw new NotFoundError('delegation');
-    return row;
-  }
-}
-
-function claimIsLive(row: DelegationRow, now: number): boolean {
-  return row.claim_expires_at !== null && Number(row.claim_expires_at) > now;
 }
 
 export function toDelegation(row: DelegationRow, now: number): Delegation {

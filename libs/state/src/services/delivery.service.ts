@@ -12,8 +12,9 @@ import type {
   SettleDeliveryRequest,
 } from '@statehouse/contracts';
 import type { Db } from '../db/database.js';
-import { isUniqueViolation, type SqlDialect } from '../db/sql-dialect.js';
+import type { SqlDialect } from '../db/sql-dialect.js';
 import type { Tx, UnitOfWork } from '../db/unit-of-work.js';
+import { ClaimLedger, claimIsLive, createOnce } from '../domain/claim-ledger.js';
 import type { DeletionParticipant } from '../domain/deletion-participant.js';
 import { DeliveryRepository, type DeliveryRow, OWED_STATES } from '../repositories/delivery.repository.js';
 import { SessionRepository } from '../repositories/session.repository.js';
@@ -60,16 +61,43 @@ export class DeliveryService implements DeletionParticipant {
   readonly name = 'deliveries';
   private readonly deliveries: DeliveryRepository;
   private readonly sessions: SessionRepository;
+  /** The obligations' claims and their reports. */
+  private readonly claims: ClaimLedger<DeliveryRow, Delivery>;
 
   constructor(
     private readonly db: Db,
     private readonly uow: UnitOfWork,
     private readonly clock: Clock,
-    private readonly ids: IdGenerator,
+    ids: IdGenerator,
     dialect: SqlDialect,
   ) {
     this.deliveries = new DeliveryRepository(dialect);
     this.sessions = new SessionRepository(dialect);
+    this.claims = new ClaimLedger<DeliveryRow, Delivery>(
+      { db, uow, clock, ids },
+      {
+        repository: this.deliveries,
+        noun: 'delivery',
+        view: toDelivery,
+        assertOpen: (row) => {
+          if (row.state === 'delivered' || row.state === 'abandoned') throw new DeliverySettledError(row.state);
+        },
+        isLive: (row, now) => row.state === 'claimed' && claimIsLive(row, now),
+        claimedState: 'claimed',
+        claimedBy: (holder, until) => new DeliveryClaimedError(holder, until),
+        claimExpired: () => new ClaimExpiredError(),
+        // An obligation whose last attempt lapsed is abandoned as exhausted (docs/domain.md §11.4).
+        mayTake: async (db, row, now) => {
+          if (Number(row.attempts) < Number(row.max_attempts)) return true;
+          await this.deliveries.abandonExhausted(db, row.id, now);
+          return false;
+        },
+        // Answered after the abandonment commits: throwing in the transaction would roll it back,
+        // leaving an obligation that reads `pending` while every claim of it is refused as settled.
+        refusedAfterCommit: (current) =>
+          current.state === 'abandoned' ? new DeliverySettledError('abandoned') : undefined,
+      },
+    );
   }
 
   /** Creates the obligation, or returns the one this id already names when it is the same. */
@@ -83,7 +111,7 @@ export class DeliveryService implements DeletionParticipant {
       request.payload,
       request.maxAttempts,
     );
-    const attempt = () =>
+    return createOnce(() =>
       this.uow.run(ctx, async (tx) => {
         const now = this.clock.now();
         const existing = await this.deliveries.find(tx.db, request.id);
@@ -106,23 +134,13 @@ export class DeliveryService implements DeletionParticipant {
           created_at: now,
           updated_at: now,
         });
-        return { delivery: toDelivery((await this.deliveries.find(tx.db, request.id))!, now), created: true };
-      });
-    try {
-      return await attempt();
-    } catch (error) {
-      // A concurrent twin inserted the same id first: answer as a retry would.
-      if (isUniqueViolation(error)) return attempt();
-      throw error;
-    }
+        return { delivery: await this.claims.reread(tx.db, request.id, now), created: true };
+      }),
+    );
   }
 
-  async get(ctx: OperationContext, id: string): Promise<Delivery> {
-    try {
-      return toDelivery(await this.visible(this.db, ctx, id), this.clock.now());
-    } catch (error) {
-      throw toDomainError(error);
-    }
+  get(ctx: OperationContext, id: string): Promise<Delivery> {
+    return this.claims.get(ctx, id);
   }
 
   async list(ctx: OperationContext, query: ListDeliveriesQuery): Promise<DeliveryPage> {
@@ -158,92 +176,50 @@ export class DeliveryService implements DeletionParticipant {
    * obligation whose last attempt lapsed is abandoned as exhausted (docs/domain.md §11.4) — that
    * commits — and the caller is told it is settled (409), with no claim and no attempt taken.
    */
-  async claim(ctx: OperationContext, id: string, request: ClaimDeliveryRequest): Promise<Delivery> {
-    const outcome = await this.uow.run(ctx, async (tx): Promise<Delivery | 'exhausted'> => {
-      const now = this.clock.now();
-      const row = await this.visible(tx.db, ctx, id, true);
-      if (row.state === 'delivered' || row.state === 'abandoned') throw new DeliverySettledError(row.state);
-      const expiresAt = now + request.leaseSeconds * 1000;
-      const live = row.state === 'claimed' && Number(row.claim_expires_at) > now;
-      if (live) {
-        if (row.claim_holder === request.holder) {
-          await this.deliveries.extendClaim(tx.db, id, request.holder, expiresAt, now);
-          return toDelivery((await this.deliveries.find(tx.db, id))!, now);
-        }
-        throw new DeliveryClaimedError(row.claim_holder!, toIso(Number(row.claim_expires_at)));
-      }
-      if (!(await this.takeClaim(tx, row, request.holder, expiresAt, now))) {
-        const current = (await this.deliveries.find(tx.db, id))!;
-        // Answered after the abandonment commits: throwing here would roll it back, leaving an
-        // obligation that reads `pending` while every claim of it is refused as settled.
-        if (current.state === 'abandoned') return 'exhausted';
-        throw new DeliveryClaimedError(
-          current.claim_holder ?? 'another worker',
-          toIso(Number(current.claim_expires_at)),
-        );
-      }
-      return toDelivery((await this.deliveries.find(tx.db, id))!, now);
-    });
-    if (outcome === 'exhausted') throw new DeliverySettledError('abandoned');
-    return outcome;
+  claim(ctx: OperationContext, id: string, request: ClaimDeliveryRequest): Promise<Delivery> {
+    return this.claims.claim(ctx, id, request);
   }
 
   /** Claims up to `limit` of the oldest claimable obligations in the caller's profiles. */
   async claimNext(ctx: OperationContext, request: ClaimNextDeliveriesRequest): Promise<ClaimedDeliveries> {
     if (request.profile && !canAccessProfile(ctx.principal, request.profile)) return { items: [] };
-    return this.uow.run(ctx, async (tx) => {
-      const now = this.clock.now();
-      const expiresAt = now + request.leaseSeconds * 1000;
-      const candidates = await this.deliveries.claimable(tx.db, {
+    return this.claims.claimEach(ctx, request, (db, now) =>
+      this.deliveries.claimable(db, {
         profiles: profileScope(ctx.principal),
         profile: request.profile,
         transportProfile: request.transportProfile,
         now,
         limit: request.limit * 2,
-      });
-      const claimed: Delivery[] = [];
-      for (const candidate of candidates) {
-        if (claimed.length >= request.limit) break;
-        // Each claim is its own compare-and-set: a concurrent worker that took it first wins.
-        if (await this.takeClaim(tx, candidate, request.holder, expiresAt, now)) {
-          claimed.push(toDelivery((await this.deliveries.find(tx.db, candidate.id))!, now));
-        }
-      }
-      return { items: claimed };
-    });
+      }),
+    );
   }
 
   /** The claimer delivered it. Reporting the same delivery again is answered as it stands. */
-  async delivered(ctx: OperationContext, id: string, request: SettleDeliveryRequest): Promise<Delivery> {
-    return this.uow.run(ctx, async (tx) => {
-      const now = this.clock.now();
-      const row = await this.visible(tx.db, ctx, id, true);
-      if (row.state === 'delivered' && row.claim_id === request.claimId) return toDelivery(row, now);
-      this.assertOwnClaim(row, request.claimId);
+  delivered(ctx: OperationContext, id: string, request: SettleDeliveryRequest): Promise<Delivery> {
+    return this.claims.settle(
+      ctx,
+      id,
+      request.claimId,
       // A claim that lapsed unclaimed by anyone else still delivered: the truth beats the lease.
-      await this.deliveries.settle(tx.db, id, request.claimId, { state: 'delivered', now });
-      return toDelivery((await this.deliveries.find(tx.db, id))!, now);
-    });
+      (db, _row, now) => this.deliveries.settle(db, id, request.claimId, { state: 'delivered', now }),
+      (row) => row.state === 'delivered',
+    );
   }
 
   /** The claimer failed: retried while attempts remain (and the failure is retryable), else abandoned. */
-  async failed(ctx: OperationContext, id: string, request: FailDeliveryRequest): Promise<Delivery> {
-    return this.uow.run(ctx, async (tx) => {
-      const now = this.clock.now();
-      const row = await this.visible(tx.db, ctx, id, true);
-      this.assertOwnClaim(row, request.claimId);
+  failed(ctx: OperationContext, id: string, request: FailDeliveryRequest): Promise<Delivery> {
+    return this.claims.settle(ctx, id, request.claimId, (db, row, now) => {
       const reason: AbandonedReason | undefined = !request.retryable
         ? 'permanent_failure'
         : Number(row.attempts) >= Number(row.max_attempts)
           ? 'attempts_exhausted'
           : undefined;
-      await this.deliveries.settle(tx.db, id, request.claimId, {
+      return this.deliveries.settle(db, id, request.claimId, {
         state: reason ? 'abandoned' : 'pending',
         now,
         error: request.error,
         abandonedReason: reason,
       });
-      return toDelivery((await this.deliveries.find(tx.db, id))!, now);
     });
   }
 
@@ -261,35 +237,16 @@ export class DeliveryService implements DeletionParticipant {
     return this.deliveries.moveSessions(tx.db, sessionIds, targetProfile);
   }
 
-  private async takeClaim(tx: Tx, row: DeliveryRow, holder: string, expiresAt: number, now: number) {
-    if (Number(row.attempts) >= Number(row.max_attempts)) {
-      await this.deliveries.abandonExhausted(tx.db, row.id, now);
-      return false;
-    }
-    return this.deliveries.claim(tx.db, row.id, { claimId: this.ids.next(), holder, expiresAt, now });
-  }
-
-  private assertOwnClaim(row: DeliveryRow, claimId: string): void {
-    if (row.state === 'delivered' || row.state === 'abandoned') throw new DeliverySettledError(row.state);
-    if (row.state !== 'claimed' || row.claim_id !== claimId) throw new ClaimExpiredError();
-  }
-
   private sameOrConflict(ctx: OperationContext, row: DeliveryRow, fingerprint: string, now: number): Delivery {
     if (!canAccessProfile(ctx.principal, row.profile) || row.fingerprint !== fingerprint) {
       throw new ConflictError(`delivery ${row.id} already exists with different content; choose another id`);
     }
     return toDelivery(row, now);
   }
-
-  private async visible(db: Db | Tx['db'], ctx: OperationContext, id: string, lock = false): Promise<DeliveryRow> {
-    const row = lock ? await this.deliveries.findForUpdate(db, id) : await this.deliveries.find(db, id);
-    if (!row || !canAccessProfile(ctx.principal, row.profile)) throw new NotFoundError('delivery');
-    return row;
-  }
 }
 
 function toDelivery(row: DeliveryRow, now: number): Delivery {
-  const claimLive = row.state === 'claimed' && row.claim_expires_at !== null && Number(row.claim_expires_at) > now;
+  const claimLive = row.state === 'claimed' && claimIsLive(row, now);
   const state = row.state === 'claimed' && !claimLive ? 'pending' : (row.state as Delivery['state']);
   return {
     id: row.id,

@@ -16,6 +16,7 @@ import {
 import type { Db, Executor, SessionRow } from '../db/database.js';
 import { isUniqueViolation, type SqlDialect } from '../db/sql-dialect.js';
 import type { Tx, UnitOfWork } from '../db/unit-of-work.js';
+import { claimIsLive, leaseExpiry } from '../domain/claim-ledger.js';
 import type { DeletionParticipant } from '../domain/deletion-participant.js';
 import { isAutomaticReason, isPermanentEnd } from '../domain/end-reasons.js';
 import { assertValidTiming, firstDue, nextDueAfterFiring, type ScheduleTiming } from '../domain/schedule-timing.js';
@@ -203,10 +204,7 @@ export class ScheduleService implements DeletionParticipant, ContinuationHook {
     requireIfMatch(preconditions);
     return this.uow.run(ctx, async (tx) => {
       const now = this.clock.now();
-      const row = await this.lockedOfSession(tx, ctx, sessionId, scheduleId);
-      if (Number(row.revision) !== preconditions.ifMatch) {
-        throw new RevisionConflictError(Number(row.revision), 'schedule');
-      }
+      const row = await this.lockedAtRevision(tx, ctx, sessionId, scheduleId, preconditions);
       const kindChanged = request.kind !== undefined && request.kind !== row.kind;
       const timing: ScheduleTiming = {
         kind: (request.kind ?? row.kind) as ScheduleTiming['kind'],
@@ -226,7 +224,7 @@ export class ScheduleService implements DeletionParticipant, ContinuationHook {
           : timingChanged
             ? firstDue(timing, now)
             : Number(row.next_due_at);
-      const claimLive = row.claim_expires_at !== null && Number(row.claim_expires_at) > now;
+      const claimLive = claimIsLive(row, now);
       await this.schedules.update(tx.db, row.id, Number(row.revision), {
         kind: timing.kind,
         interval_seconds: timing.intervalSeconds,
@@ -251,10 +249,7 @@ export class ScheduleService implements DeletionParticipant, ContinuationHook {
   ): Promise<void> {
     requireIfMatch(preconditions);
     await this.uow.run(ctx, async (tx) => {
-      const row = await this.lockedOfSession(tx, ctx, sessionId, scheduleId);
-      if (Number(row.revision) !== preconditions.ifMatch) {
-        throw new RevisionConflictError(Number(row.revision), 'schedule');
-      }
+      const row = await this.lockedAtRevision(tx, ctx, sessionId, scheduleId, preconditions);
       await this.schedules.deleteOne(tx.db, row.id, Number(row.revision));
     });
   }
@@ -354,7 +349,7 @@ export class ScheduleService implements DeletionParticipant, ContinuationHook {
       const claimed = await this.schedules.claimDue(
         tx.db,
         { profile: gateway.profile, gatewayId: gateway.id, now, limit: request.limit },
-        { holder: request.holder ?? gateway.id, expiresAt: now + request.leaseSeconds * 1000 },
+        { holder: request.holder ?? gateway.id, expiresAt: leaseExpiry(now, request.leaseSeconds) },
       );
       // In the order they were due (an UPDATE returns its rows in no particular order). Each was
       // just claimed as active, routed and owned by this gateway: that is what it reads as.
@@ -456,10 +451,20 @@ export class ScheduleService implements DeletionParticipant, ContinuationHook {
     return view;
   }
 
-  private async lockedOfSession(tx: Tx, ctx: OperationContext, sessionId: string, scheduleId: string) {
+  /** The schedule, locked for the transaction, at the revision the caller's If-Match names. */
+  private async lockedAtRevision(
+    tx: Tx,
+    ctx: OperationContext,
+    sessionId: string,
+    scheduleId: string,
+    preconditions: Preconditions,
+  ) {
     const row = await this.schedules.findForUpdate(tx.db, scheduleId);
     if (!row || row.session_id !== sessionId || !canAccessProfile(ctx.principal, row.profile)) {
       throw new NotFoundError('schedule');
+    }
+    if (Number(row.revision) !== preconditions.ifMatch) {
+      throw new RevisionConflictError(Number(row.revision), 'schedule');
     }
     return row;
   }
@@ -489,7 +494,7 @@ function inactiveReason(
 }
 
 function toSchedule(view: ScheduleView, now: number): Schedule {
-  const claimLive = view.claim_expires_at !== null && Number(view.claim_expires_at) > now;
+  const claimLive = claimIsLive(view, now);
   const reason = inactiveReason(view);
   const routed = Number(view.routed) === 1;
   return {
