@@ -11,13 +11,14 @@ differences are listed in docs/migrating-from-hermes.md.
 from __future__ import annotations
 
 import importlib
+import itertools
 import json
 import logging
 import re
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, TypeVar
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, TypeVar
 
 from .._transport import path_segment
 from ..client import Client, camel_keys
@@ -146,6 +147,17 @@ def _remove_session_files(sessions_dir: Optional[Path], session_id: str) -> None
         pass
 
 
+def _is_absent(error: StatehouseError) -> bool:
+    """Not found — or refused as a bad request: an id outside the API's alphabet cannot exist there."""
+    return isinstance(error, NotFoundError) or error.status == 400
+
+
+def _window(items: Iterable[T], offset: int, limit: Optional[int]) -> Iterator[T]:
+    """Hermes' ``OFFSET``/``LIMIT`` over an iteration: skips ``offset`` items, then stops after ``limit``."""
+    start = max(0, offset)
+    return itertools.islice(items, start, None if limit is None else start + max(0, limit))
+
+
 class SessionDB:
     """Hermes' session store over the Statehouse API (one profile per instance)."""
 
@@ -222,11 +234,8 @@ class SessionDB:
             return None
         try:
             return self._client.get_session(self._ids.out(session_id))
-        except NotFoundError:
-            return None
         except StatehouseError as error:
-            # An id outside the API's alphabet cannot exist there.
-            if error.status == 400:
+            if _is_absent(error):
                 return None
             raise
 
@@ -248,6 +257,41 @@ class SessionDB:
 
     def _count_write(self) -> None:
         self._write_count += 1
+
+    def _every_session(self, **filters: Any) -> Iterator[Json]:
+        """The profile's sessions of every kind (children, hidden and archived ones too) the filters
+        select; a filter given as ``None`` is left out."""
+        scope: Json = {"view": "all", "archived": "include", "include_children": True, "include_hidden": True}
+        return self._client.iter_sessions(profile=self.profile, **{**scope, **filters})
+
+    def _row_with_activity(self, item: Json, **options: Any) -> Json:
+        """A session row with ``last_active`` (the latest activity)."""
+        row = session_row(item, ids=self._ids, **options)
+        row["last_active"] = epoch(item.get("lastActivityAt"))
+        return row
+
+    def _removed(self, answer: Json, sessions_dir: Optional[Path]) -> List[str]:
+        """The Hermes ids of a deletion's ``deletedIds``, their on-disk transcript files removed."""
+        removed = [self._ids.back(member) for member in answer.get("deletedIds") or []]
+        for session_id in removed:
+            _remove_session_files(sessions_dir, session_id)
+        return removed
+
+    def _best_effort(self, operation: Callable[[], T], fallback: T, name: str, session_id: str) -> T:
+        """Housekeeping Hermes never lets fail its caller: an API error is logged and ``fallback`` answered."""
+        try:
+            return operation()
+        except StatehouseError as exc:
+            logger.warning("%s(%s) failed: %s", name, session_id, exc)
+            return fallback
+
+    def _admin_only(self, path: str, body: Json, what: str) -> Optional[Json]:
+        """An admin's maintenance call; ``None`` (logged) when the token is not an admin's."""
+        try:
+            return self._client._json("POST", path, body=body)  # type: ignore[no-any-return]
+        except ForbiddenError:
+            logger.info("%s skipped: the token is not an admin's", what)
+            return None
 
     # ── session lifecycle ──────────────────────────────────────────────────
 
@@ -369,9 +413,7 @@ class SessionDB:
         pairs = {cwd: root for cwd, root in cwd_to_root.items() if root and cwd}
         if not pairs:
             return
-        for item in self._client.iter_sessions(
-            profile=self.profile, view="all", archived="include", include_children=True, include_hidden=True
-        ):
+        for item in self._every_session():
             cwd = item.get("cwd")
             if cwd in pairs and not (item.get("gitRepoRoot") or ""):
                 self._patch(self._ids.back(item["id"]), git_repo_root=pairs[cwd])
@@ -528,16 +570,7 @@ class SessionDB:
             self._delete_meta(f"{_META_ROUTING}{scope}\n{session_key}")
 
     def _gateway_rows(self, **filters: Any) -> Iterator[Json]:
-        yield from self._client.iter_sessions(
-            profile=self.profile,
-            view="all",
-            keyed=True,
-            archived="include",
-            include_children=True,
-            include_hidden=True,
-            order="started",
-            **filters,
-        )
+        yield from self._every_session(keyed=True, order="started", **filters)
 
     def list_gateway_sessions(self, *, platform: Optional[str] = None, active_only: bool = True) -> List[Dict[str, Any]]:
         """The newest row of every routing key (like sessions.json): one live mapping per key."""
@@ -552,9 +585,7 @@ class SessionDB:
                 continue
             if active_only and item.get("endedAt") is not None:
                 continue
-            row = session_row(item, ids=self._ids)
-            row["last_active"] = epoch(item.get("lastActivityAt"))
-            rows.append(row)
+            rows.append(self._row_with_activity(item))
         rows.sort(key=lambda row: row["last_active"] or 0, reverse=True)
         return rows
 
@@ -627,14 +658,8 @@ class SessionDB:
     # ── compression bookkeeping ────────────────────────────────────────────
 
     def record_compression_failure_cooldown(self, session_id: str, cooldown_until: float, error: Optional[str] = None) -> None:
-        if not session_id:
-            return
-        try:
-            self._set_attributes(
-                session_id, compression_failure_cooldown_until=cooldown_until, compression_failure_error=error
-            )
-        except StatehouseError as exc:
-            logger.warning("record_compression_failure_cooldown(%s) failed: %s", session_id, exc)
+        if session_id:
+            self._set_cooldown("record_compression_failure_cooldown", session_id, cooldown_until, error)
 
     def get_compression_failure_cooldown(self, session_id: str) -> Optional[Dict[str, Any]]:
         row = self.get_session(session_id) if session_id else None
@@ -647,12 +672,14 @@ class SessionDB:
         return {"cooldown_until": until, "remaining_seconds": until - now, "error": row.get("compression_failure_error")}
 
     def clear_compression_failure_cooldown(self, session_id: str) -> None:
-        if not session_id:
-            return
-        try:
-            self._set_attributes(session_id, compression_failure_cooldown_until=None, compression_failure_error=None)
-        except StatehouseError as exc:
-            logger.warning("clear_compression_failure_cooldown(%s) failed: %s", session_id, exc)
+        if session_id:
+            self._set_cooldown("clear_compression_failure_cooldown", session_id, None, None)
+
+    def _set_cooldown(self, name: str, session_id: str, until: Optional[float], error: Optional[str]) -> None:
+        def run() -> None:
+            self._set_attributes(session_id, compression_failure_cooldown_until=until, compression_failure_error=error)
+
+        self._best_effort(run, None, name, session_id)
 
     def get_compression_fallback_streak(self, session_id: str) -> int:
         row = self.get_session(session_id) if session_id else None
@@ -677,40 +704,41 @@ class SessionDB:
     def try_acquire_compression_lock(self, session_id: str, holder: str, ttl_seconds: float = 300.0) -> bool:
         if not session_id:
             return False
-        try:
+
+        def run() -> bool:
             now = time.time()
             raw, state = self._lock_state(session_id)
             if state is not None and state.get("holder") != holder and float(state.get("expires_at", 0)) >= now:
                 return False
             value = json.dumps({"holder": holder, "acquired_at": now, "expires_at": now + ttl_seconds})
             return self._cas_meta(f"{_META_COMPRESSION_LOCK}{session_id}", value, raw)
-        except StatehouseError as exc:
-            logger.warning("try_acquire_compression_lock(%s) failed: %s", session_id, exc)
-            return False
+
+        return self._best_effort(run, False, "try_acquire_compression_lock", session_id)
 
     def refresh_compression_lock(self, session_id: str, holder: str, ttl_seconds: float = 300.0) -> bool:
         if not session_id or not holder:
             return False
-        try:
+
+        def run() -> bool:
             now = time.time()
             raw, state = self._lock_state(session_id)
             if state is None or state.get("holder") != holder or float(state.get("expires_at", 0)) < now:
                 return False
             value = json.dumps({**state, "expires_at": now + ttl_seconds})
             return self._cas_meta(f"{_META_COMPRESSION_LOCK}{session_id}", value, raw)
-        except StatehouseError as exc:
-            logger.warning("refresh_compression_lock(%s) failed: %s", session_id, exc)
-            return False
+
+        return self._best_effort(run, False, "refresh_compression_lock", session_id)
 
     def release_compression_lock(self, session_id: str, holder: str) -> None:
         if not session_id:
             return
-        try:
+
+        def run() -> None:
             raw, state = self._lock_state(session_id)
             if state is not None and state.get("holder") == holder:
                 self._delete_meta(f"{_META_COMPRESSION_LOCK}{session_id}", if_value=raw)
-        except StatehouseError as exc:
-            logger.warning("release_compression_lock(%s) failed: %s", session_id, exc)
+
+        self._best_effort(run, None, "release_compression_lock", session_id)
 
     def get_compression_lock_holder(self, session_id: str) -> Optional[str]:
         if not session_id:
@@ -728,15 +756,8 @@ class SessionDB:
 
         Needs an admin token; with a member token it does nothing (0): the server's own jobs keep the
         store (docs/operations.md), and Hermes calls this as housekeeping, not for an answer."""
-        try:
-            answer = self._client._json("POST", "/v1/maintenance/ghost-prune", body={"profile": self.profile})
-        except ForbiddenError:
-            logger.info("prune_empty_ghost_sessions skipped: the token is not an admin's")
-            return 0
-        removed = [self._ids.back(member) for member in answer.get("deletedIds") or []]
-        for session_id in removed:
-            _remove_session_files(sessions_dir, session_id)
-        return len(removed)
+        answer = self._admin_only("/v1/maintenance/ghost-prune", {"profile": self.profile}, "prune_empty_ghost_sessions")
+        return 0 if answer is None else len(self._removed(answer, sessions_dir))
 
     def finalize_orphaned_compression_sessions(self) -> int:
         """Statehouse's liveness sweep ends orphaned open rows itself (docs/domain.md §10.3): nothing
@@ -826,10 +847,8 @@ class SessionDB:
             return None
         try:
             lineage = self._client.lineage(self._ids.out(session_id))
-        except NotFoundError:
-            return None
         except StatehouseError as error:
-            if error.status == 400:
+            if _is_absent(error):
                 return None
             raise
         # Hermes ids throughout.
@@ -840,14 +859,17 @@ class SessionDB:
             node["id"] = self._ids.back(node["id"])
         return lineage
 
-    def get_compression_tip(self, session_id: str) -> Optional[str]:
+    def _on_chain(self, session_id: str) -> Optional[Tuple[Json, List[str]]]:
+        """The session's lineage and compression chain (Hermes ids); ``None`` when it is on none."""
         lineage = self._lineage(session_id)
         if lineage is None:
-            return session_id
+            return None
         chain: List[str] = lineage.get("chain") or []
-        if session_id not in chain:
-            return session_id
-        return str(lineage.get("tipId") or session_id)
+        return (lineage, chain) if session_id in chain else None
+
+    def get_compression_tip(self, session_id: str) -> Optional[str]:
+        found = self._on_chain(session_id)
+        return session_id if found is None else str(found[0].get("tipId") or session_id)
 
     def get_compression_lineage(self, session_id: str) -> List[str]:
         lineage = self._lineage(session_id)
@@ -859,14 +881,10 @@ class SessionDB:
     def resolve_resume_session_id(self, session_id: str) -> str:
         """The segment of the conversation that holds its latest messages: the compression chain is
         followed forward and the deepest segment with messages wins."""
-        if not session_id:
+        found = self._on_chain(session_id) if session_id else None
+        if found is None:
             return session_id
-        lineage = self._lineage(session_id)
-        if lineage is None:
-            return session_id
-        chain: List[str] = lineage.get("chain") or []
-        if session_id not in chain:
-            return session_id
+        lineage, chain = found
         counts = {node["id"]: node.get("messageCount", 0) for node in lineage.get("nodes") or []}
         best = None
         for member in chain[chain.index(session_id) :]:
@@ -878,17 +896,8 @@ class SessionDB:
 
     def _walk(self, limit: Optional[int], offset: int, **filters: Any) -> Iterator[Json]:
         """Items of the session list, skipping ``offset`` and stopping after ``limit``."""
-        skipped = 0
-        taken = 0
         page_size = _PAGE if limit is None else max(1, min(_PAGE, limit + offset))
-        for item in self._client.iter_sessions(profile=self.profile, page_size=page_size, **filters):
-            if skipped < offset:
-                skipped += 1
-                continue
-            if limit is not None and taken >= limit:
-                return
-            taken += 1
-            yield item
+        return _window(self._client.iter_sessions(profile=self.profile, page_size=page_size, **filters), offset, limit)
 
     def distinct_session_cwds(self, include_archived: bool = False) -> List[Dict[str, Any]]:
         answer = self._client._json(
@@ -942,35 +951,17 @@ class SessionDB:
         session = self._get(session_id)
         if session is None:
             return None
-        row = session_row(session, with_system_prompt=not compact_rows, ids=self._ids)
+        row = self._row_with_activity(session, with_system_prompt=not compact_rows)
         row["preview"] = _rows_preview(session)
-        row["last_active"] = epoch(session.get("lastActivityAt"))
         return row
 
     def list_cron_job_runs(self, job_id: str, limit: int = 20, offset: int = 0) -> List[Dict[str, Any]]:
         """Runs of one cron job (ids ``cron_<job>_…``), newest start first."""
         prefix = f"cron_{job_id}_"
-        rows = []
-        skipped = 0
-        for item in self._client.iter_sessions(
-            profile=self.profile,
-            view="all",
-            source="cron",
-            archived="include",
-            include_children=True,
-            include_hidden=True,
-            order="started",
-            id_prefix=self._ids.out(prefix),
-        ):
-            if not str(self._ids.back(item["id"])).startswith(prefix):
-                continue
-            if skipped < offset:
-                skipped += 1
-                continue
-            rows.append(rich_row(item, project=False, ids=self._ids))
-            if len(rows) >= limit:
-                break
-        return rows
+        items = self._every_session(source="cron", order="started", id_prefix=self._ids.out(prefix))
+        runs = (item for item in items if str(self._ids.back(item["id"])).startswith(prefix))
+        # At least one row even for a limit below one, as before.
+        return [rich_row(item, project=False, ids=self._ids) for item in _window(runs, offset, max(1, limit))]
 
     def search_sessions(self, source: Optional[str] = None, limit: int = 20, offset: int = 0) -> List[Dict[str, Any]]:
         """Every row (children and archived ones too), most recently active first."""
@@ -983,12 +974,7 @@ class SessionDB:
             "order": "recent",
             "include": "systemPrompt",
         }
-        rows = []
-        for item in self._walk(limit, offset, **filters):
-            row = session_row(item, ids=self._ids)
-            row["last_active"] = epoch(item.get("lastActivityAt"))
-            rows.append(row)
-        return rows
+        return [self._row_with_activity(item) for item in self._walk(limit, offset, **filters)]
 
     def search_sessions_by_id(self, query: str, limit: int = 20, include_archived: bool = True) -> List[Dict[str, Any]]:
         """Conversations whose id — or the id of any segment of their compression chain — contains
@@ -1117,10 +1103,8 @@ class SessionDB:
             ):
                 if message.get("role") != "session_meta":
                     yield message
-        except NotFoundError:
-            return
         except StatehouseError as error:
-            if error.status == 400:
+            if _is_absent(error):
                 return
             raise
 
@@ -1131,14 +1115,8 @@ class SessionDB:
         limit: Optional[int] = None,
         offset: int = 0,
     ) -> List[Dict[str, Any]]:
-        rows: List[Json] = []
-        for index, message in enumerate(self._messages(session_id, include_inactive=include_inactive)):
-            if index < offset:
-                continue
-            if limit is not None and len(rows) >= limit:
-                break
-            rows.append(message_row(message, self._ids))
-        return rows
+        messages = self._messages(session_id, include_inactive=include_inactive)
+        return [message_row(message, self._ids) for message in _window(messages, offset, limit)]
 
     def get_messages_around(self, session_id: str, around_message_id: int, window: int = 5) -> Dict[str, Any]:
         window = max(0, window)
@@ -1361,23 +1339,13 @@ class SessionDB:
             "context": 1,
             "titles": False,
         }
-        matches: List[Json] = []
-        skipped = 0
+        hits = self._client.iter_search(
+            query[: _text.MAX_FTS5_QUERY_CHARS], profile=self.profile, page_size=max(1, min(100, limit + offset)), **filters
+        )
+        messages = (hit for hit in hits if hit.get("matchedIn") != "title")
         try:
-            for hit in self._client.iter_search(
-                query[: _text.MAX_FTS5_QUERY_CHARS],
-                profile=self.profile,
-                page_size=max(1, min(100, limit + offset)),
-                **filters,
-            ):
-                if hit.get("matchedIn") == "title":
-                    continue
-                if skipped < offset:
-                    skipped += 1
-                    continue
-                matches.append(_search_row(hit, self._ids))
-                if len(matches) >= limit:
-                    break
+            # At least one match even for a limit below one, as before.
+            matches = [_search_row(hit, self._ids) for hit in _window(messages, offset, max(1, limit))]
         except StatehouseError as error:
             if error.status == 400:
                 return []
@@ -1431,10 +1399,7 @@ class SessionDB:
             answer = self._retrying(run)
         except NotFoundError:
             return False
-        deleted = [self._ids.back(member) for member in answer.get("deletedIds") or []]
-        for member in deleted:
-            _remove_session_files(sessions_dir, member)
-        return session_id in deleted
+        return session_id in self._removed(answer, sessions_dir)
 
     def delete_session_if_empty(self, session_id: str, sessions_dir: Optional[Path] = None) -> bool:
         if not self._get(session_id):
@@ -1468,10 +1433,7 @@ class SessionDB:
                     items.append({"id": session["id"], "revision": session["revision"], "generation": session["generation"]})
             if not items:
                 continue
-            answer = self._client.bulk_delete(items)
-            for member in answer.get("deletedIds") or []:
-                deleted.add(self._ids.back(member))
-                _remove_session_files(sessions_dir, self._ids.back(member))
+            deleted.update(self._removed(self._client.bulk_delete(items), sessions_dir))
         return len(deleted & set(session_ids))
 
     def count_empty_sessions(self) -> int:
@@ -1481,10 +1443,7 @@ class SessionDB:
 
     def delete_empty_sessions(self, sessions_dir: Optional[Path] = None) -> int:
         answer = self._client.empty_sweep(dry_run=False, profile=self.profile)
-        removed = [self._ids.back(member) for member in answer.get("deletedIds") or []]
-        for session_id in removed:
-            _remove_session_files(sessions_dir, session_id)
-        return len(removed)
+        return len(self._removed(answer, sessions_dir))
 
     def _prune_candidates(self, older_than_days: Optional[float], source: Optional[str], filters: Mapping[str, Any]) -> List[Json]:
         unknown = set(filters) - _PRUNE_FILTERS
@@ -1498,16 +1457,13 @@ class SessionDB:
         if options.get("source"):
             options["source"] = _text.source_label(str(options["source"]))
         server: Json = {
-            "view": "all",
             "status": "ended",
-            "include_children": True,
-            "include_hidden": True,
             "order": "started",
             "source": options.get("source"),
             "archived": {True: "only", False: "exclude"}.get(options.get("archived"), "include"),  # type: ignore[arg-type]
             "cwd_prefix": options.get("cwd_prefix"),
         }
-        chosen = [item for item in self._client.iter_sessions(profile=self.profile, **server) if _prune_match(item, options)]
+        chosen = [item for item in self._every_session(**server) if _prune_match(item, options)]
         chosen.sort(key=lambda item: epoch(item.get("startedAt")) or 0)
         return chosen
 
@@ -1619,12 +1575,7 @@ class SessionDB:
         self.set_meta(key, json.dumps(state))
 
     def disable_telegram_topic_mode(self, *, chat_id: str, clear_bindings: bool = True) -> None:
-        key = f"{_META_TOPIC_MODE}{chat_id}"
-        state = _loads(self.get_meta(key))
-        if state is not None:
-            state["enabled"] = 0
-            state["updated_at"] = time.time()
-            self.set_meta(key, json.dumps(state))
+        self._switch_off_topic_mode(chat_id)
         if clear_bindings:
             for binding in self.list_telegram_topic_bindings_for_chat(chat_id=chat_id):
                 self._drop_binding(binding)
@@ -1658,13 +1609,17 @@ class SessionDB:
             return 0
         self._drop_binding(binding)
         if not self.list_telegram_topic_bindings_for_chat(chat_id=chat_id):
-            key = f"{_META_TOPIC_MODE}{chat_id}"
-            state = _loads(self.get_meta(key))
-            if state is not None:
-                state["enabled"] = 0
-                state["updated_at"] = time.time()
-                self.set_meta(key, json.dumps(state))
+            self._switch_off_topic_mode(chat_id)
         return 1
+
+    def _switch_off_topic_mode(self, chat_id: str) -> None:
+        """Marks the chat's topic mode disabled (when it was ever enabled), keeping the rest of its state."""
+        key = f"{_META_TOPIC_MODE}{chat_id}"
+        state = _loads(self.get_meta(key))
+        if state is not None:
+            state["enabled"] = 0
+            state["updated_at"] = time.time()
+            self.set_meta(key, json.dumps(state))
 
     def bind_telegram_topic(
         self,
@@ -1709,22 +1664,10 @@ class SessionDB:
 
     def list_unlinked_telegram_sessions_for_user(self, *, chat_id: str, user_id: str, limit: int = 10) -> List[Dict[str, Any]]:
         linked = {item["key"][len(_META_TOPIC_SESSION) :] for item in self._meta_items(_META_TOPIC_SESSION)}
-        rows = []
-        for item in self._client.iter_sessions(
-            profile=self.profile,
-            view="all",
-            source="telegram",
-            user_id=str(user_id),
-            archived="include",
-            include_children=True,
-            order="recent",
-        ):
-            if self._ids.back(item["id"]) in linked:
-                continue
-            rows.append(rich_row(item, project=False, ids=self._ids))
-            if len(rows) >= int(limit):
-                break
-        return rows
+        items = self._every_session(source="telegram", user_id=str(user_id), include_hidden=None, order="recent")
+        unlinked = (item for item in items if self._ids.back(item["id"]) not in linked)
+        # At least one row even for a limit below one, as before.
+        return [rich_row(item, project=False, ids=self._ids) for item in _window(unlinked, 0, max(1, int(limit)))]
 
     # ── space and index maintenance ────────────────────────────────────────
 
@@ -1752,12 +1695,8 @@ class SessionDB:
         return self._search_optimize({"vacuum": True})
 
     def _search_optimize(self, body: Json) -> int:
-        try:
-            answer = self._client._json("POST", "/v1/maintenance/search-optimize", body=body)
-        except ForbiddenError:
-            logger.info("search index maintenance skipped: the token is not an admin's")
-            return 0
-        return int(answer.get("indexes", 0))
+        answer = self._admin_only("/v1/maintenance/search-optimize", body, "search index maintenance")
+        return 0 if answer is None else int(answer.get("indexes", 0))
 
     def maybe_auto_prune_and_vacuum(
         self,
@@ -1793,12 +1732,19 @@ class SessionDB:
 
     # ── handoff ────────────────────────────────────────────────────────────
 
-    def request_handoff(self, session_id: str, platform: str) -> bool:
+    def _handoff_step(self, session_id: str, step: Callable[[str], Json], name: Optional[str] = None) -> bool:
+        """One step of a handoff (last-writer-wins); ``False`` when the session is gone or the step does
+        not apply to its state (logged at debug level under ``name``, when given)."""
         try:
-            self._retrying(lambda: self._client.request_handoff(self._ids.out(session_id), platform))
-        except (NotFoundError, ConflictError):
+            self._retrying(lambda: step(self._ids.out(session_id)))
+        except (NotFoundError, ConflictError) as error:
+            if name is not None:
+                logger.debug("%s(%s): %s", name, session_id, error)
             return False
         return True
+
+    def request_handoff(self, session_id: str, platform: str) -> bool:
+        return self._handoff_step(session_id, lambda sid: self._client.request_handoff(sid, platform))
 
     def get_handoff_state(self, session_id: str) -> Optional[Dict[str, Any]]:
         session = self._get(session_id)
@@ -1807,32 +1753,19 @@ class SessionDB:
         return {"state": session.get("handoffState"), "platform": session.get("handoffPlatform"), "error": session.get("handoffError")}
 
     def list_pending_handoffs(self) -> List[Dict[str, Any]]:
-        items = list(
-            self._client.iter_sessions(
-                profile=self.profile, handoff="pending", view="all", archived="include", include_children=True, include_hidden=True
-            )
-        )
+        items = list(self._every_session(handoff="pending"))
         items.sort(key=lambda item: epoch(item.get("startedAt")) or 0)
         return [session_row(item, ids=self._ids) for item in items]
 
     def claim_handoff(self, session_id: str) -> bool:
-        try:
-            self._retrying(lambda: self._client.claim_handoff(self._ids.out(session_id)))
-        except (NotFoundError, ConflictError):
-            return False
-        return True
+        return self._handoff_step(session_id, self._client.claim_handoff)
 
     def complete_handoff(self, session_id: str) -> None:
-        try:
-            self._retrying(lambda: self._client.complete_handoff(self._ids.out(session_id)))
-        except (NotFoundError, ConflictError) as error:
-            logger.debug("complete_handoff(%s): %s", session_id, error)
+        self._handoff_step(session_id, self._client.complete_handoff, "complete_handoff")
 
     def fail_handoff(self, session_id: str, error: str) -> None:
-        try:
-            self._retrying(lambda: self._client.fail_handoff(self._ids.out(session_id), (error or "failed")[:500]))
-        except (NotFoundError, ConflictError) as failure:
-            logger.debug("fail_handoff(%s): %s", session_id, failure)
+        reason = (error or "failed")[:500]
+        self._handoff_step(session_id, lambda sid: self._client.fail_handoff(sid, reason), "fail_handoff")
 
 
 def _loads(value: Optional[str]) -> Optional[Dict[str, Any]]:
@@ -1906,10 +1839,7 @@ def _prune_match(item: Mapping[str, Any], options: Mapping[str, Any]) -> bool:
         cwd = item.get("cwd") or ""
         if not (cwd == prefix or cwd.startswith(prefix + "/") or cwd.startswith(prefix + "\\")):
             return False
-    count = int(item.get("messageCount") or 0)
-    if options.get("min_messages") is not None and count < int(options["min_messages"]):
-        return False
-    if options.get("max_messages") is not None and count > int(options["max_messages"]):
+    if _out_of_range(options, "messages", int(item.get("messageCount") or 0), int):
         return False
     if options.get("model_like") and str(options["model_like"]).lower() not in (item.get("model") or "").lower():
         return False
@@ -1921,20 +1851,13 @@ def _prune_match(item: Mapping[str, Any], options: Mapping[str, Any]) -> bool:
     if options.get("branch_like") and str(options["branch_like"]).lower() not in (item.get("gitBranch") or "").lower():
         return False
     tokens = int(item.get("inputTokens") or 0) + int(item.get("outputTokens") or 0)
-    if options.get("min_tokens") is not None and tokens < int(options["min_tokens"]):
-        return False
-    if options.get("max_tokens") is not None and tokens > int(options["max_tokens"]):
+    if _out_of_range(options, "tokens", tokens, int):
         return False
     actual = item.get("actualCostUsd")
     cost = float(actual if actual is not None else (item.get("estimatedCostUsd") or 0))
-    if options.get("min_cost") is not None and cost < float(options["min_cost"]):
+    if _out_of_range(options, "cost", cost, float):
         return False
-    if options.get("max_cost") is not None and cost > float(options["max_cost"]):
-        return False
-    calls = int(item.get("toolCallCount") or 0)
-    if options.get("min_tool_calls") is not None and calls < int(options["min_tool_calls"]):
-        return False
-    if options.get("max_tool_calls") is not None and calls > int(options["max_tool_calls"]):
+    if _out_of_range(options, "tool_calls", int(item.get("toolCallCount") or 0), int):
         return False
     archived = options.get("archived")
     if archived is True and not item.get("archived"):
@@ -1942,6 +1865,12 @@ def _prune_match(item: Mapping[str, Any], options: Mapping[str, Any]) -> bool:
     if archived is False and item.get("archived"):
         return False
     return True
+
+
+def _out_of_range(options: Mapping[str, Any], measure: str, value: float, kind: Callable[[Any], float]) -> bool:
+    """Hermes' ``min_<measure>`` / ``max_<measure>`` prune filters (bounds included), read as ``kind``."""
+    low, high = options.get(f"min_{measure}"), options.get(f"max_{measure}")
+    return (low is not None and value < kind(low)) or (high is not None and value > kind(high))
 
 
 class AsyncSessionDB:
