@@ -87,6 +87,13 @@ class IdSpace:
 
 SAME_IDS = IdSpace()
 
+# A message's structured reasoning fields, Hermes' name and the API's, as they travel each way.
+_REASONING_EXTRAS = (
+    ("reasoning_details", "reasoningDetails"),
+    ("codex_reasoning_items", "codexReasoningItems"),
+    ("codex_message_items", "codexMessageItems"),
+)
+
 
 def epoch(value: Any) -> Optional[float]:
     """Epoch seconds (float, millisecond precision) of an ISO-8601 instant."""
@@ -272,11 +279,7 @@ def conversation_entry(message: Mapping[str, Any]) -> Json:
         # An empty reasoning_content is a value (strict providers replay it), only null is absent.
         if message.get("reasoningContent") is not None:
             entry["reasoning_content"] = message["reasoningContent"]
-        for key, field in (
-            ("reasoning_details", "reasoningDetails"),
-            ("codex_reasoning_items", "codexReasoningItems"),
-            ("codex_message_items", "codexMessageItems"),
-        ):
+        for key, field in _REASONING_EXTRAS:
             if message.get(field):
                 entry[key] = message[field]
     return entry
@@ -317,11 +320,7 @@ def wire_message(message: Mapping[str, Any], *, assistant_extras_only: bool) -> 
             wire["reasoning"] = message["reasoning"]
         if message.get("reasoning_content") is not None:
             wire["reasoningContent"] = message["reasoning_content"]
-        for key, field in (
-            ("reasoning_details", "reasoningDetails"),
-            ("codex_reasoning_items", "codexReasoningItems"),
-            ("codex_message_items", "codexMessageItems"),
-        ):
+        for key, field in _REASONING_EXTRAS:
             value = message.get(key)
             if isinstance(value, str):
                 try:
