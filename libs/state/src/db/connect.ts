@@ -5,6 +5,7 @@ import { Kysely, type KyselyConfig, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { StoreUnavailableError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
+import { registerChangeStamps } from './change-stamp.js';
 import type { DB, Dialect } from './database.js';
 import { PreparedStatementNames, preparedStatementPool } from './pg-prepared-pool.js';
 import { registerDirectReads, registerDirectWrites } from './prepared.js';
@@ -169,6 +170,8 @@ async function connectSqlite(url: string, options: ConnectOptions): Promise<Conn
   registerDirectReads(db, { read: (sql, parameters) => dialect.readNow(sql, parameters), onQuery: options.onQuery });
   // … and prepared statements of a unit of work's transaction on the writer.
   registerDirectWrites(db, { write: (sql, parameters) => dialect.writeNow(sql, parameters), onQuery: options.onQuery });
+  // … and when a read outside a transaction still holds inside one (db/change-stamp.ts).
+  registerChangeStamps(db, { stamp: (when) => dialect.changeStamp(when) });
   const readPool =
     path === ':memory:'
       ? null

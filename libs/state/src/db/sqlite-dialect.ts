@@ -76,6 +76,11 @@ export class StatehouseSqliteDialect implements Dialect {
     return this.#driver?.writeNow<R>(sql, parameters);
   }
 
+  /** The writer's change stamp (db/change-stamp.ts); undefined before the driver exists. */
+  changeStamp(when: 'idle' | 'in-transaction'): string | undefined {
+    return this.#driver?.changeStamp(when);
+  }
+
   /**
    * Indexes the committed messages still pending (docs/search.md): before a search reads. Asks the
    * reader first, which costs an index probe and no lock when nothing is pending.

@@ -27,6 +27,8 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * The driver behind StatehouseSqliteDialect: the writer connection shared by group commit, the
  * reader connection for reads outside a transaction, and the lock wait on timers.
  */
+const CHANGE_STAMP = 'select total_changes() as changes, (select data_version from pragma_data_version) as version';
+
 export class SqliteDriver implements Driver {
   readonly #lock = new WriterLock();
   readonly #writer: StatementCache;
@@ -263,6 +265,19 @@ export class SqliteDriver implements Driver {
   writeNow<R>(sql: string, parameters: readonly unknown[]): QueryResult<R> | undefined {
     if (!this.#group || !this.connections.writer.inTransaction) return undefined;
     return this.#writer.run<R>(this.#writer.prepare(sql), parameters as unknown[]);
+  }
+
+  /**
+   * The writer's change stamp (db/change-stamp.ts): the rows it changed so far (committed or not,
+   * `total_changes()`) and the commits of other connections it has seen (`data_version`).
+   */
+  changeStamp(when: 'idle' | 'in-transaction'): string | undefined {
+    if (!this.connections.writer.open) return undefined;
+    if (when === 'idle' ? this.#group !== null : !this.#group || !this.connections.writer.inTransaction) {
+      return undefined;
+    }
+    const now = this.#writer.prepare(CHANGE_STAMP).get() as { changes: number; version: number };
+    return `${now.changes}:${now.version}`;
   }
 
   readNow<R>(sql: string, parameters: readonly unknown[]): R[] | undefined {

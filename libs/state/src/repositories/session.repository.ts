@@ -253,6 +253,24 @@ export class SessionRepository {
     db.selectFrom('sessions').select(SESSION_COLUMNS).where('id', '=', param('id')).where('hidden_for', 'is', null),
   );
 
+  /**
+   * A revival on its own (a resolve that recovers an accidentally ended row): the one write a
+   * gateway's next inbound message may cost, prepared once.
+   */
+  private readonly reviveStatement = new PreparedQuery<'id' | 'now', never>((db, param) =>
+    db
+      .updateTable('sessions')
+      .set((eb) => ({
+        ended_at: null,
+        end_reason: null,
+        end_reason_detail: null,
+        last_activity_at: this.dialect.greatest(eb.ref('last_activity_at'), param('now')),
+        revision: eb('revision', '+', 1),
+      }))
+      .where('id', '=', param('id'))
+      .where('hidden_for', 'is', null),
+  );
+
   constructor(private readonly dialect: SqlDialect) {}
 
   /** Runs the prepared append update; undefined when the session does not exist. */
@@ -488,6 +506,11 @@ export class SessionRepository {
   /** When an import last wrote the row (bookkeeping: no revision of its own). */
   async markImported(db: Executor, id: string, importedAt: number): Promise<void> {
     await db.updateTable('sessions').set({ imported_at: importedAt }).where('id', '=', id).execute();
+  }
+
+  /** Reopens an ended row as activity at `now` (never moving activity back); bumps the revision. */
+  async revive(db: Executor, id: string, now: number): Promise<void> {
+    await this.reviveStatement.execute(db, { id, now });
   }
 
   async clearEnd(db: Executor, id: string): Promise<void> {

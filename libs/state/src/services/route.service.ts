@@ -8,6 +8,7 @@ import type {
   RouteCheck,
   RoutePage,
 } from '@statehouse/contracts';
+import { changeStamp } from '../db/change-stamp.js';
 import type { Db, Executor, SessionPatch, SessionRow } from '../db/database.js';
 import type { SqlDialect } from '../db/sql-dialect.js';
 import type { Tx, UnitOfWork } from '../db/unit-of-work.js';
@@ -135,16 +136,22 @@ export class RouteService implements DeletionParticipant, ContinuationHook {
       request.sessionKey ??
       routingKey(request.profile, request.source, request.chatType!, request.chatId!, request.threadId);
     if (!canAccessProfile(ctx.principal, request.profile)) return { sessionId: null, via: 'none', sessionKey };
+    // Taken before the decision's reads: the same stamp inside the transaction means nothing they
+    // read has changed since (db/change-stamp.ts), so the decision stands without being made again.
+    const readAt = changeStamp(this.db, 'idle');
+    let read: Decision;
     try {
-      const decision = await this.decide(this.db, request, sessionKey);
-      if (!decision.row || !(await this.needsStamp(this.db, decision, request))) return answer(decision, sessionKey);
+      read = await this.decide(this.db, request, sessionKey);
+      if (!read.row || !(await this.needsStamp(this.db, read, request))) return answer(read, sessionKey);
     } catch (error) {
       throw toDomainError(error);
     }
-    // The decision and its stamp in one transaction: decided again on locked rows.
+    // The decision and its stamp in one transaction: decided again on locked rows unless nothing
+    // changed since it was read (a revival then costs its write, not a second decision).
     return this.uow.run(ctx, async (tx) => {
-      const decision = await this.decide(tx.db, request, sessionKey, true);
-      if (decision.row && (await this.needsStamp(tx.db, decision, request))) {
+      const unchanged = readAt !== undefined && changeStamp(this.db, 'in-transaction') === readAt;
+      const decision = unchanged ? read : await this.decide(tx.db, request, sessionKey, true);
+      if (decision.row && (unchanged || (await this.needsStamp(tx.db, decision, request)))) {
         const row = decision.row;
         const patch: SessionPatch = {};
         if (request.transportProfile !== undefined) patch.transport_profile = request.transportProfile;
@@ -155,14 +162,20 @@ export class RouteService implements DeletionParticipant, ContinuationHook {
         // A revival is activity: the chat speaks now, so neither the sweep nor retention takes it
         // for idle on the strength of the activity it had before it ended.
         const reviving = row.ended_at !== null;
-        if (reviving) {
-          Object.assign(patch, {
-            ended_at: null,
-            end_reason: null,
-            last_activity_at: Math.max(Number(row.last_activity_at), this.clock.now()),
-          });
+        const now = this.clock.now();
+        if (reviving && Object.keys(patch).length === 0) {
+          await this.sessions.revive(tx.db, row.id, now);
+        } else {
+          if (reviving) {
+            Object.assign(patch, {
+              ended_at: null,
+              end_reason: null,
+              end_reason_detail: null,
+              last_activity_at: Math.max(Number(row.last_activity_at), now),
+            });
+          }
+          await this.sessions.update(tx.db, row.id, patch);
         }
-        await this.sessions.update(tx.db, row.id, patch);
         if (reviving) this.lifecycle.announceReopened(tx, row, 'resolve', Number(row.revision) + 1);
       }
       return answer(decision, sessionKey);
