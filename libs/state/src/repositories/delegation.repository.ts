@@ -1,6 +1,8 @@
 import { DELEGATION_CHILD_DELETED, DELEGATION_DUE_STATES, DELEGATION_OWED_STATES } from '@statehouse/contracts';
 import { type Insertable, type Selectable, sql } from 'kysely';
+import { updatedOne } from '../db/compare-and-set.js';
 import type { DelegationsTable, Executor } from '../db/database.js';
+import { keysetAfter, scopedToProfiles } from '../db/list-queries.js';
 import { chunk, type SqlDialect } from '../db/sql-dialect.js';
 
 export type DelegationRow = Selectable<DelegationsTable>;
@@ -54,10 +56,8 @@ export class DelegationRepository {
    * Keyset: `after` is the (created_at | completed_at, id) of the last row of the previous page.
    */
   async list(db: Executor, filter: DelegationListFilter): Promise<DelegationRow[]> {
-    if (filter.profiles !== null && filter.profiles.length === 0) return [];
-    let query = db.selectFrom('delegations').selectAll();
-    if (filter.profiles !== null) query = query.where('profile', 'in', filter.profiles);
-    if (filter.profile) query = query.where('profile', '=', filter.profile);
+    let query = scopedToProfiles(db.selectFrom('delegations').selectAll(), filter);
+    if (!query) return [];
     if (filter.originSessionId) query = query.where('origin_session_id', '=', filter.originSessionId);
     if (filter.childSessionId) query = query.where('child_session_id', '=', filter.childSessionId);
     if (filter.states) query = query.where('state', 'in', [...filter.states]);
@@ -66,20 +66,10 @@ export class DelegationRepository {
       query = query
         .where('state', 'in', [...DELEGATION_DUE_STATES])
         .where((eb) => eb.or([eb('claim_expires_at', 'is', null), eb('claim_expires_at', '<=', now)]));
-      if (filter.after) {
-        const [at, id] = filter.after;
-        query = query.where((eb) =>
-          eb.or([eb('completed_at', '>', at), eb.and([eb('completed_at', '=', at), eb('id', '>', id)])]),
-        );
-      }
+      if (filter.after) query = query.where(keysetAfter(['completed_at', 'id'], filter.after, '>'));
       return query.orderBy('completed_at').orderBy('id').limit(filter.limit).execute();
     }
-    if (filter.after) {
-      const [at, id] = filter.after;
-      query = query.where((eb) =>
-        eb.or([eb('created_at', '<', at), eb.and([eb('created_at', '=', at), eb('id', '<', id)])]),
-      );
-    }
+    if (filter.after) query = query.where(keysetAfter(['created_at', 'id'], filter.after, '<'));
     return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(filter.limit).execute();
   }
 
@@ -95,20 +85,20 @@ export class DelegationRepository {
       now: number;
     },
   ): Promise<boolean> {
-    const result = await db
-      .updateTable('delegations')
-      .set({
-        state: change.state,
-        child_session_id: change.childSessionId,
-        result_summary: change.resultSummary,
-        error: change.error,
-        completed_at: change.now,
-        updated_at: change.now,
-      })
-      .where('id', '=', id)
-      .where('state', '=', 'running')
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+    return updatedOne(
+      db
+        .updateTable('delegations')
+        .set({
+          state: change.state,
+          child_session_id: change.childSessionId,
+          result_summary: change.resultSummary,
+          error: change.error,
+          completed_at: change.now,
+          updated_at: change.now,
+        })
+        .where('id', '=', id)
+        .where('state', '=', 'running'),
+    );
   }
 
   /** Takes the wake-up claim if — in this very statement — the delegation is due. */
@@ -117,33 +107,33 @@ export class DelegationRepository {
     id: string,
     claim: { claimId: string; holder: string; expiresAt: number; now: number },
   ): Promise<boolean> {
-    const result = await db
-      .updateTable('delegations')
-      .set((eb) => ({
-        claim_id: claim.claimId,
-        claim_holder: claim.holder,
-        claim_expires_at: claim.expiresAt,
-        wake_attempts: eb('wake_attempts', '+', 1),
-        updated_at: claim.now,
-      }))
-      .where('id', '=', id)
-      .where('state', 'in', [...DELEGATION_DUE_STATES])
-      .where((eb) => eb.or([eb('claim_expires_at', 'is', null), eb('claim_expires_at', '<=', claim.now)]))
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+    return updatedOne(
+      db
+        .updateTable('delegations')
+        .set((eb) => ({
+          claim_id: claim.claimId,
+          claim_holder: claim.holder,
+          claim_expires_at: claim.expiresAt,
+          wake_attempts: eb('wake_attempts', '+', 1),
+          updated_at: claim.now,
+        }))
+        .where('id', '=', id)
+        .where('state', 'in', [...DELEGATION_DUE_STATES])
+        .where((eb) => eb.or([eb('claim_expires_at', 'is', null), eb('claim_expires_at', '<=', claim.now)])),
+    );
   }
 
   /** The holder of a live claim asks again: the lease is extended, no new attempt is counted. */
   async extendClaim(db: Executor, id: string, holder: string, expiresAt: number, now: number): Promise<boolean> {
-    const result = await db
-      .updateTable('delegations')
-      .set({ claim_expires_at: expiresAt, updated_at: now })
-      .where('id', '=', id)
-      .where('state', 'in', [...DELEGATION_DUE_STATES])
-      .where('claim_holder', '=', holder)
-      .where('claim_expires_at', '>', now)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+    return updatedOne(
+      db
+        .updateTable('delegations')
+        .set({ claim_expires_at: expiresAt, updated_at: now })
+        .where('id', '=', id)
+        .where('state', 'in', [...DELEGATION_DUE_STATES])
+        .where('claim_holder', '=', holder)
+        .where('claim_expires_at', '>', now),
+    );
   }
 
   /**
@@ -151,26 +141,26 @@ export class DelegationRepository {
    * report again is recognised (and answered as it stands).
    */
   async markDelivered(db: Executor, id: string, claimId: string, now: number): Promise<boolean> {
-    const result = await db
-      .updateTable('delegations')
-      .set({ state: 'delivered', delivered_at: now, claim_expires_at: null, updated_at: now })
-      .where('id', '=', id)
-      .where('state', 'in', [...DELEGATION_DUE_STATES])
-      .where('claim_id', '=', claimId)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+    return updatedOne(
+      db
+        .updateTable('delegations')
+        .set({ state: 'delivered', delivered_at: now, claim_expires_at: null, updated_at: now })
+        .where('id', '=', id)
+        .where('state', 'in', [...DELEGATION_DUE_STATES])
+        .where('claim_id', '=', claimId),
+    );
   }
 
   /** The claimer hands the wake-up back undelivered: due again at once. */
   async release(db: Executor, id: string, claimId: string, now: number): Promise<boolean> {
-    const result = await db
-      .updateTable('delegations')
-      .set({ claim_id: null, claim_holder: null, claim_expires_at: null, updated_at: now })
-      .where('id', '=', id)
-      .where('state', 'in', [...DELEGATION_DUE_STATES])
-      .where('claim_id', '=', claimId)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+    return updatedOne(
+      db
+        .updateTable('delegations')
+        .set({ claim_id: null, claim_holder: null, claim_expires_at: null, updated_at: now })
+        .where('id', '=', id)
+        .where('state', 'in', [...DELEGATION_DUE_STATES])
+        .where('claim_id', '=', claimId),
+    );
   }
 
   /** Not yet delivered, and the origin or the child is among these sessions. */

@@ -1,5 +1,7 @@
 import type { Insertable, Selectable } from 'kysely';
+import { updatedOne } from '../db/compare-and-set.js';
 import type { DeliveriesTable, Executor } from '../db/database.js';
+import { keysetAfter, type ProfileScope, scopedToProfiles } from '../db/list-queries.js';
 import { chunk, type SqlDialect } from '../db/sql-dialect.js';
 
 export type DeliveryRow = Selectable<DeliveriesTable>;
@@ -37,27 +39,12 @@ export class DeliveryRepository {
 
   async list(
     db: Executor,
-    filter: {
-      profiles: string[] | null;
-      profile?: string;
-      sessionId?: string;
-      states?: readonly string[];
-      after?: [number, string];
-      limit: number;
-    },
+    filter: ProfileScope & { states?: readonly string[]; after?: [number, string]; limit: number },
   ): Promise<DeliveryRow[]> {
-    if (filter.profiles !== null && filter.profiles.length === 0) return [];
-    let query = db.selectFrom('deliveries').selectAll();
-    if (filter.profiles !== null) query = query.where('profile', 'in', filter.profiles);
-    if (filter.profile) query = query.where('profile', '=', filter.profile);
-    if (filter.sessionId) query = query.where('session_id', '=', filter.sessionId);
+    let query = scopedToProfiles(db.selectFrom('deliveries').selectAll(), filter);
+    if (!query) return [];
     if (filter.states) query = query.where('state', 'in', [...filter.states]);
-    if (filter.after) {
-      const [at, id] = filter.after;
-      query = query.where((eb) =>
-        eb.or([eb('created_at', '>', at), eb.and([eb('created_at', '=', at), eb('id', '>', id)])]),
-      );
-    }
+    if (filter.after) query = query.where(keysetAfter(['created_at', 'id'], filter.after, '>'));
     return query.orderBy('created_at').orderBy('id').limit(filter.limit).execute();
   }
 
@@ -67,10 +54,9 @@ export class DeliveryRepository {
    */
   async claimable(
     db: Executor,
-    filter: { profiles: string[] | null; profile?: string; transportProfile?: string; now: number; limit: number },
+    filter: Omit<ProfileScope, 'sessionId'> & { transportProfile?: string; now: number; limit: number },
   ): Promise<DeliveryRow[]> {
-    if (filter.profiles !== null && filter.profiles.length === 0) return [];
-    let query = db
+    const claimable = db
       .selectFrom('deliveries')
       .selectAll()
       .where((eb) =>
@@ -79,8 +65,8 @@ export class DeliveryRepository {
           eb.and([eb('state', '=', 'claimed'), eb('claim_expires_at', '<=', filter.now)]),
         ]),
       );
-    if (filter.profiles !== null) query = query.where('profile', 'in', filter.profiles);
-    if (filter.profile) query = query.where('profile', '=', filter.profile);
+    let query = scopedToProfiles(claimable, filter);
+    if (!query) return [];
     if (filter.transportProfile) query = query.where('transport_profile', '=', filter.transportProfile);
     return query.orderBy('created_at').orderBy('id').limit(filter.limit).execute();
   }
@@ -94,39 +80,39 @@ export class DeliveryRepository {
     id: string,
     claim: { claimId: string; holder: string; expiresAt: number; now: number },
   ): Promise<boolean> {
-    const fresh = await db
-      .updateTable('deliveries')
-      .set((eb) => ({
-        state: 'claimed',
-        claim_id: claim.claimId,
-        claim_holder: claim.holder,
-        claim_expires_at: claim.expiresAt,
-        attempts: eb('attempts', '+', 1),
-        updated_at: claim.now,
-      }))
-      .where('id', '=', id)
-      .where((eb) => eb('attempts', '<', eb.ref('max_attempts')))
-      .where((eb) =>
-        eb.or([
-          eb('state', '=', 'pending'),
-          eb.and([eb('state', '=', 'claimed'), eb('claim_expires_at', '<=', claim.now)]),
-        ]),
-      )
-      .executeTakeFirst();
-    return Number(fresh.numUpdatedRows) === 1;
+    return updatedOne(
+      db
+        .updateTable('deliveries')
+        .set((eb) => ({
+          state: 'claimed',
+          claim_id: claim.claimId,
+          claim_holder: claim.holder,
+          claim_expires_at: claim.expiresAt,
+          attempts: eb('attempts', '+', 1),
+          updated_at: claim.now,
+        }))
+        .where('id', '=', id)
+        .where((eb) => eb('attempts', '<', eb.ref('max_attempts')))
+        .where((eb) =>
+          eb.or([
+            eb('state', '=', 'pending'),
+            eb.and([eb('state', '=', 'claimed'), eb('claim_expires_at', '<=', claim.now)]),
+          ]),
+        ),
+    );
   }
 
   /** The holder of a live claim asks again: the lease is extended, no new attempt is counted. */
   async extendClaim(db: Executor, id: string, holder: string, expiresAt: number, now: number): Promise<boolean> {
-    const result = await db
-      .updateTable('deliveries')
-      .set({ claim_expires_at: expiresAt, updated_at: now })
-      .where('id', '=', id)
-      .where('state', '=', 'claimed')
-      .where('claim_holder', '=', holder)
-      .where('claim_expires_at', '>', now)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+    return updatedOne(
+      db
+        .updateTable('deliveries')
+        .set({ claim_expires_at: expiresAt, updated_at: now })
+        .where('id', '=', id)
+        .where('state', '=', 'claimed')
+        .where('claim_holder', '=', holder)
+        .where('claim_expires_at', '>', now),
+    );
   }
 
   async settle(
@@ -135,43 +121,46 @@ export class DeliveryRepository {
     claimId: string,
     change: { state: 'delivered' | 'pending' | 'abandoned'; now: number; error?: string; abandonedReason?: string },
   ): Promise<boolean> {
-    const result = await db
-      .updateTable('deliveries')
-      .set({
-        state: change.state,
-        updated_at: change.now,
-        ...(change.state === 'delivered' ? { delivered_at: change.now, last_error: null } : {}),
-        ...(change.error !== undefined ? { last_error: change.error } : {}),
-        ...(change.abandonedReason !== undefined ? { abandoned_reason: change.abandonedReason } : {}),
-        ...(change.state === 'delivered' ? {} : { claim_id: null, claim_holder: null, claim_expires_at: null }),
-      })
-      .where('id', '=', id)
-      .where('state', '=', 'claimed')
-      .where('claim_id', '=', claimId)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+    return updatedOne(
+      db
+        .updateTable('deliveries')
+        .set({
+          state: change.state,
+          updated_at: change.now,
+          ...(change.state === 'delivered' ? { delivered_at: change.now, last_error: null } : {}),
+          ...(change.error !== undefined ? { last_error: change.error } : {}),
+          ...(change.abandonedReason !== undefined ? { abandoned_reason: change.abandonedReason } : {}),
+          ...(change.state === 'delivered' ? {} : { claim_id: null, claim_holder: null, claim_expires_at: null }),
+        })
+        .where('id', '=', id)
+        .where('state', '=', 'claimed')
+        .where('claim_id', '=', claimId),
+    );
   }
 
   /** An obligation whose attempts are used up and whose last claim lapsed is abandoned. */
   async abandonExhausted(db: Executor, id: string, now: number): Promise<boolean> {
-    const result = await db
-      .updateTable('deliveries')
-      .set({
-        state: 'abandoned',
-        abandoned_reason: 'attempts_exhausted',
-        last_error: 'the last attempt did not report back before its claim expired',
-        claim_id: null,
-        claim_holder: null,
-        claim_expires_at: null,
-        updated_at: now,
-      })
-      .where('id', '=', id)
-      .where((eb) => eb('attempts', '>=', eb.ref('max_attempts')))
-      .where((eb) =>
-        eb.or([eb('state', '=', 'pending'), eb.and([eb('state', '=', 'claimed'), eb('claim_expires_at', '<=', now)])]),
-      )
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+    return updatedOne(
+      db
+        .updateTable('deliveries')
+        .set({
+          state: 'abandoned',
+          abandoned_reason: 'attempts_exhausted',
+          last_error: 'the last attempt did not report back before its claim expired',
+          claim_id: null,
+          claim_holder: null,
+          claim_expires_at: null,
+          updated_at: now,
+        })
+        .where('id', '=', id)
+        .where((eb) => eb('attempts', '>=', eb.ref('max_attempts')))
+        .where((eb) =>
+          eb.or([
+            eb('state', '=', 'pending'),
+            eb.and([eb('state', '=', 'claimed'), eb('claim_expires_at', '<=', now)]),
+          ]),
+        ),
+    );
   }
 
   async countOwed(db: Executor, sessionIds: readonly string[]): Promise<number> {

@@ -1,4 +1,5 @@
 import type { Selectable } from 'kysely';
+import { updatedOne } from '../db/compare-and-set.js';
 import type { Executor, JobRunsTable } from '../db/database.js';
 
 export interface JobRunRow {
@@ -99,15 +100,7 @@ export class JobRunRepository {
   }
 
   async renew(db: Executor, job: string, intervalStart: number, holder: string, expiresAt: number): Promise<boolean> {
-    const result = await db
-      .updateTable('job_runs')
-      .set({ lease_expires_at: expiresAt })
-      .where('job', '=', job)
-      .where('interval_start', '=', intervalStart)
-      .where('holder', '=', holder)
-      .where('status', '=', 'running')
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+    return updatedOne(this.heldRun(db, job, intervalStart, holder).set({ lease_expires_at: expiresAt }));
   }
 
   async finish(
@@ -118,20 +111,14 @@ export class JobRunRepository {
     now: number,
     summary: Record<string, unknown> | null,
   ): Promise<boolean> {
-    const result = await db
-      .updateTable('job_runs')
-      .set({
+    return updatedOne(
+      this.heldRun(db, job, intervalStart, holder).set({
         status: 'done',
         finished_at: now,
         lease_expires_at: now,
         summary: summary === null ? null : JSON.stringify(summary),
-      })
-      .where('job', '=', job)
-      .where('interval_start', '=', intervalStart)
-      .where('holder', '=', holder)
-      .where('status', '=', 'running')
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+      }),
+    );
   }
 
   /** A failed pass: the interval may be retried (by any process) once `retryAt` has passed. */
@@ -144,14 +131,19 @@ export class JobRunRepository {
     retryAt: number,
     error: string,
   ): Promise<void> {
-    await db
-      .updateTable('job_runs')
+    await this.heldRun(db, job, intervalStart, holder)
       .set({ status: 'failed', finished_at: now, lease_expires_at: retryAt, error: error.slice(0, 2000) })
+      .execute();
+  }
+
+  /** The running pass of (job, interval) this holder leases: what it renews, finishes or fails. */
+  private heldRun(db: Executor, job: string, intervalStart: number, holder: string) {
+    return db
+      .updateTable('job_runs')
       .where('job', '=', job)
       .where('interval_start', '=', intervalStart)
       .where('holder', '=', holder)
-      .where('status', '=', 'running')
-      .execute();
+      .where('status', '=', 'running');
   }
 
   async purgeBefore(db: Executor, job: string, before: number): Promise<void> {

@@ -1,5 +1,6 @@
 import { type Insertable, type Selectable, sql } from 'kysely';
 import type { Executor, RoutesTable } from '../db/database.js';
+import { keysetAfter, type ProfileScope, scopedToProfiles } from '../db/list-queries.js';
 import { chunk, countForSessions } from '../db/sql-dialect.js';
 
 export type RouteRow = Selectable<RoutesTable>;
@@ -66,27 +67,10 @@ export class RouteRepository {
       .execute();
   }
 
-  async list(
-    db: Executor,
-    filter: {
-      profiles: string[] | null;
-      profile?: string;
-      sessionId?: string;
-      after?: [string, string];
-      limit: number;
-    },
-  ): Promise<RouteRow[]> {
-    if (filter.profiles !== null && filter.profiles.length === 0) return [];
-    let query = db.selectFrom('routes').selectAll();
-    if (filter.profiles !== null) query = query.where('profile', 'in', filter.profiles);
-    if (filter.profile) query = query.where('profile', '=', filter.profile);
-    if (filter.sessionId) query = query.where('session_id', '=', filter.sessionId);
-    if (filter.after) {
-      const [profile, key] = filter.after;
-      query = query.where((eb) =>
-        eb.or([eb('profile', '>', profile), eb.and([eb('profile', '=', profile), eb('session_key', '>', key)])]),
-      );
-    }
+  async list(db: Executor, filter: ProfileScope & { after?: [string, string]; limit: number }): Promise<RouteRow[]> {
+    let query = scopedToProfiles(db.selectFrom('routes').selectAll(), filter);
+    if (!query) return [];
+    if (filter.after) query = query.where(keysetAfter(['profile', 'session_key'], filter.after, '>'));
     return query.orderBy('profile').orderBy('session_key').limit(filter.limit).execute();
   }
 

@@ -1,6 +1,8 @@
 import { AUTOMATIC_ONLY_REASONS, RECOVERABLE_REASONS } from '@statehouse/contracts';
 import { type ExpressionBuilder, type Insertable, type Selectable, sql } from 'kysely';
+import { updatedOne } from '../db/compare-and-set.js';
 import type { DB, Executor, SchedulesTable, SessionsTable } from '../db/database.js';
+import { keysetAfter } from '../db/list-queries.js';
 import { chunk, type SqlDialect } from '../db/sql-dialect.js';
 
 export type ScheduleRow = Selectable<SchedulesTable>;
@@ -107,12 +109,7 @@ export class ScheduleRepository {
       query = query.where('s.gateway_id', 'is not', null).where((eb) => this.routedIn(eb));
     if (filter.ownership === 'unowned')
       query = query.where('s.gateway_id', 'is', null).where((eb) => this.routedIn(eb));
-    if (filter.after) {
-      const [at, id] = filter.after;
-      query = query.where((eb) =>
-        eb.or([eb('sc.wake_at', '>', at), eb.and([eb('sc.wake_at', '=', at), eb('sc.id', '>', id)])]),
-      );
-    }
+    if (filter.after) query = query.where(keysetAfter(['sc.wake_at', 'sc.id'], filter.after, '>'));
     return query.orderBy('sc.wake_at').orderBy('sc.id').limit(filter.limit).execute();
   }
 
@@ -169,23 +166,23 @@ export class ScheduleRepository {
     generation: number,
     change: { nextDueAt: number; firedAt: number },
   ): Promise<boolean> {
-    const result = await db
-      .updateTable('schedules')
-      .set((eb) => ({
-        next_due_at: change.nextDueAt,
-        wake_at: change.nextDueAt,
-        last_fired_at: change.firedAt,
-        claim_holder: null,
-        claim_expires_at: null,
-        claimed_due_at: null,
-        revision: eb('revision', '+', 1),
-        updated_at: change.firedAt,
-      }))
-      .where('id', '=', id)
-      .where('claim_generation', '=', generation)
-      .where('claim_expires_at', 'is not', null)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+    return updatedOne(
+      db
+        .updateTable('schedules')
+        .set((eb) => ({
+          next_due_at: change.nextDueAt,
+          wake_at: change.nextDueAt,
+          last_fired_at: change.firedAt,
+          claim_holder: null,
+          claim_expires_at: null,
+          claimed_due_at: null,
+          revision: eb('revision', '+', 1),
+          updated_at: change.firedAt,
+        }))
+        .where('id', '=', id)
+        .where('claim_generation', '=', generation)
+        .where('claim_expires_at', 'is not', null),
+    );
   }
 
   /**
@@ -264,13 +261,13 @@ export class ScheduleRepository {
       >
     > & { updated_at: number },
   ): Promise<boolean> {
-    const result = await db
-      .updateTable('schedules')
-      .set((eb) => ({ ...patch, revision: eb('revision', '+', 1) }))
-      .where('id', '=', id)
-      .where('revision', '=', expectedRevision)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+    return updatedOne(
+      db
+        .updateTable('schedules')
+        .set((eb) => ({ ...patch, revision: eb('revision', '+', 1) }))
+        .where('id', '=', id)
+        .where('revision', '=', expectedRevision),
+    );
   }
 
   async deleteOne(db: Executor, id: string, expectedRevision: number): Promise<boolean> {
