@@ -110,6 +110,21 @@ export const MessageSchema = z.object({
   codexMessageItems: z.array(z.unknown()).nullable(),
   observed: z.boolean(),
   effectDisposition: z.string().nullable(),
+  replyLatencyMs: z
+    .number()
+    .int()
+    .min(0)
+    .nullable()
+    .describe(
+      'an assistant reply: its time minus the time of the user message it answers (the nearest earlier active, visible user message of the session not merely observed), in milliseconds; null for other messages, for a reply with nothing to answer and for replies written before this figure existed',
+    ),
+  costUsd: z
+    .number()
+    .min(0)
+    .nullable()
+    .describe(
+      "the `estimatedCostUsd` of the append's usage, carried by that append's last assistant reply; null when no cost was sent with it",
+    ),
 });
 export type Message = z.infer<typeof MessageSchema>;
 

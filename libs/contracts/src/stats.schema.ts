@@ -199,6 +199,53 @@ export const StatsSummarySchema = z.object({
 });
 export type StatsSummary = z.infer<typeof StatsSummarySchema>;
 
+export const ReplyLatencyQuerySchema = StatsSummaryQuerySchema;
+export type ReplyLatencyQuery = StatsSummaryQuery;
+
+/** Percentiles of the reply latencies of one group (or all replies) in the period. */
+export const ReplyLatencyFiguresSchema = z.object({
+  replies: z.number().int().describe('assistant replies with a latency, written in the period'),
+  p50Ms: z.number().int().nullable().describe('median latency in milliseconds (null: no replies)'),
+  p95Ms: z.number().int().nullable().describe('95th percentile latency in milliseconds (null: no replies)'),
+});
+export type ReplyLatencyFigures = z.infer<typeof ReplyLatencyFiguresSchema>;
+
+export const ReplyLatencyGroupSchema = ReplyLatencyFiguresSchema.extend({
+  key: z
+    .string()
+    .nullable()
+    .describe(`the model or surface; null: no model recorded; "${STATS_OTHER_GROUP}": the groups past the twelfth`),
+});
+export type ReplyLatencyGroup = z.infer<typeof ReplyLatencyGroupSchema>;
+
+/**
+ * How long assistant replies took, per model and per surface, over whole UTC hours of the period
+ * (docs/stats.md, "Reply latency"): nearest-rank percentiles read from a histogram, exact when each
+ * bucket holds at most two replies or replies of one value, otherwise within its width (about 19 %).
+ */
+export const ReplyLatencyStatsSchema = z
+  .object({
+    from: IsoDateSchema,
+    to: IsoDateSchema,
+    profile: z.string().nullable(),
+    overall: ReplyLatencyFiguresSchema,
+    byModel: z.array(ReplyLatencyGroupSchema).describe('most replies first'),
+    bySource: z.array(ReplyLatencyGroupSchema).describe('most replies first'),
+  })
+  .meta({
+    examples: [
+      {
+        from: '2026-11-01T00:00:00.000Z',
+        to: '2026-12-01T00:00:00.000Z',
+        profile: null,
+        overall: { replies: 412, p50Ms: 2400, p95Ms: 9100 },
+        byModel: [{ key: 'claude-sonnet-4', replies: 412, p50Ms: 2400, p95Ms: 9100 }],
+        bySource: [{ key: 'telegram', replies: 412, p50Ms: 2400, p95Ms: 9100 }],
+      },
+    ],
+  });
+export type ReplyLatencyStats = z.infer<typeof ReplyLatencyStatsSchema>;
+
 export const StatsExtentQuerySchema = z.object({ profile: rangeFields.profile });
 export type StatsExtentQuery = z.infer<typeof StatsExtentQuerySchema>;
 

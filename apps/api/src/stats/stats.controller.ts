@@ -5,6 +5,9 @@ import {
   DeletionStatsQuerySchema,
   DeletionStatsResponseSchema,
   ReceiptLagSchema,
+  type ReplyLatencyQuery,
+  ReplyLatencyQuerySchema,
+  ReplyLatencyStatsSchema,
   type StatsExtentQuery,
   StatsExtentQuerySchema,
   StatsExtentSchema,
@@ -54,6 +57,16 @@ export class StatsController {
   @ApiOkResponse({ standardSchema: StatsSummarySchema })
   summary(@Ctx() ctx: OperationContext, @Query({ schema: StatsSummaryQuerySchema }) query: StatsSummaryQuery) {
     return this.store.stats.summary(ctx, query);
+  }
+
+  @Get('latency')
+  @ApiOperation({
+    summary:
+      'Reply latency for a period: p50 and p95 of the time assistant replies took to answer, overall, per model and per surface (owner-fenced)',
+  })
+  @ApiOkResponse({ standardSchema: ReplyLatencyStatsSchema })
+  latency(@Ctx() ctx: OperationContext, @Query({ schema: ReplyLatencyQuerySchema }) query: ReplyLatencyQuery) {
+    return this.store.stats.replyLatency(ctx, query);
   }
 
   @Get('extent')

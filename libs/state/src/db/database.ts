@@ -225,6 +225,13 @@ export interface MessagesTable {
    * details, Codex items — and its own annotations (observed, effect disposition); null for most rows.
    */
   replay_fields: ColumnType<string | null, string | null | undefined, string | null>;
+  /**
+   * An assistant reply's time minus the time of the user message it answers, set when the reply is
+   * written (docs/stats.md, "Reply latency"); null otherwise (migration 2026-12-06T21.00).
+   */
+  reply_latency_ms: ColumnType<number | null, number | null | undefined, number | null>;
+  /** The append's `estimatedCostUsd`, on its last assistant reply; null when no cost was sent. */
+  cost_usd: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 /** A session's system prompt snapshot, beside its row (docs/domain.md §2.2.19). */
@@ -575,6 +582,25 @@ export interface UsageDailyTable extends UsageCounterColumns {
   model: string;
 }
 
+/**
+ * A histogram of reply latencies per UTC hour, profile, surface, model ('' = none) and logarithmic
+ * bucket (docs/stats.md, "Reply latency"); `reply_latency_daily` is the same per UTC day.
+ */
+export interface ReplyLatencyHourlyTable {
+  hour_start: number;
+  profile: string;
+  source: string;
+  model: string;
+  bucket: number;
+  replies: Counter;
+  min_ms: number;
+  max_ms: number;
+}
+
+export interface ReplyLatencyDailyTable extends Omit<ReplyLatencyHourlyTable, 'hour_start'> {
+  day_start: number;
+}
+
 /** Deletion receipts per UTC hour, profile and origin (kept when receipts are reclaimed). */
 export interface DeletionRollupsTable {
   hour_start: number;
@@ -658,6 +684,8 @@ export interface DB {
   session_usage: SessionUsageTable;
   usage_daily: UsageDailyTable;
   deletion_rollups: DeletionRollupsTable;
+  reply_latency_hourly: ReplyLatencyHourlyTable;
+  reply_latency_daily: ReplyLatencyDailyTable;
   session_prompts: SessionPromptsTable;
   profile_meta: ProfileMetaTable;
   labels: LabelsTable;

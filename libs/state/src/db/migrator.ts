@@ -25,6 +25,7 @@ import { clientFieldsAndMetaMigration } from './migrations/2026-12-06T15.00-clie
 import { runtimeStateAndDelegationsMigration } from './migrations/2026-12-06T15.20-runtime-state-and-delegations.js';
 import { storeEpochMigration } from './migrations/2026-12-06T17.40-store-epoch.js';
 import { labelsMigration } from './migrations/2026-12-06T17.50-labels.js';
+import { replyLatencyMigration } from './migrations/2026-12-06T21.00-reply-latency.js';
 
 /** Every migration, in order. Names are timestamps; files are frozen once shipped. */
 function migrations(dialect: Dialect): Record<string, Migration> {
@@ -53,6 +54,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '2026-12-06T17.40-store-epoch': storeEpochMigration(dialect),
     '2026-12-06T15.00-client-fields-and-meta': clientFieldsAndMetaMigration(dialect),
     '2026-12-06T17.50-labels': labelsMigration(dialect),
+    '2026-12-06T21.00-reply-latency': replyLatencyMigration(dialect),
   };
 }
 

@@ -28,6 +28,8 @@ function parentRow(i: number): MessageRow {
     platform_message_id: i % 5 === 0 ? `p${i}` : null,
     substring_indexed: 1,
     replay_fields: i % 5 === 0 ? '{"reasoningContent":""}' : null,
+    reply_latency_ms: i % 2 ? 1500 : null,
+    cost_usd: i % 2 ? 0.0125 : null,
   };
 }
 

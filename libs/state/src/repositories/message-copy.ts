@@ -23,6 +23,10 @@ export function messageCopy(row: MessageRow, sessionId: string): NewMessageRow {
     platform_message_id: row.platform_message_id,
     substring_indexed: Number(row.substring_indexed) as 0 | 1,
     replay_fields: row.replay_fields ?? null,
+    // The copy says what the original said: its reply latency and cost (not counted again: copies
+    // never reach the latency histograms).
+    reply_latency_ms: row.reply_latency_ms == null ? null : Number(row.reply_latency_ms),
+    cost_usd: row.cost_usd == null ? null : Number(row.cost_usd),
     compacted: 0,
   };
 }

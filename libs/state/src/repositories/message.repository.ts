@@ -28,6 +28,8 @@ export function toMessage(row: MessageRow, ordinal: number): Message {
     compacted: Number(row.compacted) === 1,
     platformMessageId: row.platform_message_id,
     ...replayFieldsOf(row.replay_fields ?? null),
+    replyLatencyMs: row.reply_latency_ms == null ? null : Number(row.reply_latency_ms),
+    costUsd: row.cost_usd == null ? null : Number(row.cost_usd),
   };
 }
 
@@ -97,7 +99,10 @@ export interface MessageListFilter {
   limit: number;
 }
 
-/** 17 columns per row keeps a batch well under SQLite's and PostgreSQL's parameter limits. */
+/** How many of a session's latest user messages `lastAnswerableAt` looks through. */
+const ANSWERABLE_LOOKBACK = 50;
+
+/** 19 columns per row keeps a batch well under SQLite's and PostgreSQL's parameter limits. */
 const INSERT_CHUNK = 500;
 
 export class MessageRepository {
@@ -120,9 +125,39 @@ export class MessageRepository {
         platform_message_id: param('platform_message_id'),
         substring_indexed: param('substring_indexed'),
         replay_fields: param('replay_fields'),
+        reply_latency_ms: param('reply_latency_ms'),
+        cost_usd: param('cost_usd'),
       })
       .returning('id'),
   );
+
+  /** The session's latest active, visible user messages, newest first (what a reply answers). */
+  private readonly lastUserMessages = new PreparedQuery<
+    'sessionId',
+    { timestamp: number; replay_fields: string | null }
+  >((db, param) =>
+    db
+      .selectFrom('messages')
+      .select(['timestamp', 'replay_fields'])
+      .where('session_id', '=', param('sessionId'))
+      .where('role', '=', 'user')
+      .where('active', '=', 1)
+      .where('display_kind', '=', 'visible')
+      .orderBy('id', 'desc')
+      .limit(ANSWERABLE_LOOKBACK),
+  );
+
+  /**
+   * The time of the session's latest user message a reply answers (docs/stats.md, "Reply
+   * latency"): active, visible, not merely observed — among its last 50 user messages (a walk back
+   * on the session's id index; a group chat where the agent was not addressed in 50 messages has
+   * nothing to answer). Null when there is none.
+   */
+  async lastAnswerableAt(db: Executor, sessionId: string): Promise<number | null> {
+    const { rows } = await this.lastUserMessages.execute(db, { sessionId });
+    const answered = rows.find((row) => !replayFieldsOf(row.replay_fields).observed);
+    return answered ? Number(answered.timestamp) : null;
+  }
 
   /** One row through a prepared statement (the single-message append path). */
   async insert(db: Executor, row: NewMessageRow): Promise<number> {

@@ -20,6 +20,7 @@ import {
   substringIndexed,
   toolUseParts,
 } from '../domain/message-content.js';
+import { isReply, latencyContributions, replyLatencies } from '../domain/reply-latency.js';
 import {
   assertDestructiveAllowed,
   assertPreconditions,
@@ -29,6 +30,7 @@ import {
 import { isRevivable, type ReopenedSink, SessionLifecycle } from '../domain/session-lifecycle.js';
 import { inWriteHour, usageContributions, writeTimeCorrection } from '../domain/usage-contributions.js';
 import { MessageRepository, storedReplayFields, toMessage } from '../repositories/message.repository.js';
+import { ReplyLatencyRepository } from '../repositories/reply-latency.repository.js';
 import { SessionRepository, toSession, ZERO_DELTA } from '../repositories/session.repository.js';
 import { UsageRollupRepository } from '../repositories/usage-rollup.repository.js';
 import { canAccessProfile } from '../shared/access.js';
@@ -54,6 +56,7 @@ export interface WrittenMessages {
 export class MessageService {
   private readonly messages = new MessageRepository();
   private readonly usage = new UsageRollupRepository();
+  private readonly latency: ReplyLatencyRepository;
   private readonly sessions: SessionRepository;
   private readonly lifecycle: SessionLifecycle;
   private appendWriter: AppendWriter | undefined;
@@ -70,6 +73,7 @@ export class MessageService {
     hooks: ReopenedSink | null = null,
   ) {
     this.sessions = new SessionRepository(dialect);
+    this.latency = new ReplyLatencyRepository(dialect);
     this.lifecycle = new SessionLifecycle(this.sessions, hooks);
   }
 
@@ -179,6 +183,7 @@ export class MessageService {
         reopened = { endReason: session.end_reason! };
         this.lifecycle.announceReopened(tx, { id: sessionId, ...session }, 'append', revision);
       }
+      const replies = await this.replyFigures(tx, sessionId, dedupe.kept, drafts, request.usage);
       const rows = drafts.rows.map((row) => rowFor(row, sessionId, substringEligible(session)));
       if (rows.length > 0 && this.wakeups) {
         const wakeups = this.wakeups;
@@ -190,6 +195,7 @@ export class MessageService {
           : rows.length === 1
             ? [await this.messages.insert(tx.db, rows[0])]
             : await this.messages.insertMany(tx.db, rows);
+      if (replies.length > 0) await this.latency.record(tx.db, latencyContributions(session, replies));
       // The sessions trigger rolled this append up at the write's hour; messages of other hours move there.
       const lastActivityAt = Number(session.last_activity_at);
       if (!inWriteHour(drafts.rows, lastActivityAt, now)) {
@@ -249,6 +255,40 @@ export class MessageService {
   }
 
   /**
+   * Sets each new row's reply latency and the append's cost (on its last reply) (docs/stats.md,
+   * "Reply latency"); the replies with a latency, for the histograms. The session's latest user
+   * message is read only when a reply comes before any user message of the write.
+   */
+  private async replyFigures(
+    tx: Tx,
+    sessionId: string,
+    inputs: readonly MessageInput[],
+    drafts: Drafts,
+    usage: UsageDelta | undefined,
+  ): Promise<{ timestamp: number; latencyMs: number }[]> {
+    const rows = drafts.rows.map((row, index) => ({
+      role: row.role,
+      timestamp: row.timestamp,
+      display_kind: row.display_kind,
+      observed: inputs[index].observed === true,
+    }));
+    if (!rows.some(isReply)) return [];
+    const latencies = await replyLatencies(rows, () => this.messages.lastAnswerableAt(tx.db, sessionId));
+    const replies: { timestamp: number; latencyMs: number }[] = [];
+    let lastReply = -1;
+    drafts.rows.forEach((row, index) => {
+      const latencyMs = latencies[index];
+      row.reply_latency_ms = latencyMs;
+      row.cost_usd = null;
+      if (latencyMs !== null) replies.push({ timestamp: row.timestamp, latencyMs });
+      if (isReply(rows[index])) lastReply = index;
+    });
+    if (usage?.estimatedCostUsd !== undefined && lastReply >= 0)
+      drafts.rows[lastReply].cost_usd = usage.estimatedCostUsd;
+    return replies;
+  }
+
+  /**
    * Inserts new message rows for `session` inside `tx` (a session's opening messages) and counts
    * them in the usage rollups; the session's counters are the caller's to apply.
    */
@@ -256,8 +296,10 @@ export class MessageService {
     const now = this.clock.now();
     const dedupe = await this.dedupe(tx, session.id, inputs);
     const drafts = draftRows(dedupe.kept, now);
+    const replies = await this.replyFigures(tx, session.id, dedupe.kept, drafts, undefined);
     const rows = drafts.rows.map((row) => rowFor(row, session.id, substringEligible(session)));
     const insertedIds = rows.length ? await this.messages.insertMany(tx.db, rows) : [];
+    if (replies.length > 0) await this.latency.record(tx.db, latencyContributions(session, replies));
     await this.usage.record(tx.db, usageContributions(session, drafts.rows, undefined, now));
     return {
       ids: dedupe.ids(insertedIds),
@@ -412,6 +454,8 @@ function draftRows(inputs: readonly MessageInput[], now: number): Drafts {
       display_kind: displayKind,
       platform_message_id: platformIdOf(input) ?? null,
       replay_fields: storedReplayFields(input),
+      reply_latency_ms: null,
+      cost_usd: null,
     });
   }
   return drafts;

@@ -19,6 +19,7 @@ import { LabelRepository } from '../repositories/label.repository.js';
 import { MessageRepository } from '../repositories/message.repository.js';
 import { ProfileRepository } from '../repositories/profile.repository.js';
 import { ProfileMetaRepository } from '../repositories/profile-meta.repository.js';
+import { ReplyLatencyRepository } from '../repositories/reply-latency.repository.js';
 import { RetentionPolicyRepository } from '../repositories/retention-policy.repository.js';
 import { RouteRepository } from '../repositories/route.repository.js';
 import { ScheduleRepository } from '../repositories/schedule.repository.js';
@@ -56,6 +57,7 @@ export class ProfileAdminService {
   private readonly gateways = new GatewayRepository();
   private readonly meta = new ProfileMetaRepository();
   private readonly labels = new LabelRepository();
+  private readonly replyLatency: ReplyLatencyRepository;
   private readonly deliveries: DeliveryRepository;
   private readonly delegations: DelegationRepository;
   private readonly schedules: ScheduleRepository;
@@ -73,6 +75,7 @@ export class ProfileAdminService {
     private readonly onPrincipalsChanged: () => void = () => undefined,
   ) {
     this.sessions = new SessionRepository(dialect);
+    this.replyLatency = new ReplyLatencyRepository(dialect);
     this.deliveries = new DeliveryRepository(dialect);
     this.delegations = new DelegationRepository(dialect);
     this.schedules = new ScheduleRepository(dialect);
@@ -146,6 +149,7 @@ export class ProfileAdminService {
       const metaEntries = await this.meta.moveProfile(tx.db, old, newName);
       // Labels follow the rename; the sessions carrying them keep them (labels.profile-scoped).
       await this.labels.moveProfile(tx.db, old, newName);
+      await this.replyLatency.moveProfile(tx.db, old, newName);
       const tokens = await this.rewriteProfileSets(tx.db, this.tokens, (set) =>
         set.map((name) => (name === old ? newName : name)),
       );

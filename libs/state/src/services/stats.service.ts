@@ -5,6 +5,9 @@ import {
   type DeletionStatsResponse,
   instantMs,
   type Principal,
+  type ReplyLatencyGroup,
+  type ReplyLatencyQuery,
+  type ReplyLatencyStats,
   SESSION_FACET_LIMIT,
   type SessionFacets,
   type SessionFacetsQuery,
@@ -23,11 +26,13 @@ import {
 } from '@statehouse/contracts';
 import type { Db } from '../db/database.js';
 import { chunk, type SqlDialect } from '../db/sql-dialect.js';
+import { type HistogramBucket, latencyFigures, mergeHistograms } from '../domain/reply-latency.js';
 import {
   type DeletionCounters,
   DeletionRollupRepository,
   ZERO_DELETIONS,
 } from '../repositories/deletion-rollup.repository.js';
+import { type LatencyRow, ReplyLatencyRepository } from '../repositories/reply-latency.repository.js';
 import { SessionRepository } from '../repositories/session.repository.js';
 import { SessionLeaseRepository } from '../repositories/session-lease.repository.js';
 import {
@@ -65,6 +70,7 @@ interface ResolvedRange {
 export class StatsService {
   private readonly usage = new UsageRollupRepository();
   private readonly deletions = new DeletionRollupRepository();
+  private readonly latency: ReplyLatencyRepository;
   private readonly sessions: SessionRepository;
   private readonly leases: SessionLeaseRepository;
 
@@ -74,6 +80,7 @@ export class StatsService {
     dialect: SqlDialect,
   ) {
     this.sessions = new SessionRepository(dialect);
+    this.latency = new ReplyLatencyRepository(dialect);
     this.leases = new SessionLeaseRepository(dialect);
   }
 
@@ -158,6 +165,24 @@ export class StatsService {
         },
       };
     });
+  }
+
+  /**
+   * How long assistant replies took over whole UTC hours of the period (docs/stats.md, "Reply
+   * latency"): p50 and p95 of every reply, per model and per surface, from the latency histograms
+   * (whole UTC days from the daily one, the hours at either end from the hourly one).
+   */
+  async replyLatency(ctx: OperationContext, query: ReplyLatencyQuery): Promise<ReplyLatencyStats> {
+    const range = this.resolve(ctx.principal, query.from, query.to, 'hour', 'UTC', query.profile, 'month', 'day');
+    const rows = await this.read(() => this.latency.histogram(this.db, range.from, range.to, range.profiles));
+    return {
+      from: toIso(range.from),
+      to: toIso(range.to),
+      profile: range.profile,
+      overall: latencyFigures(mergeHistograms([rows])),
+      byModel: latencyGroups(rows, (row) => (row.model === '' ? null : row.model)),
+      bySource: latencyGroups(rows, (row) => row.source),
+    };
   }
 
   /** The first and last UTC day with figures: where an "all time" range begins (imported history included). */
@@ -291,6 +316,33 @@ export function figures(counters: UsageCounters): UsageFigures {
     // Sums of floating-point costs: report to a millionth of a dollar, without float noise.
     costUsd: Math.round(counters.costUsd * 1e6) / 1e6,
   };
+}
+
+/**
+ * Latency histogram rows → one group per key, most replies first (then by key), with the groups
+ * past `STATS_GROUP_LIMIT` folded into `STATS_OTHER_GROUP` (histograms merge, so its percentiles
+ * are those of its replies together).
+ */
+function latencyGroups(rows: readonly LatencyRow[], keyOf: (row: LatencyRow) => string | null): ReplyLatencyGroup[] {
+  const byKey = new Map<string | null, HistogramBucket[]>();
+  for (const row of rows) {
+    const key = keyOf(row);
+    const histogram = byKey.get(key) ?? [];
+    histogram.push(row);
+    byKey.set(key, histogram);
+  }
+  const ranked = [...byKey.entries()]
+    .map(([key, histogram]) => ({ key, histogram: mergeHistograms([histogram]) }))
+    .map((group) => ({ ...group, replies: group.histogram.reduce((sum, entry) => sum + entry.replies, 0) }))
+    .sort((a, b) => b.replies - a.replies || String(a.key ?? '').localeCompare(String(b.key ?? '')));
+  const fold = ranked.length > STATS_GROUP_LIMIT + 1;
+  const kept = fold ? ranked.slice(0, STATS_GROUP_LIMIT) : ranked;
+  const groups = kept.map(({ key, histogram }) => ({ key, ...latencyFigures(histogram) }));
+  if (fold) {
+    const rest = mergeHistograms(ranked.slice(STATS_GROUP_LIMIT).map((group) => group.histogram));
+    groups.push({ key: STATS_OTHER_GROUP, ...latencyFigures(rest) });
+  }
+  return groups;
 }
 
 function sumDeletions(a: DeletionCounters, b: DeletionCounters): DeletionCounters {

@@ -129,6 +129,10 @@ export function messageRow(
     substring_indexed: substringIndexed(eligible, r.role),
     // Hermes' provider replay fields are not imported (docs/migrating-from-hermes.md).
     replay_fields: null,
+    // Reply latency and per-message cost are figures of replies written through an append
+    // (docs/stats.md, "Reply latency"); imported history carries neither.
+    reply_latency_ms: null,
+    cost_usd: null,
   };
 }
 
