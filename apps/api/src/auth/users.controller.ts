@@ -1,16 +1,8 @@
-import { Body, Controller, Get, Inject, Param, Patch, Post } from '@nestjs/common';
-import {
-  ApiBearerAuth,
-  ApiCookieAuth,
-  ApiCreatedResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-} from '@nestjs/swagger';
+import { Body, Controller, Get, Inject, Patch, Post } from '@nestjs/common';
+import { ApiBearerAuth, ApiCookieAuth, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   type CreateUserRequest,
   CreateUserRequestSchema,
-  IdSchema,
   type UpdateUserRequest,
   UpdateUserRequestSchema,
   UserSchema,
@@ -18,6 +10,7 @@ import {
 import type { OperationContext, StateStore } from '@statehouse/state';
 import { Mutation } from '../common/api-headers.decorator.js';
 import { Ctx } from '../common/context.decorator.js';
+import { Answers, IdParam } from '../common/operation.decorator.js';
 import { STATE_STORE } from '../common/tokens.js';
 import { AdminOnly } from './auth-mode.decorator.js';
 
@@ -38,22 +31,23 @@ export class UsersController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'List dashboard users (admin): role, profiles, disabled, last sign-in, sessions signed in' })
-  @ApiOkResponse({ standardSchema: UserSchema.array() })
+  @Answers(
+    'List dashboard users (admin): role, profiles, disabled, last sign-in, sessions signed in',
+    UserSchema.array(),
+  )
   list(@Ctx() ctx: OperationContext) {
     return this.store.auth.listUsers(ctx);
   }
 
   @Patch(':id')
   @Mutation()
-  @ApiOperation({
-    summary:
-      'Change a user’s role, profiles or disabled state (admin); disabling ends their dashboard sessions; the last active admin cannot be disabled or demoted (409)',
-  })
-  @ApiOkResponse({ standardSchema: UserSchema })
+  @Answers(
+    'Change a user’s role, profiles or disabled state (admin); disabling ends their dashboard sessions; the last active admin cannot be disabled or demoted (409)',
+    UserSchema,
+  )
   update(
     @Ctx() ctx: OperationContext,
-    @Param('id', { schema: IdSchema }) id: string,
+    @IdParam() id: string,
     @Body({ schema: UpdateUserRequestSchema }) body: UpdateUserRequest,
   ) {
     return this.store.auth.updateUser(ctx, id, body);

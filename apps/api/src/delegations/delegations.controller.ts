@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, Inject, Post, Query, Res } from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiCookieAuth,
@@ -21,7 +21,6 @@ import {
   DelegationSchema,
   type FailDelegationRequest,
   FailDelegationRequestSchema,
-  IdSchema,
   type ListDelegationsQuery,
   ListDelegationsQuerySchema,
   type SettleDelegationRequest,
@@ -31,6 +30,7 @@ import type { OperationContext, StateStore } from '@statehouse/state';
 import type { Response } from 'express';
 import { Mutation } from '../common/api-headers.decorator.js';
 import { Ctx } from '../common/context.decorator.js';
+import { Action, Answers, IdParam } from '../common/operation.decorator.js';
 import { STATE_STORE } from '../common/tokens.js';
 
 /** Async delegations and the wake-ups they owe their origin sessions (docs/domain.md §12; docs/api.md). */
@@ -59,19 +59,16 @@ export class DelegationsController {
   }
 
   @Get()
-  @ApiOperation({
-    summary: 'Delegations, newest first; `due=true`: those due to wake their origin, oldest finished first',
-  })
-  @ApiOkResponse({ standardSchema: DelegationPageSchema })
+  @Answers(
+    'Delegations, newest first; `due=true`: those due to wake their origin, oldest finished first',
+    DelegationPageSchema,
+  )
   list(@Ctx() ctx: OperationContext, @Query({ schema: ListDelegationsQuerySchema }) query: ListDelegationsQuery) {
     return this.store.delegations.list(ctx, query);
   }
 
-  @Post('claim')
-  @Mutation()
-  @HttpCode(200)
-  @ApiOperation({ summary: 'Claim the oldest due wake-ups (of one origin session, if named) under a lease' })
-  @ApiOkResponse({ standardSchema: ClaimedDelegationsSchema })
+  @Action('claim')
+  @Answers('Claim the oldest due wake-ups (of one origin session, if named) under a lease', ClaimedDelegationsSchema)
   claimDue(
     @Ctx() ctx: OperationContext,
     @Body({ schema: ClaimDueDelegationsRequestSchema }) body: ClaimDueDelegationsRequest,
@@ -80,76 +77,62 @@ export class DelegationsController {
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'One delegation' })
-  @ApiOkResponse({ standardSchema: DelegationSchema })
-  get(@Ctx() ctx: OperationContext, @Param('id', { schema: IdSchema }) id: string) {
+  @Answers('One delegation', DelegationSchema)
+  get(@Ctx() ctx: OperationContext, @IdParam() id: string) {
     return this.store.delegations.get(ctx, id);
   }
 
-  @Post(':id/complete')
-  @Mutation()
-  @HttpCode(200)
-  @ApiOperation({ summary: 'The sub-agent finished: done, with its result summary (409 conflict once finished)' })
-  @ApiOkResponse({ standardSchema: DelegationSchema })
+  @Action(':id/complete')
+  @Answers('The sub-agent finished: done, with its result summary (409 conflict once finished)', DelegationSchema)
   complete(
     @Ctx() ctx: OperationContext,
-    @Param('id', { schema: IdSchema }) id: string,
+    @IdParam() id: string,
     @Body({ schema: CompleteDelegationRequestSchema }) body: CompleteDelegationRequest,
   ) {
     return this.store.delegations.complete(ctx, id, body);
   }
 
-  @Post(':id/fail')
-  @Mutation()
-  @HttpCode(200)
-  @ApiOperation({ summary: 'The sub-agent failed: failed, with its error (409 conflict once finished)' })
-  @ApiOkResponse({ standardSchema: DelegationSchema })
+  @Action(':id/fail')
+  @Answers('The sub-agent failed: failed, with its error (409 conflict once finished)', DelegationSchema)
   fail(
     @Ctx() ctx: OperationContext,
-    @Param('id', { schema: IdSchema }) id: string,
+    @IdParam() id: string,
     @Body({ schema: FailDelegationRequestSchema }) body: FailDelegationRequest,
   ) {
     return this.store.delegations.fail(ctx, id, body);
   }
 
-  @Post(':id/claim')
-  @Mutation()
-  @HttpCode(200)
-  @ApiOperation({
-    summary: 'Claim the wake-up of this delegation under a lease (409 delivery_claimed while another claim is live)',
-  })
-  @ApiOkResponse({ standardSchema: DelegationSchema })
+  @Action(':id/claim')
+  @Answers(
+    'Claim the wake-up of this delegation under a lease (409 delivery_claimed while another claim is live)',
+    DelegationSchema,
+  )
   claim(
     @Ctx() ctx: OperationContext,
-    @Param('id', { schema: IdSchema }) id: string,
+    @IdParam() id: string,
     @Body({ schema: ClaimDelegationRequestSchema }) body: ClaimDelegationRequest,
   ) {
     return this.store.delegations.claim(ctx, id, body);
   }
 
-  @Post(':id/delivered')
-  @Mutation()
-  @HttpCode(200)
-  @ApiOperation({
-    summary: 'The claimer woke the origin: delivered, exactly once (409 claim_expired when the claim was taken over)',
-  })
-  @ApiOkResponse({ standardSchema: DelegationSchema })
+  @Action(':id/delivered')
+  @Answers(
+    'The claimer woke the origin: delivered, exactly once (409 claim_expired when the claim was taken over)',
+    DelegationSchema,
+  )
   delivered(
     @Ctx() ctx: OperationContext,
-    @Param('id', { schema: IdSchema }) id: string,
+    @IdParam() id: string,
     @Body({ schema: SettleDelegationRequestSchema }) body: SettleDelegationRequest,
   ) {
     return this.store.delegations.delivered(ctx, id, body);
   }
 
-  @Post(':id/release')
-  @Mutation()
-  @HttpCode(200)
-  @ApiOperation({ summary: 'Hand the claimed wake-up back undelivered: due again at once' })
-  @ApiOkResponse({ standardSchema: DelegationSchema })
+  @Action(':id/release')
+  @Answers('Hand the claimed wake-up back undelivered: due again at once', DelegationSchema)
   release(
     @Ctx() ctx: OperationContext,
-    @Param('id', { schema: IdSchema }) id: string,
+    @IdParam() id: string,
     @Body({ schema: SettleDelegationRequestSchema }) body: SettleDelegationRequest,
   ) {
     return this.store.delegations.release(ctx, id, body);

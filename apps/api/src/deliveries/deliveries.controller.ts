@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, Inject, Post, Query, Res } from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiCookieAuth,
@@ -19,7 +19,6 @@ import {
   DeliverySchema,
   type FailDeliveryRequest,
   FailDeliveryRequestSchema,
-  IdSchema,
   type ListDeliveriesQuery,
   ListDeliveriesQuerySchema,
   type SettleDeliveryRequest,
@@ -29,6 +28,7 @@ import type { OperationContext, StateStore } from '@statehouse/state';
 import type { Response } from 'express';
 import { Mutation } from '../common/api-headers.decorator.js';
 import { Ctx } from '../common/context.decorator.js';
+import { Action, Answers, IdParam } from '../common/operation.decorator.js';
 import { STATE_STORE } from '../common/tokens.js';
 
 /** Delivery obligations (docs/domain.md §11; docs/api.md, Deliveries). */
@@ -57,17 +57,13 @@ export class DeliveriesController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'Obligations, oldest first (owner-fenced)' })
-  @ApiOkResponse({ standardSchema: DeliveryPageSchema })
+  @Answers('Obligations, oldest first (owner-fenced)', DeliveryPageSchema)
   list(@Ctx() ctx: OperationContext, @Query({ schema: ListDeliveriesQuerySchema }) query: ListDeliveriesQuery) {
     return this.store.deliveries.list(ctx, query);
   }
 
-  @Post('claim')
-  @Mutation()
-  @HttpCode(200)
-  @ApiOperation({ summary: 'Claim the oldest claimable obligations (pending, or under an expired claim)' })
-  @ApiOkResponse({ standardSchema: ClaimedDeliveriesSchema })
+  @Action('claim')
+  @Answers('Claim the oldest claimable obligations (pending, or under an expired claim)', ClaimedDeliveriesSchema)
   claimNext(
     @Ctx() ctx: OperationContext,
     @Body({ schema: ClaimNextDeliveriesRequestSchema }) body: ClaimNextDeliveriesRequest,
@@ -76,48 +72,39 @@ export class DeliveriesController {
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'One obligation' })
-  @ApiOkResponse({ standardSchema: DeliverySchema })
-  get(@Ctx() ctx: OperationContext, @Param('id', { schema: IdSchema }) id: string) {
+  @Answers('One obligation', DeliverySchema)
+  get(@Ctx() ctx: OperationContext, @IdParam() id: string) {
     return this.store.deliveries.get(ctx, id);
   }
 
-  @Post(':id/claim')
-  @Mutation()
-  @HttpCode(200)
-  @ApiOperation({ summary: 'Claim this obligation under a lease (409 delivery_claimed while another claim is live)' })
-  @ApiOkResponse({ standardSchema: DeliverySchema })
+  @Action(':id/claim')
+  @Answers('Claim this obligation under a lease (409 delivery_claimed while another claim is live)', DeliverySchema)
   claim(
     @Ctx() ctx: OperationContext,
-    @Param('id', { schema: IdSchema }) id: string,
+    @IdParam() id: string,
     @Body({ schema: ClaimDeliveryRequestSchema }) body: ClaimDeliveryRequest,
   ) {
     return this.store.deliveries.claim(ctx, id, body);
   }
 
-  @Post(':id/delivered')
-  @Mutation()
-  @HttpCode(200)
-  @ApiOperation({ summary: 'The claimer delivered it (409 claim_expired when another worker took it over)' })
-  @ApiOkResponse({ standardSchema: DeliverySchema })
+  @Action(':id/delivered')
+  @Answers('The claimer delivered it (409 claim_expired when another worker took it over)', DeliverySchema)
   delivered(
     @Ctx() ctx: OperationContext,
-    @Param('id', { schema: IdSchema }) id: string,
+    @IdParam() id: string,
     @Body({ schema: SettleDeliveryRequestSchema }) body: SettleDeliveryRequest,
   ) {
     return this.store.deliveries.delivered(ctx, id, body);
   }
 
-  @Post(':id/failed')
-  @Mutation()
-  @HttpCode(200)
-  @ApiOperation({
-    summary: 'The claimer failed: back to pending while attempts remain, else abandoned (attempts_exhausted)',
-  })
-  @ApiOkResponse({ standardSchema: DeliverySchema })
+  @Action(':id/failed')
+  @Answers(
+    'The claimer failed: back to pending while attempts remain, else abandoned (attempts_exhausted)',
+    DeliverySchema,
+  )
   failed(
     @Ctx() ctx: OperationContext,
-    @Param('id', { schema: IdSchema }) id: string,
+    @IdParam() id: string,
     @Body({ schema: FailDeliveryRequestSchema }) body: FailDeliveryRequest,
   ) {
     return this.store.deliveries.failed(ctx, id, body);

@@ -1,13 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, UseInterceptors } from '@nestjs/common';
-import {
-  ApiBearerAuth,
-  ApiCookieAuth,
-  ApiCreatedResponse,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-} from '@nestjs/swagger';
+import { Body, Controller, Get, Inject, Param, Patch, Post, UseInterceptors } from '@nestjs/common';
+import { ApiBearerAuth, ApiCookieAuth, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   type CreateLabelRequest,
   CreateLabelRequestSchema,
@@ -22,8 +14,9 @@ import {
   UpdateLabelRequestSchema,
 } from '@statehouse/contracts';
 import type { OperationContext, Preconditions as PreconditionValues, StateStore } from '@statehouse/state';
-import { IfMatchHeader, Mutation } from '../common/api-headers.decorator.js';
+import { Mutation } from '../common/api-headers.decorator.js';
 import { Ctx } from '../common/context.decorator.js';
+import { Action, Answers, RevisionChecked, RevisionCheckedDelete } from '../common/operation.decorator.js';
 import { Preconditions } from '../common/preconditions.decorator.js';
 import { RevisionEtagInterceptor } from '../common/revision-etag.interceptor.js';
 import { STATE_STORE } from '../common/tokens.js';
@@ -37,8 +30,7 @@ export class LabelsController {
   constructor(@Inject(STATE_STORE) private readonly store: StateStore) {}
 
   @Get()
-  @ApiOperation({ summary: "The profile's labels, by name, with how many sessions carry each" })
-  @ApiOkResponse({ standardSchema: LabelListSchema })
+  @Answers("The profile's labels, by name, with how many sessions carry each", LabelListSchema)
   list(@Ctx() ctx: OperationContext, @Param('name', { schema: ProfileNameSchema }) name: string) {
     return this.store.labels.list(ctx, name);
   }
@@ -58,10 +50,8 @@ export class LabelsController {
 
   @Patch(':label')
   @Mutation()
-  @IfMatchHeader()
-  @ApiOperation({ summary: 'Rename or recolour a label (the sessions carrying it keep it)' })
-  @ApiOkResponse({ standardSchema: LabelSchema })
-  @UseInterceptors(RevisionEtagInterceptor)
+  @RevisionChecked()
+  @Answers('Rename or recolour a label (the sessions carrying it keep it)', LabelSchema)
   update(
     @Ctx() ctx: OperationContext,
     @Param('name', { schema: ProfileNameSchema }) name: string,
@@ -72,12 +62,7 @@ export class LabelsController {
     return this.store.labels.update(ctx, name, label, body, preconditions);
   }
 
-  @Delete(':label')
-  @Mutation()
-  @IfMatchHeader()
-  @HttpCode(204)
-  @ApiOperation({ summary: 'Delete a label; the sessions carrying it lose it and nothing else' })
-  @ApiNoContentResponse()
+  @RevisionCheckedDelete(':label', 'Delete a label; the sessions carrying it lose it and nothing else')
   async remove(
     @Ctx() ctx: OperationContext,
     @Param('name', { schema: ProfileNameSchema }) name: string,
@@ -87,13 +72,11 @@ export class LabelsController {
     await this.store.labels.delete(ctx, name, label, preconditions);
   }
 
-  @Post(':label/apply')
-  @Mutation()
-  @HttpCode(200)
-  @ApiOperation({
-    summary: 'Tag sessions of the profile with the label, all or none (400 when one is of another profile)',
-  })
-  @ApiOkResponse({ standardSchema: LabelSessionsResponseSchema })
+  @Action(':label/apply')
+  @Answers(
+    'Tag sessions of the profile with the label, all or none (400 when one is of another profile)',
+    LabelSessionsResponseSchema,
+  )
   apply(
     @Ctx() ctx: OperationContext,
     @Param('name', { schema: ProfileNameSchema }) name: string,
@@ -103,11 +86,8 @@ export class LabelsController {
     return this.store.labels.apply(ctx, name, label, body.sessionIds);
   }
 
-  @Post(':label/remove')
-  @Mutation()
-  @HttpCode(200)
-  @ApiOperation({ summary: 'Take the label off sessions of the profile, all or none' })
-  @ApiOkResponse({ standardSchema: LabelSessionsResponseSchema })
+  @Action(':label/remove')
+  @Answers('Take the label off sessions of the profile, all or none', LabelSessionsResponseSchema)
   removeFrom(
     @Ctx() ctx: OperationContext,
     @Param('name', { schema: ProfileNameSchema }) name: string,

@@ -1,17 +1,9 @@
-import { Body, Controller, Get, Inject, Param, Post, Put, Query } from '@nestjs/common';
-import {
-  ApiBearerAuth,
-  ApiCookieAuth,
-  ApiCreatedResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-} from '@nestjs/swagger';
+import { Body, Controller, Get, Inject, Post, Put, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiCookieAuth, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   type AppendMessagesRequest,
   AppendMessagesRequestSchema,
   AppendMessagesResponseSchema,
-  IdSchema,
   type ListMessagesQuery,
   ListMessagesQuerySchema,
   MessagePageSchema,
@@ -28,6 +20,7 @@ import {
   TurnIdHeader,
 } from '../common/api-headers.decorator.js';
 import { Ctx } from '../common/context.decorator.js';
+import { Answers, IdParam } from '../common/operation.decorator.js';
 import { Preconditions } from '../common/preconditions.decorator.js';
 import { STATE_STORE } from '../common/tokens.js';
 
@@ -50,7 +43,7 @@ export class MessagesController {
   @ApiCreatedResponse({ standardSchema: AppendMessagesResponseSchema })
   append(
     @Ctx() ctx: OperationContext,
-    @Param('id', { schema: IdSchema }) id: string,
+    @IdParam() id: string,
     @Body({ schema: AppendMessagesRequestSchema }) body: AppendMessagesRequest,
     @Preconditions() preconditions: PreconditionValues,
   ) {
@@ -59,14 +52,13 @@ export class MessagesController {
 
   @Put()
   @DestructiveHeaders()
-  @ApiOperation({
-    summary:
-      'Replace the live transcript in one transaction: the active messages leave it (rewound, or with archive: compacted) and these become it; [] clears it',
-  })
-  @ApiOkResponse({ standardSchema: ReplaceMessagesResponseSchema })
+  @Answers(
+    'Replace the live transcript in one transaction: the active messages leave it (rewound, or with archive: compacted) and these become it; [] clears it',
+    ReplaceMessagesResponseSchema,
+  )
   replace(
     @Ctx() ctx: OperationContext,
-    @Param('id', { schema: IdSchema }) id: string,
+    @IdParam() id: string,
     @Body({ schema: ReplaceMessagesRequestSchema }) body: ReplaceMessagesRequest,
     @Preconditions() preconditions: PreconditionValues,
   ) {
@@ -74,11 +66,10 @@ export class MessagesController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'Read the transcript in id order (hidden and rewound rows only when asked)' })
-  @ApiOkResponse({ standardSchema: MessagePageSchema })
+  @Answers('Read the transcript in id order (hidden and rewound rows only when asked)', MessagePageSchema)
   list(
     @Ctx() ctx: OperationContext,
-    @Param('id', { schema: IdSchema }) id: string,
+    @IdParam() id: string,
     @Query({ schema: ListMessagesQuerySchema }) query: ListMessagesQuery,
   ) {
     return this.store.messages.list(ctx, id, query);

@@ -5,7 +5,6 @@ import {
   Get,
   HttpCode,
   Inject,
-  Param,
   Patch,
   Post,
   Query,
@@ -35,7 +34,6 @@ import {
   DeleteSessionResponseSchema,
   type EndSessionRequest,
   EndSessionRequestSchema,
-  IdSchema,
   type ListSessionsQuery,
   ListSessionsQuerySchema,
   ModelUsageListSchema,
@@ -76,8 +74,9 @@ import {
 import type { OperationContext, Preconditions as PreconditionValues, StateStore } from '@statehouse/state';
 import type { Response } from 'express';
 import { AdminOnly, ReadOnly } from '../auth/auth-mode.decorator.js';
-import { DestructiveHeaders, IfMatchHeader, Mutation, WriterFenceHeaders } from '../common/api-headers.decorator.js';
+import { DestructiveHeaders, Mutation, WriterFenceHeaders } from '../common/api-headers.decorator.js';
 import { Ctx } from '../common/context.decorator.js';
+import { Action, Answers, IdParam, RevisionChecked } from '../common/operation.decorator.js';
 import { Preconditions } from '../common/preconditions.decorator.js';
 import { RevisionEtagInterceptor } from '../common/revision-etag.interceptor.js';
 import { STATE_STORE } from '../common/tokens.js';
@@ -123,11 +122,10 @@ export class SessionsController {
   }
 
   @Get()
-  @ApiOperation({
-    summary:
-      'List conversations: one row per logical conversation, compression chains at their tip, with usage and duration; pages both ways, bounded total',
-  })
-  @ApiOkResponse({ standardSchema: SessionListResponseSchema })
+  @Answers(
+    'List conversations: one row per logical conversation, compression chains at their tip, with usage and duration; pages both ways, bounded total',
+    SessionListResponseSchema,
+  )
   list(@Ctx() ctx: OperationContext, @Query({ schema: ListSessionsQuerySchema }) query: ListSessionsQuery) {
     return this.store.sessions.list(ctx, query);
   }
@@ -173,49 +171,43 @@ export class SessionsController {
   }
 
   @Get('facets')
-  @ApiOperation({ summary: 'Known sources and models (most used first, bounded) for the list filters' })
-  @ApiOkResponse({ standardSchema: SessionFacetsSchema })
+  @Answers('Known sources and models (most used first, bounded) for the list filters', SessionFacetsSchema)
   facets(@Ctx() ctx: OperationContext, @Query({ schema: SessionFacetsQuerySchema }) query: SessionFacetsQuery) {
     return this.store.stats.facets(ctx, query);
   }
 
   @Get('count')
-  @ApiOperation({ summary: 'Exact counts of the sessions the filters select and of their messages' })
-  @ApiOkResponse({ standardSchema: SessionCountSchema })
+  @Answers('Exact counts of the sessions the filters select and of their messages', SessionCountSchema)
   count(@Ctx() ctx: OperationContext, @Query({ schema: SessionCountQuerySchema }) query: SessionCountQuery) {
     return this.store.sessions.count(ctx, query);
   }
 
   @Get('resolve-id')
-  @ApiOperation({ summary: 'An exact session id, or the one id a prefix names (ambiguous: null)' })
-  @ApiOkResponse({ standardSchema: ResolveIdSchema })
+  @Answers('An exact session id, or the one id a prefix names (ambiguous: null)', ResolveIdSchema)
   resolveId(@Ctx() ctx: OperationContext, @Query({ schema: ResolveIdQuerySchema }) query: ResolveIdQuery) {
     return this.store.sessions.resolveId(ctx, query);
   }
 
   @Get('title-lineage')
-  @ApiOperation({
-    summary: 'Who holds a title, its newest "title #N" continuation, and the title the next continuation takes',
-  })
-  @ApiOkResponse({ standardSchema: TitleLineageSchema })
+  @Answers(
+    'Who holds a title, its newest "title #N" continuation, and the title the next continuation takes',
+    TitleLineageSchema,
+  )
   titleLineage(@Ctx() ctx: OperationContext, @Query({ schema: TitleLineageQuerySchema }) query: TitleLineageQuery) {
     return this.store.sessions.titleLineage(ctx, query);
   }
 
   @Get('workspaces')
-  @ApiOperation({ summary: 'The working directories sessions ran in, with how many sessions and the latest activity' })
-  @ApiOkResponse({ standardSchema: WorkspacesSchema })
+  @Answers('The working directories sessions ran in, with how many sessions and the latest activity', WorkspacesSchema)
   workspaces(@Ctx() ctx: OperationContext, @Query({ schema: WorkspacesQuerySchema }) query: WorkspacesQuery) {
     return this.store.sessions.workspaces(ctx, query);
   }
 
-  @Post('bulk-delete')
-  @Mutation()
-  @HttpCode(200)
-  @ApiOperation({
-    summary: 'Delete up to 500 selected sessions in one transaction; busy, stale and unknown ones are skipped',
-  })
-  @ApiOkResponse({ standardSchema: BulkDeleteResponseSchema })
+  @Action('bulk-delete')
+  @Answers(
+    'Delete up to 500 selected sessions in one transaction; busy, stale and unknown ones are skipped',
+    BulkDeleteResponseSchema,
+  )
   bulkDelete(@Ctx() ctx: OperationContext, @Body({ schema: BulkDeleteRequestSchema }) body: BulkDeleteRequest) {
     return this.store.deletion.bulkDelete(ctx, body);
   }
@@ -223,8 +215,10 @@ export class SessionsController {
   @Post('delete-preview')
   @ReadOnly()
   @HttpCode(200)
-  @ApiOperation({ summary: 'What deleting these sessions would remove (delegate cascade, chain members) and orphan' })
-  @ApiOkResponse({ standardSchema: DeletePreviewSchema })
+  @Answers(
+    'What deleting these sessions would remove (delegate cascade, chain members) and orphan',
+    DeletePreviewSchema,
+  )
   deletePreview(
     @Ctx() ctx: OperationContext,
     @Body({ schema: DeletePreviewRequestSchema }) body: DeletePreviewRequest,
@@ -234,14 +228,13 @@ export class SessionsController {
 
   @Delete(':id')
   @DestructiveHeaders()
-  @ApiOperation({
-    summary:
-      'Delete a session (delegates cascade; with includeCompressionChain the whole chain); ifEmpty=true discards only an empty one',
-  })
-  @ApiOkResponse({ standardSchema: DeleteSessionResponseSchema })
+  @Answers(
+    'Delete a session (delegates cascade; with includeCompressionChain the whole chain); ifEmpty=true discards only an empty one',
+    DeleteSessionResponseSchema,
+  )
   remove(
     @Ctx() ctx: OperationContext,
-    @Param('id', { schema: IdSchema }) id: string,
+    @IdParam() id: string,
     @Query({ schema: DeleteSessionQuerySchema }) query: DeleteSessionQuery,
     @Preconditions() preconditions: PreconditionValues,
   ) {
@@ -280,7 +273,7 @@ export class SessionsController {
   })
   async export(
     @Ctx() ctx: OperationContext,
-    @Param('id', { schema: IdSchema }) id: string,
+    @IdParam() id: string,
     @Query({ schema: SessionExportQuerySchema }) query: SessionExportQuery,
     @Res() response: Response,
   ) {
@@ -298,59 +291,51 @@ export class SessionsController {
   @AdminOnly()
   @Mutation()
   @HttpCode(200)
-  @ApiOperation({
-    summary: 'Profile repair (admin): move a session and its chain to another profile; the old profile gets a receipt',
-  })
-  @ApiOkResponse({ standardSchema: MoveSessionResponseSchema })
+  @Answers(
+    'Profile repair (admin): move a session and its chain to another profile; the old profile gets a receipt',
+    MoveSessionResponseSchema,
+  )
   move(
     @Ctx() ctx: OperationContext,
-    @Param('id', { schema: IdSchema }) id: string,
+    @IdParam() id: string,
     @Body({ schema: MoveSessionRequestSchema }) body: MoveSessionRequest,
   ) {
     return this.store.profileAdmin.move(ctx, id, body.profile);
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'Read a session (ETag carries its revision)' })
-  @ApiOkResponse({ standardSchema: SessionSchema })
+  @Answers('Read a session (ETag carries its revision)', SessionSchema)
   @UseInterceptors(RevisionEtagInterceptor)
-  get(@Ctx() ctx: OperationContext, @Param('id', { schema: IdSchema }) id: string) {
+  get(@Ctx() ctx: OperationContext, @IdParam() id: string) {
     return this.store.sessions.get(ctx, id);
   }
 
-  @Post(':id/end')
-  @Mutation()
-  @IfMatchHeader()
+  @Action(':id/end')
+  @RevisionChecked()
   @WriterFenceHeaders()
-  @HttpCode(200)
-  @ApiOperation({
-    summary: 'End the session with a reason (first end wins; a reset reason bumps the conversation generation)',
-  })
-  @ApiOkResponse({ standardSchema: SessionSchema })
-  @UseInterceptors(RevisionEtagInterceptor)
+  @Answers(
+    'End the session with a reason (first end wins; a reset reason bumps the conversation generation)',
+    SessionSchema,
+  )
   end(
     @Ctx() ctx: OperationContext,
-    @Param('id', { schema: IdSchema }) id: string,
+    @IdParam() id: string,
     @Body({ schema: EndSessionRequestSchema }) body: EndSessionRequest,
     @Preconditions() preconditions: PreconditionValues,
   ) {
     return this.store.sessions.end(ctx, id, body, preconditions);
   }
 
-  @Post(':id/usage')
-  @Mutation()
-  @IfMatchHeader(false)
+  @Action(':id/usage')
+  @RevisionChecked(false)
   @WriterFenceHeaders()
-  @HttpCode(200)
-  @ApiOperation({
-    summary:
-      'Account model calls: add a call’s tokens, calls and cost (increment, recorded per model and billing route) or set running totals (absolute)',
-  })
-  @ApiOkResponse({ standardSchema: SessionSchema })
-  @UseInterceptors(RevisionEtagInterceptor)
+  @Answers(
+    'Account model calls: add a call’s tokens, calls and cost (increment, recorded per model and billing route) or set running totals (absolute)',
+    SessionSchema,
+  )
   usage(
     @Ctx() ctx: OperationContext,
-    @Param('id', { schema: IdSchema }) id: string,
+    @IdParam() id: string,
     @Body({ schema: RecordUsageRequestSchema }) body: RecordUsageRequest,
     @Preconditions() preconditions: PreconditionValues,
   ) {
@@ -358,26 +343,21 @@ export class SessionsController {
   }
 
   @Get(':id/usage')
-  @ApiOperation({ summary: 'The session’s usage per model, billing route and task' })
-  @ApiOkResponse({ standardSchema: ModelUsageListSchema })
-  modelUsage(@Ctx() ctx: OperationContext, @Param('id', { schema: IdSchema }) id: string) {
+  @Answers('The session’s usage per model, billing route and task', ModelUsageListSchema)
+  modelUsage(@Ctx() ctx: OperationContext, @IdParam() id: string) {
     return this.store.sessions.modelUsage(ctx, id);
   }
 
-  @Post(':id/reopen')
-  @Mutation()
-  @IfMatchHeader()
+  @Action(':id/reopen')
+  @RevisionChecked()
   @WriterFenceHeaders()
-  @HttpCode(200)
-  @ApiOperation({
-    summary:
-      'Clear an end stamp: automatic ends freely; a deliberate close only for the transport that delivers the conversation (transportProfile) or a dashboard user (409 reopen_not_permitted); final ends never (409 session_closed)',
-  })
-  @ApiOkResponse({ standardSchema: SessionSchema })
-  @UseInterceptors(RevisionEtagInterceptor)
+  @Answers(
+    'Clear an end stamp: automatic ends freely; a deliberate close only for the transport that delivers the conversation (transportProfile) or a dashboard user (409 reopen_not_permitted); final ends never (409 session_closed)',
+    SessionSchema,
+  )
   reopen(
     @Ctx() ctx: OperationContext,
-    @Param('id', { schema: IdSchema }) id: string,
+    @IdParam() id: string,
     @Body({ schema: ReopenSessionRequestSchema }) body: ReopenSessionRequest,
     @Preconditions() preconditions: PreconditionValues,
   ) {
@@ -387,11 +367,10 @@ export class SessionsController {
   @Post(':id/rewind')
   @DestructiveHeaders()
   @HttpCode(200)
-  @ApiOperation({ summary: 'Rewind: mark a message and every later one inactive (they leave search at once)' })
-  @ApiOkResponse({ standardSchema: RewindResponseSchema })
+  @Answers('Rewind: mark a message and every later one inactive (they leave search at once)', RewindResponseSchema)
   rewind(
     @Ctx() ctx: OperationContext,
-    @Param('id', { schema: IdSchema }) id: string,
+    @IdParam() id: string,
     @Body({ schema: RewindRequestSchema }) body: RewindRequest,
     @Preconditions() preconditions: PreconditionValues,
   ) {
@@ -400,17 +379,15 @@ export class SessionsController {
 
   @Patch(':id')
   @Mutation()
-  @IfMatchHeader()
+  @RevisionChecked()
   @WriterFenceHeaders()
-  @ApiOperation({
-    summary:
-      'Rename, archive, pin, hide, or re-stamp where the conversation lives (source, transportProfile: fenced during another holder’s turn)',
-  })
-  @ApiOkResponse({ standardSchema: SessionSchema })
-  @UseInterceptors(RevisionEtagInterceptor)
+  @Answers(
+    'Rename, archive, pin, hide, or re-stamp where the conversation lives (source, transportProfile: fenced during another holder’s turn)',
+    SessionSchema,
+  )
   update(
     @Ctx() ctx: OperationContext,
-    @Param('id', { schema: IdSchema }) id: string,
+    @IdParam() id: string,
     @Body({ schema: UpdateSessionRequestSchema }) body: UpdateSessionRequest,
     @Preconditions() preconditions: PreconditionValues,
   ) {

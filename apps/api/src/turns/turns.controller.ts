@@ -1,17 +1,15 @@
-import { Body, Controller, HttpCode, Inject, Param, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Post } from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiCookieAuth,
   ApiCreatedResponse,
   ApiNoContentResponse,
-  ApiOkResponse,
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
 import {
   type BeginTurnRequest,
   BeginTurnRequestSchema,
-  IdSchema,
   type RenewTurnRequest,
   RenewTurnRequestSchema,
   TurnSchema,
@@ -19,6 +17,7 @@ import {
 import type { OperationContext, StateStore } from '@statehouse/state';
 import { Mutation } from '../common/api-headers.decorator.js';
 import { Ctx } from '../common/context.decorator.js';
+import { Action, Answers, IdParam } from '../common/operation.decorator.js';
 import { STATE_STORE } from '../common/tokens.js';
 
 @ApiTags('turns')
@@ -37,21 +36,18 @@ export class TurnsController {
   @ApiCreatedResponse({ standardSchema: TurnSchema })
   begin(
     @Ctx() ctx: OperationContext,
-    @Param('id', { schema: IdSchema }) id: string,
+    @IdParam() id: string,
     @Body({ schema: BeginTurnRequestSchema }) body: BeginTurnRequest,
   ) {
     return this.store.turns.begin(ctx, id, body);
   }
 
-  @Post(':turnId/renew')
-  @Mutation()
-  @HttpCode(200)
-  @ApiOperation({ summary: 'Extend the live lease (409 stale_generation once it expired or a newer turn began)' })
-  @ApiOkResponse({ standardSchema: TurnSchema })
+  @Action(':turnId/renew')
+  @Answers('Extend the live lease (409 stale_generation once it expired or a newer turn began)', TurnSchema)
   renew(
     @Ctx() ctx: OperationContext,
-    @Param('id', { schema: IdSchema }) id: string,
-    @Param('turnId', { schema: IdSchema }) turnId: string,
+    @IdParam() id: string,
+    @IdParam('turnId') turnId: string,
     @Body({ schema: RenewTurnRequestSchema }) body: RenewTurnRequest,
   ) {
     return this.store.turns.renew(ctx, id, turnId, body);
@@ -65,11 +61,7 @@ export class TurnsController {
       'Release the lease (409 stale_generation for a turn that is no longer the latest; completing the latest again is a no-op)',
   })
   @ApiNoContentResponse()
-  complete(
-    @Ctx() ctx: OperationContext,
-    @Param('id', { schema: IdSchema }) id: string,
-    @Param('turnId', { schema: IdSchema }) turnId: string,
-  ) {
+  complete(@Ctx() ctx: OperationContext, @IdParam() id: string, @IdParam('turnId') turnId: string) {
     return this.store.turns.complete(ctx, id, turnId);
   }
 }
