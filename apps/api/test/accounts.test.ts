@@ -1,13 +1,12 @@
 import { SESSION_COOKIE_NAME } from '@statehouse/contracts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiHarness, bearer, bootApi, TEST_DIALECTS } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { bearer, TEST_DIALECTS, useApi } from './harness.js';
 
 const PASSWORD = 'correct horse battery';
 
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`account and user administration API on ${dialect}`, () => {
-    let api: ApiHarness;
-    let admin: Record<string, string>;
+    const { api, admin } = useApi(dialect);
 
     const createUser = async (username: string, role: 'admin' | 'member', profiles: string[] | '*' = ['alpha']) => {
       const response = await api
@@ -31,12 +30,6 @@ for (const { dialect, available } of TEST_DIALECTS) {
       if (!cookie) throw new Error('no session cookie');
       return cookie.split(';')[0];
     };
-
-    beforeAll(async () => {
-      api = await bootApi(dialect);
-      admin = bearer(api.adminToken);
-    });
-    afterAll(async () => api?.close());
 
     it('[security.dashboard-sessions] lists the caller’s dashboard sessions without secrets, marks the current one, and ends one', async () => {
       await createUser('fran', 'member');

@@ -1,6 +1,6 @@
 import { SESSION_COOKIE_NAME } from '@statehouse/contracts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiHarness, bearer, bootApi, TEST_DIALECTS } from './harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { bearer, TEST_DIALECTS, useApi } from './harness.js';
 
 function sessionCookie(setCookie: string[] | string | undefined): string {
   const cookies = Array.isArray(setCookie) ? setCookie : setCookie ? [setCookie] : [];
@@ -11,12 +11,9 @@ function sessionCookie(setCookie: string[] | string | undefined): string {
 
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`auth API on ${dialect}`, () => {
-    let api: ApiHarness;
-    let admin: Record<string, string>;
+    const { api, admin } = useApi(dialect);
 
     beforeAll(async () => {
-      api = await bootApi(dialect);
-      admin = bearer(api.adminToken);
       const created = await api
         .http()
         .post('/v1/users')
@@ -25,7 +22,6 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(created.status).toBe(201);
       expect(created.body.passwordHash).toBeUndefined();
     });
-    afterAll(async () => api?.close());
 
     it('[security.dashboard-sessions] logs in with an httpOnly SameSite=Strict cookie that authenticates, then logs out', async () => {
       const login = await api

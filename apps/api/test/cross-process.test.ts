@@ -1,28 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
-import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from '@statehouse/state/testing';
+import { createTestDatabase, sseEvents, TEST_DIALECTS, type TestDatabase } from '@statehouse/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, createAdminToken, startApi, stopAll } from './support/processes.js';
-
-/** Reads server-sent events from a fetch body. */
-async function* sseEvents(response: Response): AsyncGenerator<{ event: string; data: unknown }> {
-  const reader = response.body!.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) return;
-    buffer += decoder.decode(value, { stream: true });
-    let index = buffer.indexOf('\n\n');
-    while (index >= 0) {
-      const block = buffer.slice(0, index);
-      buffer = buffer.slice(index + 2);
-      const event = /^event: (.*)$/m.exec(block)?.[1] ?? 'message';
-      const data = /^data: (.*)$/m.exec(block)?.[1];
-      yield { event, data: data ? JSON.parse(data) : null };
-      index = buffer.indexOf('\n\n');
-    }
-  }
-}
 
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`[storage.engines] receipts across two OS processes on ${dialect}`, () => {
@@ -131,7 +110,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
         headers: { Authorization: `Bearer ${token}` },
       });
       const events: { event: string; data: unknown }[] = [];
-      for await (const event of sseEvents(stream)) events.push(event);
+      for await (const { event, data } of sseEvents(stream)) events.push({ event, data });
       expect(events).toEqual([{ event: 'expired', data: { floor: all[1].sequence, code: 'cursor_expired' } }]);
     });
   });

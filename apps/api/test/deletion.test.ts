@@ -1,26 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiHarness, bearer, bootApi, TEST_DIALECTS } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { bearer, sessionMaker, TEST_DIALECTS, useApi } from './harness.js';
 
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`deletion and receipts API on ${dialect}`, () => {
-    let api: ApiHarness;
-    let admin: Record<string, string>;
-    const create = async (id: string, extra: Record<string, unknown> = {}) => {
-      const response = await api
-        .http()
-        .post('/v1/sessions')
-        .set(admin)
-        .send({ id, profile: 'del', source: 'cli', messages: [{ role: 'user', content: `text of ${id}` }], ...extra });
-      expect(response.status).toBe(201);
-      return response.body;
-    };
+    const { api, admin } = useApi(dialect);
+    const create = sessionMaker(api, (id) => ({
+      profile: 'del',
+      source: 'cli',
+      messages: [{ role: 'user', content: `text of ${id}` }],
+    }));
     const tokens = (id: string) => api.tokensOf(id);
-
-    beforeAll(async () => {
-      api = await bootApi(dialect);
-      admin = bearer(api.adminToken);
-    });
-    afterAll(async () => api?.close());
 
     it('DELETE needs both tokens, removes the session with its delegates and answers with the receipt', async () => {
       await create('d1');

@@ -1,36 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiHarness, bearer, bootApi, TEST_DIALECTS } from './harness.js';
-
-interface SseEvent {
-  event: string;
-  id: string | null;
-  // biome-ignore lint/suspicious/noExplicitAny: JSON of several event shapes, read by the assertions.
-  data: any;
-}
-
-/** The events of an SSE response as they arrive (event name, id, parsed data). */
-async function* sseEvents(response: Response): AsyncGenerator<SseEvent> {
-  const reader = response.body!.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) return;
-    buffer += decoder.decode(value, { stream: true });
-    let index = buffer.indexOf('\n\n');
-    while (index >= 0) {
-      const block = buffer.slice(0, index);
-      buffer = buffer.slice(index + 2);
-      const data = /^data: (.*)$/m.exec(block)?.[1];
-      yield {
-        event: /^event: (.*)$/m.exec(block)?.[1] ?? 'message',
-        id: /^id: (.*)$/m.exec(block)?.[1] ?? null,
-        data: data ? JSON.parse(data) : null,
-      };
-      index = buffer.indexOf('\n\n');
-    }
-  }
-}
+import { type SseEvent, sseEvents } from '@statehouse/state/testing';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { bearer, TEST_DIALECTS, useApi } from './harness.js';
 
 /** Reads a stream's events until `enough` says so (or the deadline), then closes it. */
 async function collect(
@@ -65,25 +35,11 @@ async function collect(
   return events;
 }
 
-const listeners = new WeakMap<ApiHarness, Promise<string>>();
-function listening(api: ApiHarness): Promise<string> {
-  let url = listeners.get(api);
-  if (!url) {
-    url = new Promise((resolve) => {
-      const server = api.app.getHttpServer();
-      server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${server.address().port}`));
-    });
-    listeners.set(api, url);
-  }
-  return url;
-}
-
 const messagesOf = (events: SseEvent[]) => events.filter((event) => event.event === 'message');
 
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`live feeds over HTTP on ${dialect}`, () => {
-    let api: ApiHarness;
-    let admin: Record<string, string>;
+    const { api, admin } = useApi(dialect);
 
     const append = async (sessionId: string, ...texts: string[]) => {
       const response = await api
@@ -96,20 +52,17 @@ for (const { dialect, available } of TEST_DIALECTS) {
     };
 
     beforeAll(async () => {
-      api = await bootApi(dialect);
-      admin = bearer(api.adminToken);
       for (const [id, profile] of [
         ['feed-a', 'alpha'],
         ['feed-b', 'beta'],
         ['feed-c', 'alpha'],
       ]) {
-        await api.http().post('/v1/sessions').set(admin).send({ id, profile, source: 'cli' }).expect(201);
+        await api.createSession({ id, profile, source: 'cli' });
       }
     });
-    afterAll(async () => api?.close());
 
     it("[feeds.resume] a session's feed sends appends as they commit, and a reconnect with Last-Event-ID repeats nothing and loses nothing", async () => {
-      const base = await listening(api);
+      const base = await api.listening();
       const before = await append('feed-a', 'one', 'two');
       // From the start: the stored rows, then what commits while it is open.
       let live: number[] = [];
@@ -149,7 +102,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
     });
 
     it("[feeds.resume] the sessions feed names each session that gets messages, within the caller's profiles, and resumes after Last-Event-ID", async () => {
-      const base = await listening(api);
+      const base = await api.listening();
       const member = bearer(await api.memberToken(['alpha'], 'feed-viewer'));
       const sessions = (events: SseEvent[]) => events.filter((event) => event.event === 'session');
       let written: number[] = [];
@@ -190,7 +143,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
     it.skipIf(dialect !== 'sqlite')(
       'a viewer that goes away ends its feed: nothing keeps listening for it',
       async () => {
-        const base = await listening(api);
+        const base = await api.listening();
         let whileOpen = false;
         const events = await collect(
           `${base}/v1/sessions/feed-a/messages/watch`,

@@ -1,17 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiHarness, bearer, bootApi, TEST_DIALECTS } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { TEST_DIALECTS, useApi } from './harness.js';
 
 /** docs/domain.md §6.3.5 over HTTP: `claimRoute` makes concurrent first turns of a chat meet on one row. */
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`a chat's first turn on ${dialect}`, () => {
-    let api: ApiHarness;
-    let admin: Record<string, string>;
-
-    beforeAll(async () => {
-      api = await bootApi(dialect);
-      admin = bearer(api.adminToken);
-    });
-    afterAll(async () => api?.close());
+    const { api, admin } = useApi(dialect);
 
     const firstTurn = (text: string) =>
       api

@@ -1,8 +1,10 @@
 import 'reflect-metadata';
+import type { AddressInfo } from 'node:net';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Clock, Dialect, ScryptParameters, StoreOptions } from '@statehouse/state';
 import { openTestStore, type TestStore } from '@statehouse/state/testing';
 import request, { type Test } from 'supertest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { createApp } from '../src/app.factory.js';
 import { loadConfig } from '../src/config.js';
 import { MetricsRegistry } from '../src/metrics/metrics.registry.js';
@@ -22,6 +24,11 @@ export interface ApiHarness {
   memberToken(profiles: string[], name?: string): Promise<string>;
   /** If-Match and X-Expected-Generation for a session as it is now (what a destructive call presents). */
   tokensOf(id: string): Promise<Record<string, string>>;
+  /** POST /v1/sessions as the admin; the test fails unless it answers 201. Answers the created session. */
+  // biome-ignore lint/suspicious/noExplicitAny: the session as JSON, read by the assertions.
+  createSession(body: Record<string, unknown>): Promise<any>;
+  /** The app on a real port (fetch streams what supertest would buffer): its base URL, the same on every call. */
+  listening(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -73,6 +80,7 @@ export async function bootApi(
   };
   const admin = await testStore.store.auth.createToken(system, { name: 'admin', role: 'admin', profiles: '*' });
   const server = app.getHttpServer();
+  let listening: Promise<string> | undefined;
   return {
     app,
     store: testStore.store,
@@ -86,6 +94,17 @@ export async function bootApi(
       const session = (await request(server).get(`/v1/sessions/${id}`).set(bearer(admin.token))).body;
       return { 'If-Match': `"${session.revision}"`, 'X-Expected-Generation': String(session.generation) };
     },
+    async createSession(body) {
+      const response = await conforming(request(server)).post('/v1/sessions').set(bearer(admin.token)).send(body);
+      expect(response.status, JSON.stringify(response.body)).toBe(201);
+      return response.body;
+    },
+    listening() {
+      listening ??= new Promise((resolve) => {
+        server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`));
+      });
+      return listening;
+    },
     async close() {
       await app.close();
       await testStore.close();
@@ -94,6 +113,44 @@ export async function bootApi(
 }
 
 export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
+
+/**
+ * A suite's `create(id, extra)`: POST /v1/sessions of `defaults(id)` with `extra` over them, as the
+ * admin, failing the test unless it answers 201.
+ */
+export function sessionMaker(api: ApiHarness, defaults: (id: string) => Record<string, unknown>) {
+  return (id: string, extra: Record<string, unknown> = {}) => api.createSession({ id, ...defaults(id), ...extra });
+}
+
+export interface ApiSuite {
+  /** The harness booted for the suite (usable inside its tests and hooks). */
+  api: ApiHarness;
+  /** The admin token's Authorization header, filled in when the app boots. */
+  admin: Record<string, string>;
+}
+
+/**
+ * The app for one `describe`: boots it (bootApi's arguments) before the suite's first test and
+ * closes it after the last. `api` stands for the booted harness and `admin` for the admin token's
+ * header, so the suite's helpers can close over both where they are declared; a `beforeAll`
+ * declared after this call sees the app booted (seed data there).
+ */
+export function useApi(dialect: Dialect, env: Record<string, string> = {}, options: BootOptions = {}): ApiSuite {
+  let booted: ApiHarness | undefined;
+  const admin: Record<string, string> = {};
+  beforeAll(async () => {
+    booted = await bootApi(dialect, env, options);
+    Object.assign(admin, bearer(booted.adminToken));
+  });
+  afterAll(async () => booted?.close());
+  const api = new Proxy({} as ApiHarness, {
+    get(_target, property) {
+      if (!booted) throw new Error('the API boots in beforeAll: use it inside a test or a hook');
+      return Reflect.get(booted, property);
+    },
+  });
+  return { api, admin };
+}
 
 const HTTP_METHODS = new Set(['get', 'post', 'put', 'patch', 'delete', 'del', 'head', 'options']);
 

@@ -1,17 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiHarness, bearer, bootApi, TEST_DIALECTS } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { TEST_DIALECTS, useApi } from './harness.js';
 
 /** docs/domain.md §5.1.7: a replayed DELETE is the first answer, never a second deletion or receipt. */
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`a DELETE replayed with its Idempotency-Key on ${dialect}`, () => {
-    let api: ApiHarness;
-    let admin: Record<string, string>;
-
-    beforeAll(async () => {
-      api = await bootApi(dialect);
-      admin = bearer(api.adminToken);
-    });
-    afterAll(async () => api?.close());
+    const { api, admin } = useApi(dialect);
 
     const receiptsOf = async (id: string) => {
       const page = await api.http().get('/v1/deletion-receipts?after=0&limit=1000').set(admin).expect(200);

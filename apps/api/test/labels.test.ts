@@ -1,31 +1,23 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiHarness, bearer, bootApi, TEST_DIALECTS } from './harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { bearer, TEST_DIALECTS, useApi } from './harness.js';
 
 /** Labels people tag conversations with (docs/domain.md §15, docs/api.md "Labels"). */
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`labels on ${dialect}`, () => {
-    let api: ApiHarness;
-    let admin: Record<string, string>;
+    const { api, admin } = useApi(dialect);
     const labels = (profile: string, label?: string) =>
       `/v1/profiles/${profile}/labels${label === undefined ? '' : `/${encodeURIComponent(label)}`}`;
-    const session = async (id: string, profile: string, extra: Record<string, unknown> = {}) => {
-      const response = await api
-        .http()
-        .post('/v1/sessions')
-        .set(admin)
-        .send({
-          id,
-          profile,
-          source: 'cli',
-          messages: [
-            { role: 'user', content: `opening of ${id}` },
-            { role: 'assistant', content: 'reply' },
-          ],
-          ...extra,
-        });
-      expect(response.status).toBe(201);
-      return response.body;
-    };
+    const session = (id: string, profile: string, extra: Record<string, unknown> = {}) =>
+      api.createSession({
+        id,
+        profile,
+        source: 'cli',
+        messages: [
+          { role: 'user', content: `opening of ${id}` },
+          { role: 'assistant', content: 'reply' },
+        ],
+        ...extra,
+      });
     const createLabel = (profile: string, body: Record<string, unknown>, headers = admin) =>
       api.http().post(labels(profile)).set(headers).send(body);
     const apply = (profile: string, label: string, sessionIds: string[], headers = admin) =>
@@ -38,11 +30,8 @@ for (const { dialect, available } of TEST_DIALECTS) {
     const revisionOf = async (id: string) => (await api.http().get(`/v1/sessions/${id}`).set(admin)).body.revision;
 
     beforeAll(async () => {
-      api = await bootApi(dialect);
-      admin = bearer(api.adminToken);
       for (const name of ['lb', 'lb-other']) await api.http().post('/v1/profiles').set(admin).send({ name });
     });
-    afterAll(async () => api?.close());
 
     it('[labels.profile-scoped] a profile keeps its own labels, owner-fenced, colours from the palette only', async () => {
       const created = await createLabel('lb', { name: 'Needs review', colour: 'orange' });

@@ -1,39 +1,22 @@
 import { BRANCH_IN_CHUNKS_ABOVE, CHUNK_STOP_MS, REWIND_IN_CHUNKS_ABOVE } from '@statehouse/state';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiHarness, bearer, bootApi, TEST_DIALECTS } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { bearer, sessionMaker, TEST_DIALECTS, useApi } from './harness.js';
 
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`turns, lineage and lifecycle API on ${dialect}`, () => {
-    let api: ApiHarness;
-    let admin: Record<string, string>;
-    const create = async (id: string, extra: Record<string, unknown> = {}) => {
-      const response = await api
-        .http()
-        .post('/v1/sessions')
-        .set(admin)
-        .send({
-          id,
-          profile: 'lin',
-          source: 'telegram',
-          sessionKey: `agent:lin:telegram:dm:${id}`,
-          messages: [
-            { role: 'user', content: `opening of ${id}` },
-            { role: 'assistant', content: 'reply one' },
-            { role: 'user', content: 'follow-up question' },
-            { role: 'assistant', content: 'reply two' },
-          ],
-          ...extra,
-        });
-      expect(response.status).toBe(201);
-      return response.body;
-    };
+    const { api, admin } = useApi(dialect);
+    const create = sessionMaker(api, (id) => ({
+      profile: 'lin',
+      source: 'telegram',
+      sessionKey: `agent:lin:telegram:dm:${id}`,
+      messages: [
+        { role: 'user', content: `opening of ${id}` },
+        { role: 'assistant', content: 'reply one' },
+        { role: 'user', content: 'follow-up question' },
+        { role: 'assistant', content: 'reply two' },
+      ],
+    }));
     const tokens = (id: string) => api.tokensOf(id);
-
-    beforeAll(async () => {
-      api = await bootApi(dialect);
-      admin = bearer(api.adminToken);
-    });
-    afterAll(async () => api?.close());
 
     it('destructive routes need both tokens: 428 without, 412 stale revision, 409 stale generation', async () => {
       await create('pre');

@@ -1,17 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiHarness, bearer, bootApi, TEST_DIALECTS } from './harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { TEST_DIALECTS, useApi } from './harness.js';
 
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`messages API on ${dialect}`, () => {
-    let api: ApiHarness;
-    let admin: Record<string, string>;
+    const { api, admin } = useApi(dialect);
 
     beforeAll(async () => {
-      api = await bootApi(dialect);
-      admin = bearer(api.adminToken);
       await api.http().post('/v1/sessions').set(admin).send({ id: 'm-1', profile: 'alpha', source: 'cli' });
     });
-    afterAll(async () => api?.close());
 
     it('[session.revision-generation] [messages.content-kept] appends a batch in order, bumps the revision once, and returns the ids', async () => {
       const response = await api

@@ -1,6 +1,6 @@
 import { ManualClock } from '@statehouse/state';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiHarness, bearer, bootApi, TEST_DIALECTS } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { TEST_DIALECTS, useApi } from './harness.js';
 
 const DAY = 86_400_000;
 
@@ -12,16 +12,9 @@ const DAY = 86_400_000;
  */
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`a revived chat is open and kept, over REST, on ${dialect}`, () => {
-    let api: ApiHarness;
-    let admin: Record<string, string>;
     const clock = new ManualClock(Date.UTC(2026, 10, 1));
+    const { api, admin } = useApi(dialect, {}, { clock });
     const chat = { profile: 'keep', source: 'telegram', chatType: 'dm', chatId: '4242' };
-
-    beforeAll(async () => {
-      api = await bootApi(dialect, {}, { clock });
-      admin = bearer(api.adminToken);
-    });
-    afterAll(async () => api?.close());
 
     it('[resolve.revive-reopens] resolve recovered → append without a turn → retention 0 and 1 keeps the conversation', async () => {
       const created = await api

@@ -5,8 +5,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { openStore, silentLogger } from '@statehouse/state';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiHarness, bearer, bootApi, TEST_DIALECTS } from './harness.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { TEST_DIALECTS, useApi } from './harness.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -16,15 +16,8 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
  */
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`the store epoch over HTTP on ${dialect}`, () => {
-    let api: ApiHarness;
-    let admin: Record<string, string>;
+    const { api, admin } = useApi(dialect);
     const STALE = '00000000-0000-4000-8000-000000000000';
-
-    beforeAll(async () => {
-      api = await bootApi(dialect);
-      admin = bearer(api.adminToken);
-    });
-    afterAll(async () => api?.close());
 
     it('[receipts.epoch] pages carry it; a cursor or acknowledgement of another epoch answers 410 epoch_changed', async () => {
       const page = await api.http().get('/v1/deletion-receipts?after=0').set(admin).expect(200);

@@ -1,33 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiHarness, bearer, bootApi, TEST_DIALECTS } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { bearer, TEST_DIALECTS, useApi } from './harness.js';
 
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`routes, handoff and profiles API on ${dialect}`, () => {
-    let api: ApiHarness;
-    let admin: Record<string, string>;
+    const { api, admin } = useApi(dialect);
     const key = (profile: string, chat: string) => `agent:${profile}:telegram:dm:${chat}`;
-    const create = async (id: string, profile: string, chat: string) => {
-      const response = await api
-        .http()
-        .post('/v1/sessions')
-        .set(admin)
-        .send({
-          id,
-          profile,
-          source: 'telegram',
-          sessionKey: key(profile, chat),
-          messages: [{ role: 'user', content: 'hi' }],
-        });
-      expect(response.status).toBe(201);
-      return response.body;
-    };
+    const create = (id: string, profile: string, chat: string) =>
+      api.createSession({
+        id,
+        profile,
+        source: 'telegram',
+        sessionKey: key(profile, chat),
+        messages: [{ role: 'user', content: 'hi' }],
+      });
     const tokens = (id: string) => api.tokensOf(id);
-
-    beforeAll(async () => {
-      api = await bootApi(dialect);
-      admin = bearer(api.adminToken);
-    });
-    afterAll(async () => api?.close());
 
     it('[routes.index] [routes.same-transaction] sets, lists and resolves routes; compression moves the route in the same transaction', async () => {
       await create('rt1', 'gw', 'chat1');

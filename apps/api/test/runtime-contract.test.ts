@@ -1,29 +1,22 @@
 import { SESSION_COOKIE_NAME } from '@statehouse/contracts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiHarness, bearer, bootApi, TEST_DIALECTS } from './harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { bearer, sessionMaker, TEST_DIALECTS, useApi } from './harness.js';
 
 /** The gateway runtime contract over HTTP (docs/api.md; docs/domain.md §4, §6, §10, §11). */
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`gateway runtime contract over HTTP on ${dialect}`, () => {
-    let api: ApiHarness;
-    let admin: Record<string, string>;
+    const { api, admin } = useApi(dialect);
     let cookie: string;
-    const create = async (id: string, body: Record<string, unknown> = {}) => {
-      const response = await api
-        .http()
-        .post('/v1/sessions')
-        .set(admin)
-        .send({ id, profile: 'rt', source: 'telegram', messages: [{ role: 'user', content: `hi ${id}` }], ...body });
-      expect(response.status).toBe(201);
-      return response.body;
-    };
+    const create = sessionMaker(api, (id) => ({
+      profile: 'rt',
+      source: 'telegram',
+      messages: [{ role: 'user', content: `hi ${id}` }],
+    }));
     const ifMatch = async (id: string) => ({
       'If-Match': `"${(await api.http().get(`/v1/sessions/${id}`).set(admin)).body.revision}"`,
     });
 
     beforeAll(async () => {
-      api = await bootApi(dialect);
-      admin = bearer(api.adminToken);
       await api
         .http()
         .post('/v1/users')
@@ -38,7 +31,6 @@ for (const { dialect, available } of TEST_DIALECTS) {
       const setCookie = ([] as string[]).concat(login.headers['set-cookie'] ?? []);
       cookie = setCookie.find((value) => value.startsWith(`${SESSION_COOKIE_NAME}=`))!.split(';')[0];
     });
-    afterAll(async () => api?.close());
 
     it('[messages.display-kind] refuses display kinds other than hidden from the wire', async () => {
       const created = await api

@@ -1,6 +1,6 @@
 import { ManualClock } from '@statehouse/state';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiHarness, bearer, bootApi, TEST_DIALECTS } from './harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { bearer, TEST_DIALECTS, useApi } from './harness.js';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -9,27 +9,27 @@ const START = Date.UTC(2026, 10, 2, 8, 0, 0);
 /** Per-session scheduled wake-ups over HTTP (docs/api.md, Schedules; docs/domain.md §13). */
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`schedules over HTTP on ${dialect}`, () => {
-    let api: ApiHarness;
-    let admin: Record<string, string>;
     const clock = new ManualClock(START);
+    const { api, admin } = useApi(dialect, {}, { clock });
 
     /** A routed session of profile `sk`, owned by gateway `gw-1`. */
     const chat = async (id: string) => {
       const sessionKey = `agent:sk:telegram:dm:${id}`;
-      await api
-        .http()
-        .post('/v1/sessions')
-        .set(admin)
-        .send({ id, profile: 'sk', source: 'telegram', sessionKey, chatId: id, chatType: 'dm', gatewayId: 'gw-1' })
-        .expect(201);
+      await api.createSession({
+        id,
+        profile: 'sk',
+        source: 'telegram',
+        sessionKey,
+        chatId: id,
+        chatType: 'dm',
+        gatewayId: 'gw-1',
+      });
       await api.http().put('/v1/routes').set(admin).send({ profile: 'sk', sessionKey, sessionId: id }).expect(200);
     };
     const schedule = (sessionId: string, body: Record<string, unknown>) =>
       api.http().post(`/v1/sessions/${sessionId}/schedules`).set(admin).send(body);
 
     beforeAll(async () => {
-      api = await bootApi(dialect, {}, { clock });
-      admin = bearer(api.adminToken);
       await api.http().post('/v1/profiles').set(admin).send({ name: 'sk' }).expect(201);
       await api
         .http()
@@ -38,7 +38,6 @@ for (const { dialect, available } of TEST_DIALECTS) {
         .send({ profile: 'sk', host: 'host-1', pid: 10, startedAt: START - MINUTE })
         .expect(200);
     });
-    afterAll(async () => api?.close());
 
     it('[schedules.definition] creates, reads (ETag), changes and deletes under If-Match', async () => {
       clock.set(START);
@@ -203,12 +202,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
 
     it('[schedules.owner-follows-route] the due query reports unroutable ticks; a member sees only its profiles', async () => {
       clock.set(START);
-      await api
-        .http()
-        .post('/v1/sessions')
-        .set(admin)
-        .send({ id: 'h-lost', profile: 'sk', source: 'cli', gatewayId: 'gw-1' })
-        .expect(201);
+      await api.createSession({ id: 'h-lost', profile: 'sk', source: 'cli', gatewayId: 'gw-1' });
       await schedule('h-lost', { id: 'h-lost-hb', kind: 'interval', intervalSeconds: 30 }).expect(201);
       clock.advance(MINUTE);
       const unroutable = await api

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiHarness, bearer, bootApi, TEST_DIALECTS } from './harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { bearer, TEST_DIALECTS, useApi } from './harness.js';
 
 const DAY = 86_400_000;
 
@@ -8,8 +8,7 @@ type Answer = { items: Hit[]; nextCursor: string | null; total: { count: number;
 
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`search totals, dates and conversations on ${dialect}`, () => {
-    let api: ApiHarness;
-    let admin: Record<string, string>;
+    const { api, admin } = useApi(dialect);
     const search = async (query: Record<string, string | number>, headers = admin) => {
       const response = await api.http().get('/v1/search').query(query).set(headers);
       expect(response.status, JSON.stringify(response.body)).toBe(200);
@@ -18,42 +17,30 @@ for (const { dialect, available } of TEST_DIALECTS) {
     const now = Date.now();
 
     beforeAll(async () => {
-      api = await bootApi(dialect);
-      admin = bearer(api.adminToken);
       // 130 messages with the word "zephyrine" over 130 days, in 13 sessions of 10.
       for (let s = 0; s < 13; s++) {
-        await api
-          .http()
-          .post('/v1/sessions')
-          .set(admin)
-          .send({
-            id: `many-${s}`,
-            profile: 'totals',
-            source: 'cli',
-            messages: Array.from({ length: 10 }, (_, m) => ({
-              role: 'user',
-              content: `note ${s}-${m} about zephyrine and the substring fragmentxq`,
-              timestamp: now - (s * 10 + m + 1) * DAY,
-            })),
-          })
-          .expect(201);
-      }
-      // A compressed conversation: hits in the old segment belong to the tip's conversation.
-      await api
-        .http()
-        .post('/v1/sessions')
-        .set(admin)
-        .send({
-          id: 'conv-root',
+        await api.createSession({
+          id: `many-${s}`,
           profile: 'totals',
           source: 'cli',
-          title: 'Quokka planning',
-          messages: [
-            { role: 'user', content: 'quokka habitat survey one' },
-            { role: 'assistant', content: 'quokka survey plan two' },
-          ],
-        })
-        .expect(201);
+          messages: Array.from({ length: 10 }, (_, m) => ({
+            role: 'user',
+            content: `note ${s}-${m} about zephyrine and the substring fragmentxq`,
+            timestamp: now - (s * 10 + m + 1) * DAY,
+          })),
+        });
+      }
+      // A compressed conversation: hits in the old segment belong to the tip's conversation.
+      await api.createSession({
+        id: 'conv-root',
+        profile: 'totals',
+        source: 'cli',
+        title: 'Quokka planning',
+        messages: [
+          { role: 'user', content: 'quokka habitat survey one' },
+          { role: 'assistant', content: 'quokka survey plan two' },
+        ],
+      });
       await api
         .http()
         .post('/v1/sessions/conv-root/compress')
@@ -68,7 +55,6 @@ for (const { dialect, available } of TEST_DIALECTS) {
         .send({ messages: [{ role: 'user', content: 'quokka survey three' }] })
         .expect(201);
     });
-    afterAll(async () => api?.close());
 
     it('counts a true total up to 100 and says "100+" beyond it, on every page', async () => {
       const first = await search({ q: 'zephyrine', limit: 20, profile: 'totals' });

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiHarness, bearer, bootApi, TEST_DIALECTS } from './harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { bearer, TEST_DIALECTS, useApi } from './harness.js';
 
 const HOSTILE = [
   '"unbalanced',
@@ -25,12 +25,9 @@ const HOSTILE = [
 
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`search API on ${dialect}`, () => {
-    let api: ApiHarness;
-    let admin: Record<string, string>;
+    const { api, admin } = useApi(dialect);
 
     beforeAll(async () => {
-      api = await bootApi(dialect);
-      admin = bearer(api.adminToken);
       await api
         .http()
         .post('/v1/sessions')
@@ -70,7 +67,6 @@ for (const { dialect, available } of TEST_DIALECTS) {
           messages: [{ role: 'assistant', content: 'nightly cronjobfragment report' }],
         });
     });
-    afterAll(async () => api?.close());
 
     it('[search.results] finds words with a snippet that marks the match, ranked', async () => {
       const response = await api.http().get('/v1/search?q=tokenizer').set(admin);

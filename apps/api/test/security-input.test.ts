@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiHarness, bearer, bootApi, TEST_DIALECTS } from './harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { TEST_DIALECTS, useApi } from './harness.js';
 
 /**
  * Crafted input that PostgreSQL answered with 500 while SQLite answered 4xx, or that the two
@@ -33,20 +33,16 @@ function expectProblem(response: { status: number; headers: Record<string, strin
 
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`crafted input on ${dialect}`, () => {
-    let api: ApiHarness;
-    let admin: Record<string, string>;
+    const { api, admin } = useApi(dialect);
 
     beforeAll(async () => {
-      api = await bootApi(dialect);
-      admin = bearer(api.adminToken);
-      await api
-        .http()
-        .post('/v1/sessions')
-        .set(admin)
-        .send({ id: 'in-1', profile: 'alpha', source: 'cli', messages: [{ role: 'user', content: 'needle text' }] })
-        .expect(201);
+      await api.createSession({
+        id: 'in-1',
+        profile: 'alpha',
+        source: 'cli',
+        messages: [{ role: 'user', content: 'needle text' }],
+      });
     });
-    afterAll(async () => api?.close());
 
     it('refuses a NUL byte in a path, a query or a header value with 400', async () => {
       expectProblem(await api.http().get('/v1/deletion-receipts/op%00id').set(admin));
@@ -164,12 +160,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
     });
 
     it('saturates session totals at their documented ceiling instead of overflowing', async () => {
-      await api
-        .http()
-        .post('/v1/sessions')
-        .set(admin)
-        .send({ id: 'in-sat', profile: 'alpha', source: 'cli' })
-        .expect(201);
+      await api.createSession({ id: 'in-sat', profile: 'alpha', source: 'cli' });
       // Totals near the ceiling, as years of heavy use would leave them.
       await api.store.db
         .updateTable('sessions')
@@ -223,12 +214,12 @@ for (const { dialect, available } of TEST_DIALECTS) {
     });
 
     it('replaces NUL in JSON bodies with U+FFFD on both dialects', async () => {
-      await api
-        .http()
-        .post('/v1/sessions')
-        .set(admin)
-        .send({ id: 'in-nul', profile: 'alpha', source: 'cli', messages: [{ role: 'user', content: 'a\u0000b' }] })
-        .expect(201);
+      await api.createSession({
+        id: 'in-nul',
+        profile: 'alpha',
+        source: 'cli',
+        messages: [{ role: 'user', content: 'a\u0000b' }],
+      });
       const messages = await api.http().get('/v1/sessions/in-nul/messages').set(admin);
       expect(messages.body.items[0].content).toBe('a\uFFFDb');
     });

@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiHarness, bearer, bootApi, TEST_DIALECTS } from './harness.js';
+import { sseEvents } from '@statehouse/state/testing';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { bearer, TEST_DIALECTS, useApi } from './harness.js';
 
 /**
  * Receipt consumers belong to administrators (docs/security.md, "Deletion feed"): a member token
@@ -8,42 +9,15 @@ import { type ApiHarness, bearer, bootApi, TEST_DIALECTS } from './harness.js';
  * it how many deletions other tenants made. Each attack is replayed here.
  */
 
-/** Reads server-sent events from a fetch body. */
-async function* sseEvents(response: Response): AsyncGenerator<{ event: string; data: unknown }> {
-  const reader = response.body!.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) return;
-    buffer += decoder.decode(value, { stream: true });
-    let index = buffer.indexOf('\n\n');
-    while (index >= 0) {
-      const block = buffer.slice(0, index);
-      buffer = buffer.slice(index + 2);
-      const event = /^event: (.*)$/m.exec(block)?.[1] ?? 'message';
-      const data = /^data: (.*)$/m.exec(block)?.[1];
-      yield { event, data: data ? JSON.parse(data) : null };
-      index = buffer.indexOf('\n\n');
-    }
-  }
-}
-
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`receipt consumers and the member view of the feed on ${dialect}`, () => {
-    let api: ApiHarness;
-    let admin: Record<string, string>;
+    const { api, admin } = useApi(dialect);
     let member: Record<string, string>;
     /** Receipt sequences by profile, in order. */
     const sequences: Record<string, number[]> = { alpha: [], beta: [] };
 
     const createAndDelete = async (id: string, profile: 'alpha' | 'beta') => {
-      await api
-        .http()
-        .post('/v1/sessions')
-        .set(admin)
-        .send({ id, profile, source: 'cli', messages: [{ role: 'user', content: id }] })
-        .expect(201);
+      await api.createSession({ id, profile, source: 'cli', messages: [{ role: 'user', content: id }] });
       const deleted = await api
         .http()
         .delete(`/v1/sessions/${id}`)
@@ -55,8 +29,6 @@ for (const { dialect, available } of TEST_DIALECTS) {
     };
 
     beforeAll(async () => {
-      api = await bootApi(dialect);
-      admin = bearer(api.adminToken);
       member = bearer(await api.memberToken(['alpha']));
       // alpha, beta, beta, alpha, beta: the member owns sequences 1 and 4 only.
       await createAndDelete('r1', 'alpha');
@@ -65,7 +37,6 @@ for (const { dialect, available } of TEST_DIALECTS) {
       await createAndDelete('r4', 'alpha');
       await createAndDelete('r5', 'beta');
     });
-    afterAll(async () => api?.close());
 
     it('only admins register, acknowledge, list or delete consumers; members get 403', async () => {
       const created = await api.http().put('/v1/receipt-consumers/indexer').set(admin).send({ cursor: 0 });
@@ -140,7 +111,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       // The stream's bookmark says the same: the member's own high-water mark.
       const abort = new AbortController();
       const stream = await fetch(
-        `${await listening(api)}/v1/deletion-receipts/watch?after=${sequences.alpha.at(-1)}&bookmarkSeconds=1`,
+        `${await api.listening()}/v1/deletion-receipts/watch?after=${sequences.alpha.at(-1)}&bookmarkSeconds=1`,
         { headers: member, signal: abort.signal },
       );
       let bookmark: unknown;
@@ -178,18 +149,4 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(adminView.body.floor).toBe(through);
     });
   });
-}
-
-const servers = new WeakMap<ApiHarness, Promise<string>>();
-/** The harness's app on a real port (fetch streams what supertest would buffer). */
-function listening(api: ApiHarness): Promise<string> {
-  let url = servers.get(api);
-  if (!url) {
-    url = new Promise((resolve) => {
-      const server = api.app.getHttpServer();
-      server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${server.address().port}`));
-    });
-    servers.set(api, url);
-  }
-  return url;
 }

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiHarness, bearer, bootApi, TEST_DIALECTS } from './harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { bearer, TEST_DIALECTS, useApi } from './harness.js';
 
 type Row = {
   id: string;
@@ -19,8 +19,7 @@ type Row = {
 
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`sessions list (filters, both-way paging, total) on ${dialect}`, () => {
-    let api: ApiHarness;
-    let admin: Record<string, string>;
+    const { api, admin } = useApi(dialect);
     const list = async (query: Record<string, string | number>, headers = admin) => {
       const response = await api.http().get('/v1/sessions').query(query).set(headers);
       expect(response.status, JSON.stringify(response.body)).toBe(200);
@@ -33,36 +32,24 @@ for (const { dialect, available } of TEST_DIALECTS) {
     };
 
     beforeAll(async () => {
-      api = await bootApi(dialect);
-      admin = bearer(api.adminToken);
       for (let i = 0; i < 7; i++) {
-        await api
-          .http()
-          .post('/v1/sessions')
-          .set(admin)
-          .send({
-            id: `page-${i}`,
-            profile: 'paging',
-            source: i % 2 ? 'telegram' : 'cli',
-            model: i < 3 ? 'gpt-5' : 'claude-5',
-            userId: i === 4 ? 'user-42' : undefined,
-            messages: [{ role: 'user', content: `hello ${i}` }],
-          })
-          .expect(201);
+        await api.createSession({
+          id: `page-${i}`,
+          profile: 'paging',
+          source: i % 2 ? 'telegram' : 'cli',
+          model: i < 3 ? 'gpt-5' : 'claude-5',
+          userId: i === 4 ? 'user-42' : undefined,
+          messages: [{ role: 'user', content: `hello ${i}` }],
+        });
       }
       // A compressed conversation: its tokens and cost are the sum of both segments.
-      await api
-        .http()
-        .post('/v1/sessions')
-        .set(admin)
-        .send({
-          id: 'chain-root',
-          profile: 'chains',
-          source: 'cli',
-          model: 'gpt-5',
-          messages: [{ role: 'user', content: 'start' }],
-        })
-        .expect(201);
+      await api.createSession({
+        id: 'chain-root',
+        profile: 'chains',
+        source: 'cli',
+        model: 'gpt-5',
+        messages: [{ role: 'user', content: 'start' }],
+      });
       await api
         .http()
         .post('/v1/sessions/chain-root/messages')
@@ -89,7 +76,6 @@ for (const { dialect, available } of TEST_DIALECTS) {
         })
         .expect(201);
     });
-    afterAll(async () => api?.close());
 
     it('carries model, tokens, cost and duration; a compressed conversation sums its segments', async () => {
       const { items } = await list({ profile: 'chains' });

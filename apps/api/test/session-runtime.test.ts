@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiHarness, bearer, bootApi, TEST_DIALECTS } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { bearer, sessionMaker, TEST_DIALECTS, useApi } from './harness.js';
 
 /**
  * The runtime state a gateway keeps in Statehouse, over HTTP (docs/api.md; docs/domain.md §2.2.11,
@@ -8,17 +8,12 @@ import { type ApiHarness, bearer, bootApi, TEST_DIALECTS } from './harness.js';
  */
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`session runtime state and delegations over HTTP on ${dialect}`, () => {
-    let api: ApiHarness;
-    let admin: Record<string, string>;
-    const create = async (id: string, body: Record<string, unknown> = {}) => {
-      const response = await api
-        .http()
-        .post('/v1/sessions')
-        .set(admin)
-        .send({ id, profile: 'rth', source: 'telegram', messages: [{ role: 'user', content: `hi ${id}` }], ...body });
-      expect(response.status).toBe(201);
-      return response.body;
-    };
+    const { api, admin } = useApi(dialect);
+    const create = sessionMaker(api, (id) => ({
+      profile: 'rth',
+      source: 'telegram',
+      messages: [{ role: 'user', content: `hi ${id}` }],
+    }));
     const ifMatch = async (id: string) => ({
       'If-Match': `"${(await api.http().get(`/v1/sessions/${id}`).set(admin)).body.revision}"`,
     });
@@ -30,12 +25,6 @@ for (const { dialect, available } of TEST_DIALECTS) {
         .set(await ifMatch(id))
         .set(headers)
         .send(body);
-
-    beforeAll(async () => {
-      api = await bootApi(dialect);
-      admin = bearer(api.adminToken);
-    });
-    afterAll(async () => api?.close());
 
     it('[session.tool-pins] toolNames is set on create and re-pinned by PATCH with If-Match; the body and ETag carry the new revision', async () => {
       const created = await create('h-tools', { toolNames: ['web_search', 'shell'] });

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiHarness, bearer, bootApi, TEST_DIALECTS } from './harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { TEST_DIALECTS, useApi } from './harness.js';
 
 const text = (res: NodeJS.ReadableStream, done: (error: Error | null, body: string) => void) => {
   let body = '';
@@ -13,8 +13,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(
     `sessions sorts, counter filters, exports and stats periods over HTTP on ${dialect}`,
     () => {
-      let api: ApiHarness;
-      let admin: Record<string, string>;
+      const { api, admin } = useApi(dialect);
       /** Conversations with 1–6 messages and costs that do not follow the message counts. */
       const specs = [
         { id: 'so-a', messages: 1, cost: 0.5, tokens: 300 },
@@ -25,8 +24,6 @@ for (const { dialect, available } of TEST_DIALECTS) {
       ];
 
       beforeAll(async () => {
-        api = await bootApi(dialect);
-        admin = bearer(api.adminToken);
         for (const spec of specs) {
           const created = await api
             .http()
@@ -48,7 +45,6 @@ for (const { dialect, available } of TEST_DIALECTS) {
           expect(appended.status).toBeLessThan(300);
         }
       });
-      afterAll(async () => api?.close());
 
       const listIds = async (query: string) => {
         const ids: string[] = [];

@@ -1,16 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiHarness, bearer, bootApi, TEST_DIALECTS } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { bearer, TEST_DIALECTS, useApi } from './harness.js';
 
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`sessions API on ${dialect}`, () => {
-    let api: ApiHarness;
-    let admin: Record<string, string>;
-
-    beforeAll(async () => {
-      api = await bootApi(dialect);
-      admin = bearer(api.adminToken);
-    });
-    afterAll(async () => api?.close());
+    const { api, admin } = useApi(dialect);
 
     it('[security.authentication] answers 401 problem+json without credentials, and with a wrong token', async () => {
       for (const headers of [{}, bearer('sh_not-a-token')]) {

@@ -119,29 +119,6 @@ export function client(token: string) {
   };
 }
 
-/** Server-sent events from a fetch response, each with the time it arrived. */
-// biome-ignore lint/suspicious/noExplicitAny: event payloads of several shapes; the assertions check them.
-export async function* sseEvents(response: Response): AsyncGenerator<{ event: string; data: any; at: number }> {
-  const reader = response.body!.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) return;
-    const at = performance.now();
-    buffer += decoder.decode(value, { stream: true });
-    let index = buffer.indexOf('\n\n');
-    while (index >= 0) {
-      const block = buffer.slice(0, index);
-      buffer = buffer.slice(index + 2);
-      const event = /^event: (.*)$/m.exec(block)?.[1] ?? 'message';
-      const data = /^data: (.*)$/m.exec(block)?.[1];
-      yield { event, data: data ? JSON.parse(data) : null, at };
-      index = buffer.indexOf('\n\n');
-    }
-  }
-}
-
 export function percentile(values: number[], p: number): number {
   if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);

@@ -1,6 +1,7 @@
+import { sseEvents } from '@statehouse/state/testing';
 import { expect } from 'vitest';
 import { seededRandom } from '../../support/process-kit.js';
-import { type client, type Managed, percentile, type Reply, sseEvents } from './cluster.js';
+import { type client, type Managed, percentile, type Reply } from './cluster.js';
 
 /**
  * The checks every multi-process topology must pass (PostgreSQL replicas, processes on one SQLite

@@ -24,6 +24,7 @@ export {
   tokensOf,
 } from './builders.js';
 export { seededRandom } from './seeded-random.js';
+export { type SseEvent, sseEvents } from './sse.js';
 export { syntheticSqliteStore } from './synthetic-store.js';
 export { clearOfUtcMidnight } from './utc-day.js';
 
