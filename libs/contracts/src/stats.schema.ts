@@ -199,8 +199,15 @@ export const StatsSummarySchema = z.object({
 });
 export type StatsSummary = z.infer<typeof StatsSummarySchema>;
 
-export const ReplyLatencyQuerySchema = StatsSummaryQuerySchema;
-export type ReplyLatencyQuery = StatsSummaryQuery;
+/** Like the summary: whole hours of any range a chart may show. */
+export const ReplyLatencyQuerySchema = z
+  .object({
+    from: rangeFields.from,
+    to: rangeFields.to,
+    profile: rangeFields.profile,
+  })
+  .superRefine((value, ctx) => checkRange({ ...value, bucket: 'month' }, ctx));
+export type ReplyLatencyQuery = z.infer<typeof ReplyLatencyQuerySchema>;
 
 /** Percentiles of the reply latencies of one group (or all replies) in the period. */
 export const ReplyLatencyFiguresSchema = z.object({

@@ -1,4 +1,4 @@
-import { StatsSummaryQuerySchema } from '@statehouse/contracts';
+import { ReplyLatencyQuerySchema } from '@statehouse/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { latencyBucket, percentile, replyLatencies } from '../domain/reply-latency.js';
 import { ManualClock } from '../shared/clock.js';
@@ -18,7 +18,7 @@ const DAY = 24 * HOUR;
 /** Monday 2026-03-02 00:00 UTC. */
 const T0 = Date.UTC(2026, 2, 2);
 const iso = (ms: number) => new Date(ms).toISOString();
-const latencyQuery = (query: Record<string, string>) => StatsSummaryQuerySchema.parse(query);
+const latencyQuery = (query: Record<string, string>) => ReplyLatencyQuerySchema.parse(query);
 
 describe('reply latency: the rule and the histogram', () => {
   it('[stats.reply-latency] a reply answers the latest visible, addressed user message before it', async () => {
