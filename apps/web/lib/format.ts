@@ -56,6 +56,13 @@ export function formatCost(usd: number): string {
   return usd < 0.01 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
 }
 
+/** One model call's cost: cents and up to four decimals below a dollar ("$0.0125", "$0.25", "$1.40"). */
+export function formatCallCost(usd: number): string {
+  if (usd >= 1) return `$${usd.toFixed(2)}`;
+  if (usd > 0 && usd < 0.00005) return 'under $0.0001';
+  return `$${usd.toFixed(4).replace(/(\.\d\d\d*?)0+$/, '$1')}`;
+}
+
 export function plural(count: number, one: string, many = `${one}s`): string {
   return `${formatNumber(count)} ${count === 1 ? one : many}`;
 }
@@ -82,6 +89,19 @@ export function formatDuration(ms: number): string {
   if (hours < 24) return minutes % 60 ? `${hours} h ${minutes % 60} min` : `${hours} h`;
   const days = Math.floor(hours / 24);
   return hours % 24 ? `${days} d ${hours % 24} h` : `${days} d`;
+}
+
+/**
+ * A reply latency: "850 ms" under a second, "1.5 s" (tenths) under ten seconds, "12 s" under a
+ * minute, then "2 min 5 s".
+ */
+export function formatLatency(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 9_950) return `${(ms / 1000).toFixed(1).replace(/\.0$/, '')} s`;
+  const seconds = Math.round(ms / 1000);
+  if (seconds < 60) return `${seconds} s`;
+  if (seconds < 3600) return seconds % 60 ? `${Math.floor(seconds / 60)} min ${seconds % 60} s` : `${seconds / 60} min`;
+  return formatDuration(ms);
 }
 
 /** A bounded count: `{count: 1000, exact: false}` reads "1,000+". */

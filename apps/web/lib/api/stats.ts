@@ -4,6 +4,9 @@ import {
   DeletionStatsResponseSchema,
   type ReceiptLag,
   ReceiptLagSchema,
+  type ReplyLatencyQuery,
+  type ReplyLatencyStats,
+  ReplyLatencyStatsSchema,
   type StatsExtent,
   type StatsExtentQuery,
   StatsExtentSchema,
@@ -37,6 +40,12 @@ export function getDeletionStats(query: Partial<DeletionStatsQuery>): Promise<De
 }
 
 /** Where the figures begin: what "all time" starts from. */
+export function getReplyLatency(query: Partial<ReplyLatencyQuery>): Promise<ReplyLatencyStats> {
+  return request('GET /v1/stats/latency', ReplyLatencyStatsSchema, (api) =>
+    api.GET('/v1/stats/latency', { params: { query } }),
+  );
+}
+
 export function getStatsExtent(query: Partial<StatsExtentQuery>): Promise<StatsExtent> {
   return request('GET /v1/stats/extent', StatsExtentSchema, (api) =>
     api.GET('/v1/stats/extent', { params: { query } }),

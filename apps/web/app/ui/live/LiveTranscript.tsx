@@ -1,8 +1,9 @@
 'use client';
 
 import type { Message } from '@statehouse/contracts';
-import { useState } from 'react';
+import { Fragment, useState } from 'react';
 import { MessageItem } from '@/app/ui/transcript/MessageItem';
+import { NumberGap } from '@/app/ui/transcript/NumberGap';
 import { LiveStatus } from './LiveStatus';
 import { useFeed } from './use-feed';
 import './live.css';
@@ -13,6 +14,8 @@ interface LiveTranscriptProps {
   afterId: number;
   /** The time of the last message shown (day separators continue from it). */
   lastTimestamp: string | null;
+  /** The number of the last message shown (0: none since the start; null: unknown), for number gaps. */
+  lastOrdinal: number | null;
   includeHidden: boolean;
   earlierSegmentId: string | null;
 }
@@ -27,6 +30,7 @@ export function LiveTranscript({
   sessionId,
   afterId,
   lastTimestamp,
+  lastOrdinal,
   includeHidden,
   earlierSegmentId,
 }: LiveTranscriptProps) {
@@ -45,13 +49,15 @@ export function LiveTranscript({
       {count > 0 ? (
         <ol className="transcript" aria-label="New messages" data-testid="live-messages">
           {messages.map((message, index) => (
-            <MessageItem
-              key={message.id}
-              message={message}
-              previousTimestamp={index > 0 ? messages[index - 1].timestamp : lastTimestamp}
-              highlighted={false}
-              earlierSegmentId={earlierSegmentId}
-            />
+            <Fragment key={message.id}>
+              <NumberGap previous={index > 0 ? messages[index - 1].ordinal : lastOrdinal} next={message.ordinal} />
+              <MessageItem
+                message={message}
+                previousTimestamp={index > 0 ? messages[index - 1].timestamp : lastTimestamp}
+                highlighted={false}
+                earlierSegmentId={earlierSegmentId}
+              />
+            </Fragment>
           ))}
         </ol>
       ) : null}

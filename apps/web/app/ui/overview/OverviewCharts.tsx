@@ -2,6 +2,7 @@ import { Suspense } from 'react';
 import type { DeletionMetric, OverviewRange, UsageMetric } from '@/lib/overview';
 import { ChartSkeleton } from './ChartCard';
 import { ReceiptLagCard } from './ReceiptLagCard';
+import { ReplyLatencyCard } from './ReplyLatencyCard';
 import { DeletionsChart, UsageChart } from './UsageChart';
 import './overview.css';
 
@@ -69,6 +70,9 @@ export function OverviewCharts({ range, admin }: { range: OverviewRange; admin: 
           </Suspense>
         );
       })}
+      <Suspense fallback={<ChartSkeleton title="Reply latency" />}>
+        <ReplyLatencyCard range={range} />
+      </Suspense>
       {admin ? (
         <Suspense fallback={<ChartSkeleton title="Receipt consumer lag" />}>
           <ReceiptLagCard />

@@ -1,10 +1,12 @@
 import Link from 'next/link';
+import { Fragment } from 'react';
 import { ApiErrorAlert, Badge } from '@/app/ui/common';
 import { type ConversationSegment, SEGMENT_MESSAGE_LIMIT } from '@/lib/conversation';
 import { plural } from '@/lib/format';
 import { sessionHref } from '@/lib/paths';
 import type { TranscriptView } from '@/lib/transcript';
 import { MessageItem } from './MessageItem';
+import { NumberGap } from './NumberGap';
 import './transcript.css';
 import { endReasonLabel } from '@/lib/wording';
 
@@ -32,14 +34,16 @@ export function ConversationTranscript({
           ) : (
             <ol className="transcript" aria-label={`Messages of segment ${segment.position}`}>
               {segment.messages.value.items.map((message, position, items) => (
-                <MessageItem
-                  key={message.id}
-                  message={message}
-                  previousTimestamp={position > 0 ? items[position - 1].timestamp : null}
-                  highlighted={false}
-                  earlierSegmentId={index > 0 ? segments[index - 1].id : null}
-                  retained={segment.retainedIds.has(message.id)}
-                />
+                <Fragment key={message.id}>
+                  <NumberGap previous={position > 0 ? items[position - 1].ordinal : 0} next={message.ordinal} />
+                  <MessageItem
+                    message={message}
+                    previousTimestamp={position > 0 ? items[position - 1].timestamp : null}
+                    highlighted={false}
+                    earlierSegmentId={index > 0 ? segments[index - 1].id : null}
+                    retained={segment.retainedIds.has(message.id)}
+                  />
+                </Fragment>
               ))}
             </ol>
           )}

@@ -1,6 +1,6 @@
 import type { Message, MessageRole } from '@statehouse/contracts';
 import { Badge, cx } from '@/app/ui/common';
-import { formatNumber, humanize } from '@/lib/format';
+import { formatCallCost, formatLatency, formatNumber, humanize } from '@/lib/format';
 import { textPreview, toolCallsOf, toParts } from '@/lib/message-content';
 import { messageAnchor } from '@/lib/paths';
 import { COMPACTED_HINT, CompactionSummary } from './CompactionSummary';
@@ -134,8 +134,21 @@ export function MessageItem({ message, highlighted, earlierSegmentId, retained, 
           </Fold>
         ) : null}
 
-        {message.tokenCount !== null || message.finishReason ? (
+        {message.tokenCount !== null ||
+        message.finishReason ||
+        message.replyLatencyMs !== null ||
+        message.costUsd !== null ? (
           <footer className="message__footer">
+            {message.replyLatencyMs !== null ? (
+              <span data-figure="reply-latency" title="Time since the user message this reply answers">
+                replied in {formatLatency(message.replyLatencyMs)}
+              </span>
+            ) : null}
+            {message.costUsd !== null ? (
+              <span data-figure="cost" title="Estimated cost of the model call that wrote this reply">
+                cost {formatCallCost(message.costUsd)}
+              </span>
+            ) : null}
             {message.tokenCount !== null ? <span>{formatNumber(message.tokenCount)} tokens</span> : null}
             {message.finishReason ? <span>finish: {humanize(message.finishReason)}</span> : null}
           </footer>

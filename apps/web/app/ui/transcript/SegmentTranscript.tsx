@@ -1,10 +1,12 @@
 import type { Session } from '@statehouse/contracts';
 import Link from 'next/link';
+import { Fragment } from 'react';
 import { ApiErrorAlert, ButtonLink, EmptyState, Pagination } from '@/app/ui/common';
 import { LiveTranscript } from '@/app/ui/live/LiveTranscript';
 import type { Attempt } from '@/lib/attempt';
 import { conversationToggleHref, type TranscriptPage, type TranscriptView, transcriptHrefs } from '@/lib/transcript';
 import { MessageItem } from './MessageItem';
+import { NumberGap } from './NumberGap';
 import './transcript.css';
 
 /** One segment's transcript, a page at a time (keyset by message id), with pagers above and below. */
@@ -56,13 +58,19 @@ export function SegmentTranscript({
       ) : (
         <ol className="transcript" aria-label="Messages">
           {page.messages.map((message, index) => (
-            <MessageItem
-              key={message.id}
-              message={message}
-              previousTimestamp={index > 0 ? page.messages[index - 1].timestamp : null}
-              highlighted={message.id === page.highlightedId}
-              earlierSegmentId={earlierSegmentId}
-            />
+            <Fragment key={message.id}>
+              {/* The first page starts at the session's start; a later page's predecessor is not on it. */}
+              <NumberGap
+                previous={index > 0 ? page.messages[index - 1].ordinal : page.hasEarlier ? null : 0}
+                next={message.ordinal}
+              />
+              <MessageItem
+                message={message}
+                previousTimestamp={index > 0 ? page.messages[index - 1].timestamp : null}
+                highlighted={message.id === page.highlightedId}
+                earlierSegmentId={earlierSegmentId}
+              />
+            </Fragment>
           ))}
         </ol>
       )}
@@ -72,6 +80,7 @@ export function SegmentTranscript({
           sessionId={session.id}
           afterId={page.messages.at(-1)?.id ?? view.after ?? 0}
           lastTimestamp={page.messages.at(-1)?.timestamp ?? null}
+          lastOrdinal={page.messages.at(-1)?.ordinal ?? (page.hasEarlier ? null : 0)}
           includeHidden={view.includeHidden}
           earlierSegmentId={earlierSegmentId}
         />
