@@ -240,6 +240,24 @@ export async function statsOverview(report: Report, config: BenchConfig, target:
       () => store.stats.summary(ADMIN_CTX, { from: new Date(now - 30 * DAY + 7 * 3_600_000).toISOString(), to }),
       (result) => `${fmtCount((result as { usage: { messages: number } }).usage.messages)} messages`,
     );
+    type Latency = Awaited<ReturnType<StateStore['stats']['replyLatency']>>;
+    const latencyAnswer = (result: unknown) => {
+      const latency = result as Latency;
+      return (
+        `${fmtCount(latency.overall.replies)} replies, ${latency.byModel.length} models × ` +
+        `${latency.bySource.length} sources; p50 ${latency.overall.p50Ms} ms, p95 ${latency.overall.p95Ms} ms`
+      );
+    };
+    await measure(
+      'reply latency p50/p95 by model and source, 90 days (admin)',
+      () => store.stats.replyLatency(ADMIN_CTX, { from, to }),
+      latencyAnswer,
+    );
+    await measure(
+      'reply latency p50/p95, 30 days from 07:00 (days and edge hours, admin)',
+      () => store.stats.replyLatency(ADMIN_CTX, { from: new Date(now - 30 * DAY + 7 * 3_600_000).toISOString(), to }),
+      latencyAnswer,
+    );
     await measure(
       '90 days of deletions, day buckets, by origin (admin)',
       () => store.stats.deletionsOverTime(ADMIN_CTX, { from, to, bucket: 'day', groupBy: 'origin', timeZone: 'UTC' }),
