@@ -1,9 +1,10 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { CHUNK_STOP_MS, type ChunkEvent, observeChunks } from '../db/chunks.js';
 import { ManualClock } from '../shared/clock.js';
 import { NotFoundError, RevisionConflictError, SessionClosedError, StaleGenerationError } from '../shared/errors.js';
-import { adminPrincipal, contextOf, openTestStore, TEST_DIALECTS, type TestStore, tokensOf } from '../testing/index.js';
+import { adminPrincipal, contextOf, TEST_DIALECTS, tokensOf } from '../testing/index.js';
+import { useTestStore } from '../testing/suites.js';
 import { REWIND_ABANDONED_AFTER_MS, REWIND_IN_CHUNKS_ABOVE, REWIND_WORK } from './message-rewind.service.js';
 
 const admin = contextOf(adminPrincipal);
@@ -18,13 +19,9 @@ const SMALL_CHUNKS = { inChunksAbove: 10, maxStep: 50, stopMs: 0, between: immed
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`chunked rewind on ${dialect}`, () => {
     const clock = new ManualClock(Date.UTC(2026, 8, 1));
-    let t: TestStore;
     const writeLocks: number[] = [];
+    const t = useTestStore(dialect, { clock, onWriteLock: (ms) => writeLocks.push(ms) });
 
-    beforeAll(async () => {
-      t = await openTestStore(dialect, { clock, onWriteLock: (ms) => writeLocks.push(ms) });
-    });
-    afterAll(async () => t?.close());
     beforeEach(() => t.store.rewinds.tuneRewind({ ...WHOLE, maxStep: 25_000, stopMs: CHUNK_STOP_MS }));
 
     /** A session of MESSAGES messages: users, assistants with tool calls, hidden ones; each with a word of its own. */

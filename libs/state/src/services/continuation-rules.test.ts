@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConversationGenerationRepository } from '../repositories/conversation-generation.repository.js';
 import { ManualClock } from '../shared/clock.js';
-import { adminPrincipal, contextOf, openTestStore, TEST_DIALECTS, type TestStore, tokensOf } from '../testing/index.js';
+import { adminPrincipal, contextOf, TEST_DIALECTS, tokensOf } from '../testing/index.js';
+import { useTestStore } from '../testing/suites.js';
 
 const admin = contextOf(adminPrincipal);
 const generations = new ConversationGenerationRepository();
@@ -13,7 +14,7 @@ const generations = new ConversationGenerationRepository();
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`continuation rules on ${dialect}`, () => {
     const clock = new ManualClock(Date.UTC(2026, 10, 4));
-    let t: TestStore;
+    const t = useTestStore(dialect, { clock });
 
     const keyOf = (chat: string, source = 'telegram') => `agent:cont:${source}:dm:${chat}`;
     const chat = (id: string, chatId: string | null, extra: Record<string, unknown> = {}) => {
@@ -55,11 +56,6 @@ for (const { dialect, available } of TEST_DIALECTS) {
             .executeTakeFirstOrThrow()
         ).n,
       );
-
-    beforeAll(async () => {
-      t = await openTestStore(dialect, { clock });
-    });
-    afterAll(async () => t?.close());
 
     it('[lineage.compress] a compression child inherits the transport profile', async () => {
       await chat('tp-root', 'tp', { transportProfile: 'bot-blue' });

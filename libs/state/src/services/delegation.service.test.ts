@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../shared/clock.js';
 import {
   ConflictError,
@@ -15,29 +15,24 @@ import {
   contextOf,
   createTestDatabase,
   memberPrincipal,
-  openTestStore,
   TEST_DIALECTS,
   TEST_PASSWORD_HASHING,
   type TestStore,
   tokensOf,
 } from '../testing/index.js';
+import { useTestStore } from '../testing/suites.js';
 
 const admin = contextOf(adminPrincipal);
 const SECOND = 1000;
 
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`async delegations on ${dialect}`, () => {
-    let t: TestStore;
     const clock = new ManualClock(Date.UTC(2026, 11, 6, 10));
+    const t = useTestStore(dialect, { clock });
     const delegate = (id: string, originSessionId: string, extra: Record<string, unknown> = {}) =>
       t.store.delegations.create(admin, { id, originSessionId, task: { goal: `work ${id}` }, ...extra });
     const due = async (originSessionId: string) =>
       (await t.store.delegations.list(admin, { originSessionId, due: true, limit: 50 })).items.map((d) => d.id);
-
-    beforeAll(async () => {
-      t = await openTestStore(dialect, { clock });
-    });
-    afterAll(async () => t?.close());
 
     it('[delegation.create-idempotent] records running work by id: the same content returns it, other content conflicts, unknown or foreign sessions are missing', async () => {
       await aSession(t.store, { id: 'dg-origin', profile: 'dg', source: 'telegram', lines: 1 });

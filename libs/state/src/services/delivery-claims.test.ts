@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../shared/clock.js';
 import { ClaimExpiredError, DeliverySettledError } from '../shared/errors.js';
-import { adminPrincipal, contextOf, openTestStore, TEST_DIALECTS, type TestStore } from '../testing/index.js';
+import { adminPrincipal, contextOf, TEST_DIALECTS } from '../testing/index.js';
+import { useTestStore } from '../testing/suites.js';
 
 /**
  * The claim rules a crashed or slow worker relies on (docs/domain.md §11.3, §11.4): asking again
@@ -13,8 +14,8 @@ const SECOND = 1000;
 
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`delivery claims on ${dialect}`, () => {
-    let t: TestStore;
     const clock = new ManualClock(Date.UTC(2026, 10, 6));
+    const t = useTestStore(dialect, { clock });
     const owe = async (id: string) => {
       await t.store.sessions.create(admin, { id: `s-${id}`, profile: 'dc', source: 'telegram' });
       return t.store.deliveries.create(admin, {
@@ -24,11 +25,6 @@ for (const { dialect, available } of TEST_DIALECTS) {
         maxAttempts: 3,
       });
     };
-
-    beforeAll(async () => {
-      t = await openTestStore(dialect, { clock });
-    });
-    afterAll(async () => t?.close());
 
     it('[deliveries.claims] the holder of a live claim asking again extends it, without a new attempt or a new claim id', async () => {
       await owe('extend-1');

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../shared/clock.js';
 import {
   ClaimExpiredError,
@@ -8,24 +8,16 @@ import {
   DeliverySettledError,
   NotFoundError,
 } from '../shared/errors.js';
-import {
-  adminPrincipal,
-  aSession,
-  contextOf,
-  memberPrincipal,
-  openTestStore,
-  TEST_DIALECTS,
-  type TestStore,
-  tokensOf,
-} from '../testing/index.js';
+import { adminPrincipal, aSession, contextOf, memberPrincipal, TEST_DIALECTS, tokensOf } from '../testing/index.js';
+import { useTestStore } from '../testing/suites.js';
 
 const admin = contextOf(adminPrincipal);
 const SECOND = 1000;
 
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`delivery obligations on ${dialect}`, () => {
-    let t: TestStore;
     const clock = new ManualClock(Date.UTC(2026, 10, 2));
+    const t = useTestStore(dialect, { clock });
     const owe = (id: string, sessionId: string, extra: Record<string, unknown> = {}) =>
       t.store.deliveries.create(admin, {
         id,
@@ -34,11 +26,6 @@ for (const { dialect, available } of TEST_DIALECTS) {
         maxAttempts: 3,
         ...extra,
       });
-
-    beforeAll(async () => {
-      t = await openTestStore(dialect, { clock });
-    });
-    afterAll(async () => t?.close());
 
     it('[deliveries.idempotent-create] creates idempotently by id: the same content returns the obligation, other content conflicts', async () => {
       await aSession(t.store, { id: 'dv-s1', profile: 'dv', source: 'telegram', lines: 1 });

@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../shared/clock.js';
 import type { OperationContext } from '../shared/context.js';
 import { SessionClosedError } from '../shared/errors.js';
-import { adminPrincipal, contextOf, openTestStore, TEST_DIALECTS, type TestStore, tokensOf } from '../testing/index.js';
+import { adminPrincipal, contextOf, TEST_DIALECTS, tokensOf } from '../testing/index.js';
+import { useTestStore } from '../testing/suites.js';
 import { routingKey } from './route.service.js';
 
 /**
@@ -17,8 +18,8 @@ const dashboard: OperationContext = {
 
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`final ends on ${dialect}`, () => {
-    let t: TestStore;
     const clock = new ManualClock(Date.UTC(2026, 10, 5));
+    const t = useTestStore(dialect, { clock });
     const chat = (id: string) => {
       clock.advance(1000);
       return t.store.sessions.create(admin, {
@@ -42,11 +43,6 @@ for (const { dialect, available } of TEST_DIALECTS) {
         chatId: id,
         transportProfile: 'bot-a',
       });
-
-    beforeAll(async () => {
-      t = await openTestStore(dialect, { clock });
-    });
-    afterAll(async () => t?.close());
 
     it('[lifecycle.final-ends] compression, branched and reset ends are never cleared: not by a reopen, a turn, a compression, an append or a resolve', async () => {
       const ended: Record<string, string> = {};

@@ -1,17 +1,10 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CHUNK_STOP_MS, type ChunkEvent, observeChunks } from '../db/chunks.js';
 import { ManualClock } from '../shared/clock.js';
 import { openStore } from '../store.js';
-import {
-  adminPrincipal,
-  aSession,
-  contextOf,
-  openTestStore,
-  silentLogger,
-  TEST_DIALECTS,
-  type TestStore,
-} from '../testing/index.js';
+import { adminPrincipal, aSession, contextOf, silentLogger, TEST_DIALECTS } from '../testing/index.js';
+import { useTestStore } from '../testing/suites.js';
 import { DELETION_PURGE_WORK, HIDDEN_FOR_DELETION, PURGE_LATER_ABOVE_MESSAGES } from './deletion.engine.js';
 
 const admin = contextOf(adminPrincipal);
@@ -24,12 +17,7 @@ const admin = contextOf(adminPrincipal);
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`deleting a huge session on ${dialect}`, () => {
     const clock = new ManualClock(Date.UTC(2026, 5, 1));
-    let t: TestStore;
-
-    beforeAll(async () => {
-      t = await openTestStore(dialect, { clock });
-    });
-    afterAll(async () => t?.close());
+    const t = useTestStore(dialect, { clock });
 
     async function seedHuge(id: string, total: number, word: string) {
       await aSession(t.store, { id, profile: 'huge', title: `title of ${id}` });

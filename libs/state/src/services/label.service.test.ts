@@ -1,15 +1,9 @@
 import { LABELS_MAX } from '@statehouse/contracts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../shared/clock.js';
 import { ConflictError, ValidationError } from '../shared/errors.js';
-import {
-  adminPrincipal,
-  contextOf,
-  memberPrincipal,
-  openTestStore,
-  TEST_DIALECTS,
-  type TestStore,
-} from '../testing/index.js';
+import { adminPrincipal, contextOf, memberPrincipal, TEST_DIALECTS } from '../testing/index.js';
+import { useTestStore } from '../testing/suites.js';
 
 const admin = contextOf(adminPrincipal);
 
@@ -17,7 +11,7 @@ const admin = contextOf(adminPrincipal);
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`labels on ${dialect}`, () => {
     const clock = new ManualClock(Date.UTC(2026, 11, 7));
-    let t: TestStore;
+    const t = useTestStore(dialect, { clock });
 
     const session = (id: string, profile: string) => {
       clock.advance(1000);
@@ -31,11 +25,6 @@ for (const { dialect, available } of TEST_DIALECTS) {
         ],
       });
     };
-
-    beforeAll(async () => {
-      t = await openTestStore(dialect, { clock });
-    });
-    afterAll(async () => t?.close());
 
     it('[labels.name-unique] two creators racing for one name in different case: exactly one label', async () => {
       await session('race-1', 'st');

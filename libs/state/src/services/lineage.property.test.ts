@@ -1,9 +1,10 @@
 import fc from 'fast-check';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LineageRepository, MAX_WALK } from '../repositories/lineage.repository.js';
 import { ManualClock } from '../shared/clock.js';
-import { adminPrincipal, aSession, contextOf, openTestStore, TEST_DIALECTS, type TestStore } from '../testing/index.js';
+import { adminPrincipal, aSession, contextOf, TEST_DIALECTS } from '../testing/index.js';
+import { useTestStore } from '../testing/suites.js';
 
 const admin = contextOf(adminPrincipal);
 type Kind = 'compression' | 'branch' | 'reset' | 'delegate';
@@ -100,14 +101,9 @@ const graphArbitrary = fc
 
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`lineage walks against a reference model on ${dialect}`, () => {
-    let t: TestStore;
     const clock = new ManualClock(Date.UTC(2026, 7, 1));
+    const t = useTestStore(dialect, { clock });
     let run = 0;
-
-    beforeAll(async () => {
-      t = await openTestStore(dialect, { clock });
-    });
-    afterAll(async () => t?.close());
 
     it('[lineage.chain-tip] [lineage.own-lineage] [lineage.listing] tip, chain, lineage and listing agree with the model; branch/reset children never join a chain', async () => {
       await fc.assert(

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConversationGenerationRepository } from '../repositories/conversation-generation.repository.js';
 import { ManualClock } from '../shared/clock.js';
 import {
@@ -9,16 +9,8 @@ import {
   SessionClosedError,
   StaleGenerationError,
 } from '../shared/errors.js';
-import {
-  adminPrincipal,
-  aSession,
-  contextOf,
-  openTestStore,
-  type SessionSpec,
-  TEST_DIALECTS,
-  type TestStore,
-  tokensOf,
-} from '../testing/index.js';
+import { adminPrincipal, aSession, contextOf, type SessionSpec, TEST_DIALECTS, tokensOf } from '../testing/index.js';
+import { useTestStore } from '../testing/suites.js';
 
 const admin = contextOf(adminPrincipal);
 const all = {
@@ -32,8 +24,8 @@ const listAll = { status: 'all', archived: 'include', includeChildren: false, li
 
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`lineage operations on ${dialect}`, () => {
-    let t: TestStore;
     const clock = new ManualClock(Date.UTC(2026, 6, 1));
+    const t = useTestStore(dialect, { clock });
     /** A routed chat with a hidden scaffold and a tool call in its transcript: what compress and branch copy. */
     const seed = (id: string, profile = 'lin', extra: SessionSpec = {}) =>
       aSession(t.store, {
@@ -52,11 +44,6 @@ for (const { dialect, available } of TEST_DIALECTS) {
         advanceMs: 1000,
         ...extra,
       });
-
-    beforeAll(async () => {
-      t = await openTestStore(dialect, { clock });
-    });
-    afterAll(async () => t?.close());
 
     it('[lineage.compress] compress writes child, summary and tail, archives the parent and moves the title, atomically', async () => {
       await seed('cp');

@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../shared/clock.js';
 import { SessionClosedError } from '../shared/errors.js';
-import { adminPrincipal, aSession, contextOf, openTestStore, TEST_DIALECTS, type TestStore } from '../testing/index.js';
+import { adminPrincipal, aSession, contextOf, TEST_DIALECTS } from '../testing/index.js';
+import { useTestStore } from '../testing/suites.js';
 
 const admin = contextOf(adminPrincipal);
 const transcriptQuery = {
@@ -14,14 +15,12 @@ const transcriptQuery = {
 
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`messages on ${dialect}`, () => {
-    let t: TestStore;
     const clock = new ManualClock(Date.UTC(2026, 5, 1, 12));
+    const t = useTestStore(dialect, { clock });
 
     beforeAll(async () => {
-      t = await openTestStore(dialect, { clock });
       await aSession(t.store, { id: 's' });
     });
-    afterAll(async () => t?.close());
 
     it('[messages.id-order] keeps ids monotonic as the only order, whatever the timestamps say', async () => {
       const result = await t.store.messages.append(admin, 's', {

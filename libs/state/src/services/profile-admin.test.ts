@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../shared/clock.js';
-import { adminPrincipal, aSession, contextOf, openTestStore, TEST_DIALECTS, type TestStore } from '../testing/index.js';
+import { adminPrincipal, aSession, contextOf, TEST_DIALECTS } from '../testing/index.js';
+import { useTestStore } from '../testing/suites.js';
 
 const admin = contextOf(adminPrincipal);
 
@@ -8,7 +9,7 @@ const admin = contextOf(adminPrincipal);
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`profile administration on ${dialect}`, () => {
     const clock = new ManualClock(Date.UTC(2026, 10, 3));
-    let t: TestStore;
+    const t = useTestStore(dialect, { clock });
 
     const owe = (id: string, sessionId: string, transportProfile?: string) =>
       t.store.deliveries.create(admin, {
@@ -18,11 +19,6 @@ for (const { dialect, available } of TEST_DIALECTS) {
         maxAttempts: 3,
         ...(transportProfile ? { transportProfile } : {}),
       });
-
-    beforeAll(async () => {
-      t = await openTestStore(dialect, { clock });
-    });
-    afterAll(async () => t?.close());
 
     it('[profiles.rename] a rename rewrites transport profiles that name the old profile, and only those', async () => {
       await aSession(t.store, {

@@ -1,17 +1,17 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ConflictError } from '../shared/errors.js';
-import { adminPrincipal, contextOf, openTestStore, TEST_DIALECTS, type TestStore } from '../testing/index.js';
+import { adminPrincipal, contextOf, TEST_DIALECTS } from '../testing/index.js';
+import { useTestStore } from '../testing/suites.js';
 
 const admin = contextOf(adminPrincipal);
 
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`receipt consumer acknowledgements on ${dialect}`, () => {
-    let t: TestStore;
+    const t = useTestStore(dialect);
     const sequences: number[] = [];
 
     beforeAll(async () => {
-      t = await openTestStore(dialect);
       for (let i = 0; i < 4; i++) {
         const session = await t.store.sessions.create(admin, { id: `ack-${i}`, profile: 'ack', source: 'cli' });
         const deleted = await t.store.deletion.deleteOne(
@@ -23,7 +23,6 @@ for (const { dialect, available } of TEST_DIALECTS) {
         sequences.push(deleted.receipt!.sequence);
       }
     });
-    afterAll(async () => t?.close());
 
     it('[receipts.reclamation] never move back, and keep who registered the consumer', async () => {
       const first = await t.store.receipts.acknowledge(admin, 'seq', sequences[1]);

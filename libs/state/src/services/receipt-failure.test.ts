@@ -1,14 +1,15 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { SessionDeletedEvent } from '../domain/hook-registry.js';
-import { adminPrincipal, contextOf, openTestStore, TEST_DIALECTS, type TestStore } from '../testing/index.js';
+import { adminPrincipal, contextOf, TEST_DIALECTS } from '../testing/index.js';
+import { useTestStore } from '../testing/suites.js';
 
 const admin = contextOf(adminPrincipal);
 
 /** docs/domain.md §5.3.1: no receipt, no deletion — on both dialects. */
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`a receipt that cannot be written on ${dialect}`, () => {
-    let t: TestStore;
+    const t = useTestStore(dialect);
     const heard: SessionDeletedEvent[] = [];
 
     /** Makes every receipt insert fail in the database itself (a full disk, a broken table, …). */
@@ -32,12 +33,10 @@ for (const { dialect, available } of TEST_DIALECTS) {
     };
 
     beforeAll(async () => {
-      t = await openTestStore(dialect);
       t.store.hooks.onSessionDeleted((event) => {
         heard.push(event);
       });
     });
-    afterAll(async () => t?.close());
 
     it('[receipts.in-transaction] a failing receipt insert fails the deletion: every row stays, nobody is told', async () => {
       await t.store.sessions.create(admin, {

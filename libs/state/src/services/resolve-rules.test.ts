@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../shared/clock.js';
 import { SessionBusyError } from '../shared/errors.js';
-import { adminPrincipal, contextOf, openTestStore, TEST_DIALECTS, type TestStore, tokensOf } from '../testing/index.js';
+import { adminPrincipal, contextOf, TEST_DIALECTS, tokensOf } from '../testing/index.js';
+import { useTestStore } from '../testing/suites.js';
 import { routingKey } from './route.service.js';
 
 const admin = contextOf(adminPrincipal);
@@ -10,7 +11,7 @@ const admin = contextOf(adminPrincipal);
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`resolve rules on ${dialect}`, () => {
     const clock = new ManualClock(Date.UTC(2026, 10, 5));
-    let t: TestStore;
+    const t = useTestStore(dialect, { clock });
 
     const peer = (chat: string) => routingKey('rr', 'telegram', 'dm', chat);
     const chat = (id: string, chatId: string, extra: Record<string, unknown> = {}) => {
@@ -37,7 +38,6 @@ for (const { dialect, available } of TEST_DIALECTS) {
       t.store.routes.resolve(admin, { profile: 'rr', source: 'telegram', chatType: 'dm', chatId, ...extra });
 
     beforeAll(async () => {
-      t = await openTestStore(dialect, { clock });
       await t.store.gateways.heartbeat(admin, 'gw-1', {
         profile: 'rr',
         host: 'h',
@@ -45,7 +45,6 @@ for (const { dialect, available } of TEST_DIALECTS) {
         startedAt: new Date(clock.now()).toISOString(),
       });
     });
-    afterAll(async () => t?.close());
 
     it('[resolve.compressed-tip] the accidentally ended tip of a compressed chain is recovered — not the root, not a new session', async () => {
       await chat('tip-root', 'tip');

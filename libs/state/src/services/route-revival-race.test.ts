@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { SessionRepository } from '../repositories/session.repository.js';
 import { ManualClock } from '../shared/clock.js';
-import { aChat, adminPrincipal, contextOf, openTestStore, TEST_DIALECTS, type TestStore } from '../testing/index.js';
+import { aChat, adminPrincipal, contextOf, TEST_DIALECTS } from '../testing/index.js';
+import { useTestStore } from '../testing/suites.js';
 
 const admin = contextOf(adminPrincipal);
 
@@ -12,8 +13,8 @@ const admin = contextOf(adminPrincipal);
  */
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`a revival decided on a stale read on ${dialect}`, () => {
-    let t: TestStore;
     const clock = new ManualClock(Date.UTC(2026, 9, 1));
+    const t = useTestStore(dialect, { clock });
     const resolve = (chat: string) =>
       t.store.routes.resolve(admin, { profile: 'rr', source: 'telegram', chatType: 'dm', chatId: chat });
     const endByAccident = async (id: string) => {
@@ -36,11 +37,6 @@ for (const { dialect, available } of TEST_DIALECTS) {
         return rows;
       });
     };
-
-    beforeAll(async () => {
-      t = await openTestStore(dialect, { clock });
-    });
-    afterAll(async () => t?.close());
 
     it('[resolve.revive-reopens] an open row of the chat created after the read wins, and the ended one stays ended', async () => {
       await aChat(t.store, { id: 'rr-old', profile: 'rr', chatId: 'c1', lines: 1, advanceMs: 60_000 });

@@ -1,26 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { SessionDeletedEvent, SessionMovedEvent } from '../domain/hook-registry.js';
 import { ConversationGenerationRepository } from '../repositories/conversation-generation.repository.js';
 import { ManualClock } from '../shared/clock.js';
 import { ConflictError, NotFoundError, ProfileCollisionError } from '../shared/errors.js';
-import {
-  aChat,
-  adminPrincipal,
-  contextOf,
-  openTestStore,
-  scanForIds,
-  TEST_DIALECTS,
-  type TestStore,
-  tokensOf,
-} from '../testing/index.js';
+import { aChat, adminPrincipal, contextOf, scanForIds, TEST_DIALECTS, tokensOf } from '../testing/index.js';
+import { useTestStore } from '../testing/suites.js';
 import { routingKey } from './route.service.js';
 
 const admin = contextOf(adminPrincipal);
 
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`routes, handoff and profiles on ${dialect}`, () => {
-    let t: TestStore;
     const clock = new ManualClock(Date.UTC(2026, 9, 1));
+    const t = useTestStore(dialect, { clock });
     const events: SessionDeletedEvent[] = [];
     const moves: SessionMovedEvent[] = [];
     const peer = (profile: string, chat: string) => routingKey(profile, 'telegram', 'dm', chat);
@@ -35,7 +27,6 @@ for (const { dialect, available } of TEST_DIALECTS) {
       );
 
     beforeAll(async () => {
-      t = await openTestStore(dialect, { clock });
       t.store.hooks.onSessionDeleted((event) => {
         events.push(event);
       });
@@ -43,7 +34,6 @@ for (const { dialect, available } of TEST_DIALECTS) {
         moves.push(event);
       });
     });
-    afterAll(async () => t?.close());
 
     it('an empty thread id is a value, not a missing one (it once broke the query on PostgreSQL)', async () => {
       const resolved = await t.store.routes.resolve(admin, {

@@ -1,5 +1,5 @@
 import type { CreateScheduleRequest } from '@statehouse/contracts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { SET_ASIDE_MS } from '../repositories/schedule.repository.js';
 import { ManualClock } from '../shared/clock.js';
 import {
@@ -11,16 +11,8 @@ import {
   SessionClosedError,
   ValidationError,
 } from '../shared/errors.js';
-import {
-  adminPrincipal,
-  contextOf,
-  memberPrincipal,
-  openTestStore,
-  scanForIds,
-  TEST_DIALECTS,
-  type TestStore,
-  tokensOf,
-} from '../testing/index.js';
+import { adminPrincipal, contextOf, memberPrincipal, scanForIds, TEST_DIALECTS, tokensOf } from '../testing/index.js';
+import { useTestStore } from '../testing/suites.js';
 
 const admin = contextOf(adminPrincipal);
 const SECOND = 1000;
@@ -29,8 +21,8 @@ const START = Date.UTC(2026, 10, 2, 8, 0, 0);
 
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`scheduled wake-ups on ${dialect}`, () => {
-    let t: TestStore;
     const clock = new ManualClock(START);
+    const t = useTestStore(dialect, { clock });
 
     /** A session of `profile`, owned by `gateway` when given, routed by its chat key unless `routed` is false. */
     const chat = async (id: string, options: { profile?: string; gateway?: string; routed?: boolean } = {}) => {
@@ -70,12 +62,10 @@ for (const { dialect, available } of TEST_DIALECTS) {
     };
 
     beforeAll(async () => {
-      t = await openTestStore(dialect, { clock });
       await t.store.profiles.create(admin, 'sch');
       await heartbeat('gw-a');
       await heartbeat('gw-b');
     });
-    afterAll(async () => t?.close());
 
     it('[schedules.definition] creates, lists, reads, changes under If-Match and deletes a schedule', async () => {
       clock.set(START);

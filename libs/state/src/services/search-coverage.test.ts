@@ -1,13 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  adminPrincipal,
-  aSession,
-  contextOf,
-  memberPrincipal,
-  openTestStore,
-  TEST_DIALECTS,
-  type TestStore,
-} from '../testing/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { adminPrincipal, aSession, contextOf, memberPrincipal, TEST_DIALECTS } from '../testing/index.js';
+import { useTestStore } from '../testing/suites.js';
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the snippet markers are control characters.
 const MARKERS = /[\u0002\u0003]/g;
@@ -18,12 +11,11 @@ const plain = (snippet: string) => snippet.replace(MARKERS, '');
 /** What search reaches beyond the plain word index: operators, scoped scans, titles, tool calls (docs/domain.md §7). */
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`search coverage on ${dialect}`, () => {
-    let t: TestStore;
+    const t = useTestStore(dialect);
     const search = (q: string, extra: Record<string, unknown> = {}) =>
       t.store.search.search(admin, { q, mode: 'auto', limit: 20, ...extra } as never);
 
     beforeAll(async () => {
-      t = await openTestStore(dialect);
       await aSession(t.store, {
         id: 'cov-chat',
         profile: 'cov',
@@ -65,7 +57,6 @@ for (const { dialect, available } of TEST_DIALECTS) {
         messages: [{ role: 'assistant', content: '子任务：检查索引碎片' }],
       });
     });
-    afterAll(async () => t?.close());
 
     it('[search.query-syntax] OR finds either alternative', async () => {
       const result = await search('bravo OR delta');

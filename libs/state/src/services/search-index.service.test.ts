@@ -1,26 +1,19 @@
 import { sql } from 'kysely';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { JobLeaseRepository } from '../repositories/job-lease.repository.js';
 import { ConflictError, ForbiddenError } from '../shared/errors.js';
-import {
-  adminPrincipal,
-  contextOf,
-  memberPrincipal,
-  openTestStore,
-  TEST_DIALECTS,
-  type TestStore,
-} from '../testing/index.js';
+import { adminPrincipal, contextOf, memberPrincipal, TEST_DIALECTS } from '../testing/index.js';
+import { useTestStore } from '../testing/suites.js';
 import { SEARCH_REBUILD_JOB } from './search-index.service.js';
 
 const admin = contextOf(adminPrincipal);
 
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`search index check and rebuild on ${dialect}`, () => {
-    let t: TestStore;
+    const t = useTestStore(dialect);
 
     beforeAll(async () => {
-      t = await openTestStore(dialect);
       await t.store.sessions.create(admin, {
         id: 'ix',
         profile: 'p',
@@ -39,7 +32,6 @@ for (const { dialect, available } of TEST_DIALECTS) {
         messages: [{ role: 'assistant', content: 'cron porcupine' }],
       });
     });
-    afterAll(async () => t?.close());
 
     it('[search.check-rebuild] reports both indexes consistent with the messages', async () => {
       const status = await t.store.searchIndex.status(admin, true);

@@ -1,16 +1,16 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminPrincipal, aSession, contextOf, openTestStore, TEST_DIALECTS, type TestStore } from '../testing/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { adminPrincipal, aSession, contextOf, TEST_DIALECTS } from '../testing/index.js';
+import { useTestStore } from '../testing/suites.js';
 
 const admin = contextOf(adminPrincipal);
 const query = (q: string, mode: 'auto' | 'word' | 'substring' = 'auto') => ({ q, mode, limit: 20 });
 
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`search postings on ${dialect}`, () => {
-    let t: TestStore;
+    const t = useTestStore(dialect);
 
     beforeAll(async () => {
-      t = await openTestStore(dialect);
       await aSession(t.store, {
         id: 'doc',
         messages: [
@@ -30,7 +30,6 @@ for (const { dialect, available } of TEST_DIALECTS) {
         lineageKind: 'compression',
       });
     });
-    afterAll(async () => t?.close());
 
     it('[search.results] answers word and substring queries projected to the conversation tip', async () => {
       const words = await t.store.search.search(admin, query('flamingo'));

@@ -1,15 +1,9 @@
 import { ListSessionsQuerySchema, type SessionListItem, type SessionOrder } from '@statehouse/contracts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../shared/clock.js';
 import { ValidationError } from '../shared/errors.js';
-import {
-  adminPrincipal,
-  contextOf,
-  memberPrincipal,
-  openTestStore,
-  TEST_DIALECTS,
-  type TestStore,
-} from '../testing/index.js';
+import { adminPrincipal, contextOf, memberPrincipal, TEST_DIALECTS } from '../testing/index.js';
+import { useTestStore } from '../testing/suites.js';
 
 const admin = contextOf(adminPrincipal);
 const PROFILES = ['sort-a', 'sort-b'];
@@ -49,7 +43,7 @@ const expected = (order: SessionOrder, keep: (row: Row) => boolean = () => true)
 
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`sessions list sorts and counter filters on ${dialect}`, () => {
-    let t: TestStore;
+    const t = useTestStore(dialect, { clock: new ManualClock(T0 + 60 * MINUTE) });
     const list = (ctx: typeof admin, query: Record<string, unknown>) =>
       t.store.sessions.list(ctx, ListSessionsQuerySchema.parse(query));
 
@@ -73,7 +67,6 @@ for (const { dialect, available } of TEST_DIALECTS) {
     }
 
     beforeAll(async () => {
-      t = await openTestStore(dialect, { clock: new ManualClock(T0 + 60 * MINUTE) });
       await t.store.db
         .insertInto('profiles')
         .values(PROFILES.map((name) => ({ name, created_at: T0 })))
@@ -81,7 +74,6 @@ for (const { dialect, available } of TEST_DIALECTS) {
         .execute();
       await t.store.db.insertInto('sessions').values(rows).execute();
     });
-    afterAll(async () => t?.close());
 
     for (const order of ['recent', 'started', 'messages', 'tokens', 'cost', 'duration'] as const) {
       it(`sorts by ${order}, largest first, ties by id; cursors page both ways (admin and a two-profile member)`, async () => {

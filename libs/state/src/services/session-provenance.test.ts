@@ -1,14 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../shared/clock.js';
-import {
-  adminPrincipal,
-  aSession,
-  contextOf,
-  openTestStore,
-  TEST_DIALECTS,
-  type TestStore,
-  tokensOf,
-} from '../testing/index.js';
+import { adminPrincipal, aSession, contextOf, TEST_DIALECTS, tokensOf } from '../testing/index.js';
+import { useTestStore } from '../testing/suites.js';
 import { routingKey } from './route.service.js';
 
 /**
@@ -19,8 +12,8 @@ const admin = contextOf(adminPrincipal);
 
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`session provenance on ${dialect}`, () => {
-    let t: TestStore;
     const clock = new ManualClock(Date.UTC(2026, 10, 4));
+    const t = useTestStore(dialect, { clock });
     const chat = (id: string, extra: Record<string, unknown> = {}) => {
       clock.advance(1000);
       return aSession(t.store, {
@@ -34,11 +27,6 @@ for (const { dialect, available } of TEST_DIALECTS) {
         ...extra,
       });
     };
-
-    beforeAll(async () => {
-      t = await openTestStore(dialect, { clock });
-    });
-    afterAll(async () => t?.close());
 
     it('[session.created-source] reset and branch children, made either way, keep the root’s first surface; a delegate starts with its own', async () => {
       await chat('cs-root');

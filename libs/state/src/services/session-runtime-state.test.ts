@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../shared/clock.js';
 import { RevisionConflictError, SessionBusyError, StaleGenerationError } from '../shared/errors.js';
 import { silentLogger } from '../shared/logger.js';
@@ -8,28 +8,23 @@ import {
   aSession,
   contextOf,
   createTestDatabase,
-  openTestStore,
   TEST_DIALECTS,
   TEST_PASSWORD_HASHING,
   type TestStore,
   tokensOf,
 } from '../testing/index.js';
+import { useTestStore } from '../testing/suites.js';
 
 const admin = contextOf(adminPrincipal);
 const MINUTE = 60_000;
 
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`session runtime state on ${dialect}`, () => {
-    let t: TestStore;
     const clock = new ManualClock(Date.UTC(2026, 11, 6, 9));
+    const t = useTestStore(dialect, { clock });
     const revisionOf = async (id: string) => (await t.store.sessions.get(admin, id)).revision;
     const patch = async (id: string, body: Parameters<TestStore['store']['sessions']['update']>[2], extra = {}) =>
       t.store.sessions.update(admin, id, body, { ifMatch: await revisionOf(id), ...extra });
-
-    beforeAll(async () => {
-      t = await openTestStore(dialect, { clock });
-    });
-    afterAll(async () => t?.close());
 
     it('[session.tool-pins] the offered tools are set at create and re-pinned by a revision-checked PATCH', async () => {
       const created = await aSession(t.store, {

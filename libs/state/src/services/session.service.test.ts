@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../shared/clock.js';
 import { NotFoundError, PreconditionRequiredError, RevisionConflictError } from '../shared/errors.js';
 import {
@@ -7,10 +7,9 @@ import {
   aSession,
   contextOf,
   memberPrincipal,
-  openTestStore,
   TEST_DIALECTS,
-  type TestStore,
 } from '../testing/index.js';
+import { useTestStore } from '../testing/suites.js';
 
 const admin = contextOf(adminPrincipal);
 const baseList = {
@@ -23,13 +22,8 @@ const baseList = {
 
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`sessions on ${dialect}`, () => {
-    let t: TestStore;
     const clock = new ManualClock(Date.UTC(2026, 5, 1));
-
-    beforeAll(async () => {
-      t = await openTestStore(dialect, { clock });
-    });
-    afterAll(async () => t?.close());
+    const t = useTestStore(dialect, { clock });
 
     it('[session.ids] mints sortable ids and starts at revision 1, generation 0', async () => {
       const a = await aSession(t.store);

@@ -1,15 +1,9 @@
 import { DeletionStatsQuerySchema, StatsSummaryQuerySchema, UsageQuerySchema } from '@statehouse/contracts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../shared/clock.js';
 import { ValidationError } from '../shared/errors.js';
-import {
-  adminPrincipal,
-  contextOf,
-  memberPrincipal,
-  openTestStore,
-  TEST_DIALECTS,
-  type TestStore,
-} from '../testing/index.js';
+import { adminPrincipal, contextOf, memberPrincipal, TEST_DIALECTS } from '../testing/index.js';
+import { useTestStore } from '../testing/suites.js';
 
 const admin = contextOf(adminPrincipal);
 const HOUR = 3_600_000;
@@ -23,8 +17,8 @@ const usageQuery = (query: Record<string, string>) => UsageQuerySchema.parse(que
 
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`stats periods in a time zone on ${dialect}`, () => {
-    let t: TestStore;
     const clock = new ManualClock(T0);
+    const t = useTestStore(dialect, { clock });
 
     const conversation = async (id: string, profile: string, at: number, messages: number) => {
       clock.set(at);
@@ -39,7 +33,6 @@ for (const { dialect, available } of TEST_DIALECTS) {
     };
 
     beforeAll(async () => {
-      t = await openTestStore(dialect, { clock });
       // 2 messages at 09:01 and 10:01 UTC on Monday; 2 at 23:01 (Tuesday 00:01 in Paris) and 00:01 Tuesday.
       await conversation('p1', 'alpha', T0 + 9 * HOUR, 2);
       await conversation('p2', 'alpha', T0 + 23 * HOUR, 2);
@@ -47,7 +40,6 @@ for (const { dialect, available } of TEST_DIALECTS) {
       await conversation('o1', 'old', OLD, 3);
       clock.set(T0 + 3 * DAY);
     });
-    afterAll(async () => t?.close());
 
     it('lays day buckets at local midnight: 23:00 UTC counts on the next Paris day', async () => {
       const utc = await t.store.stats.usageOverTime(

@@ -1,6 +1,6 @@
 import { UsageQuerySchema } from '@statehouse/contracts';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { migrateToLatest } from '../db/migrator.js';
 import { ManualClock } from '../shared/clock.js';
 import { ValidationError } from '../shared/errors.js';
@@ -9,11 +9,11 @@ import {
   aSession,
   contextOf,
   memberPrincipal,
-  openTestStore,
   TEST_DIALECTS,
   type TestStore,
   tokensOf,
 } from '../testing/index.js';
+import { useTestStore } from '../testing/suites.js';
 
 const admin = contextOf(adminPrincipal);
 const HOUR = 3_600_000;
@@ -56,8 +56,8 @@ async function assertDailyMatchesSessions(t: TestStore) {
 
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`usage and deletion stats on ${dialect}`, () => {
-    let t: TestStore;
     const clock = new ManualClock(T0 + 9 * HOUR);
+    const t = useTestStore(dialect, { clock });
 
     /** Creates a session at `at` with `count` user/assistant messages, one an hour apart from `at`. */
     const conversation = async (
@@ -81,7 +81,6 @@ for (const { dialect, available } of TEST_DIALECTS) {
     };
 
     beforeAll(async () => {
-      t = await openTestStore(dialect, { clock });
       // Day 0: alpha/cli/gpt 3 messages from 09:00; alpha/telegram/claude 2 messages from 23:00 (crosses midnight).
       await conversation('a1', {
         profile: 'alpha',
@@ -103,7 +102,6 @@ for (const { dialect, available } of TEST_DIALECTS) {
       await conversation('b1', { profile: 'beta', source: 'cli', at: T0 + 2 * DAY + 5 * HOUR, messages: 4 });
       clock.set(T0 + 3 * DAY);
     });
-    afterAll(async () => t?.close());
 
     it('counts sessions, conversations, messages, tokens and cost in day buckets grouped by source', async () => {
       const usage = await t.store.stats.usageOverTime(
