@@ -341,6 +341,14 @@ export class HermesFixture {
     return new HermesFixture(path, version, { existing: true });
   }
 
+  /** A new file at `path` holding what `fill` writes in one transaction; answers the path. */
+  static write(path: string, version: HermesVersion, fill: (f: HermesFixture) => void): string {
+    const f = new HermesFixture(path, version);
+    f.transaction(() => fill(f));
+    f.close();
+    return path;
+  }
+
   transaction(work: () => void): void {
     this.db.transaction(work)();
   }

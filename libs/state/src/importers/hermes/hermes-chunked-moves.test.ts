@@ -1,19 +1,16 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { sql } from 'kysely';
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MessageRepository } from '../../repositories/message.repository.js';
 import {
   adminPrincipal,
   contextOf,
   dumpImportedState,
   HermesFixture,
-  openTestStore,
   SCENARIO_T0,
   TEST_DIALECTS,
   type TestStore,
 } from '../../testing/index.js';
+import { type Scratch, useScratch } from '../../testing/suites.js';
 import type { HermesSplitTuning } from '../import.service.js';
 
 /**
@@ -28,12 +25,8 @@ const FIRST = 1200;
 const REWOUND = 800;
 
 /** `rewound` of the first messages inactive (every other one compacted), then `added` new ones. */
-function sourceFile(dirs: string[], rewound: number, added: number): string {
-  const dir = mkdtempSync(join(tmpdir(), 'hermes-moves-'));
-  dirs.push(dir);
-  const path = join(dir, 'state.db');
-  const f = new HermesFixture(path, 30);
-  f.transaction(() => {
+function sourceFile(scratch: Scratch, rewound: number, added: number): string {
+  return HermesFixture.write(scratch.path('hermes-moves-'), 30, (f) => {
     f.session({ id: 'long', source: 'cli', profile_name: 'moves', title: 'Long', started_at: t0 });
     for (let i = 0; i < FIRST + added; i++) {
       f.message('long', {
@@ -45,8 +38,6 @@ function sourceFile(dirs: string[], rewound: number, added: number): string {
       });
     }
   });
-  f.close();
-  return path;
 }
 
 /** The dump without `revision` (one bump per chunk), with the usage rollups. */
@@ -67,32 +58,22 @@ async function state(t: TestStore) {
 
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`Hermes update applying rewinds in chunks on ${dialect}`, { timeout: 180_000 }, () => {
-    const dirs: string[] = [];
-    const stores: TestStore[] = [];
-    const open = async () => {
-      const t = await openTestStore(dialect);
-      stores.push(t);
-      return t;
-    };
+    const scratch = useScratch(dialect);
     const run = (t: TestStore, path: string, split: HermesSplitTuning) =>
       t.store.imports.runHermes(admin, { path, profile: 'moves', onConflict: 'skip', dryRun: false, split });
     afterEach(() => {
       vi.restoreAllMocks();
     });
-    afterAll(async () => {
-      for (const t of stores) await t.close();
-      for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-    }, 60_000);
 
     for (const added of [10, 0]) {
       it(`${REWOUND} rewound messages ${added ? `and ${added} new ones` : 'and nothing new'}: chunks of at most a chunk's worth`, async () => {
-        const before = sourceFile(dirs, 0, 0);
-        const after = sourceFile(dirs, REWOUND, added);
-        const reference = await open();
+        const before = sourceFile(scratch, 0, 0);
+        const after = sourceFile(scratch, REWOUND, added);
+        const reference = await scratch.open();
         await run(reference, before, UNSPLIT);
         const whole = await run(reference, after, UNSPLIT);
 
-        const t = await open();
+        const t = await scratch.open();
         await run(t, before, SPLIT);
         const batches: number[] = [];
         const original = MessageRepository.prototype.setVisibility;

@@ -1,19 +1,16 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { sql } from 'kysely';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CHUNK_STOP_MS, type ChunkEvent, observeChunks } from '../../db/chunks.js';
 import {
   adminPrincipal,
   buildHermesBulk,
   contextOf,
   dumpImportedState,
-  openTestStore,
   TEST_DIALECTS,
   type TestStore,
 } from '../../testing/index.js';
+import { type Scratch, useScratch } from '../../testing/suites.js';
 import type { HermesSplitTuning } from '../import.service.js';
 
 /**
@@ -32,10 +29,8 @@ const run = (t: TestStore, path: string, split: HermesSplitTuning, onConflict: '
   t.store.imports.runHermes(admin, { path, profile: 'bulk', onConflict, dryRun: false, split });
 
 /** The source file: 1 conversation of 4 sessions; `edit` changes it after it is built. */
-function sourceFile(dirs: string[], edit?: (db: Database.Database) => void): string {
-  const dir = mkdtempSync(join(tmpdir(), 'hermes-rewrite-'));
-  dirs.push(dir);
-  const path = join(dir, 'state.db');
+function sourceFile(scratch: Scratch, edit?: (db: Database.Database) => void): string {
+  const path = scratch.path('hermes-rewrite-');
   buildHermesBulk(path, { conversations: 1, messagesPerSession: PER_SESSION });
   if (edit) {
     const db = new Database(path);
@@ -100,29 +95,50 @@ async function count(t: TestStore, query: ReturnType<typeof sql<{ n: number }>>)
 
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`Hermes import rewriting sessions in chunks on ${dialect}`, { timeout: 180_000 }, () => {
-    const dirs: string[] = [];
-    const stores: TestStore[] = [];
-    const open = async () => {
-      const t = await openTestStore(dialect);
-      stores.push(t);
+    const scratch = useScratch(dialect);
+    /** The same conflicts made in two stores importing `path`: `markOther` marks them imported from another store. */
+    const conflicted = async (path: string, markOther: (t: TestStore) => Promise<unknown>) => {
+      const t = await scratch.open();
+      await run(t, path, UNSPLIT);
+      await markOther(t);
       return t;
     };
-    afterAll(async () => {
-      for (const t of stores) await t.close();
-      for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-    }, 60_000);
+    /**
+     * `path` replaced over its conflicts at once in a reference store and with `tuning` in another,
+     * the purge's chunks observed.
+     */
+    const replacedBothWays = async (
+      path: string,
+      markOther: (t: TestStore) => Promise<unknown>,
+      tuning: HermesSplitTuning,
+    ) => {
+      const reference = await conflicted(path, markOther);
+      const whole = await run(reference, path, UNSPLIT, 'replace');
+      const t = await conflicted(path, markOther);
+      const purges: ChunkEvent[] = [];
+      const stop = observeChunks((event) => {
+        if (event.operation === 'deletion') purges.push(event);
+      });
+      try {
+        const chunked = await run(t, path, tuning, 'replace');
+        await t.store.deferred.idle();
+        return { reference, whole, t, chunked, purges };
+      } finally {
+        stop();
+      }
+    };
 
     describe('a session imported before that gained many messages in the source', () => {
       it('appends them in chunks, each leaving the session consistent, and ends where one transaction ends', async () => {
-        const before = sourceFile(dirs, earlierCopy);
-        const after = sourceFile(dirs);
-        const reference = await open();
+        const before = sourceFile(scratch, earlierCopy);
+        const after = sourceFile(scratch);
+        const reference = await scratch.open();
         await run(reference, before, UNSPLIT);
         const whole = await run(reference, after, UNSPLIT);
         expect(whole.report.sessions).toEqual({ created: 0, updated: 4, skipped: 0, conflicts: 0 });
         expect(whole.longestUnitMessages).toBeGreaterThanOrEqual(PER_SESSION - BEFORE);
 
-        const t = await open();
+        const t = await scratch.open();
         await run(t, before, UNSPLIT);
         const revisions: number[] = [];
         const pauses: string[] = [];
@@ -179,13 +195,13 @@ for (const { dialect, available } of TEST_DIALECTS) {
       });
 
       it('an interrupted update resumes after the messages it committed: one copy of each', async () => {
-        const before = sourceFile(dirs, earlierCopy);
-        const after = sourceFile(dirs);
-        const reference = await open();
+        const before = sourceFile(scratch, earlierCopy);
+        const after = sourceFile(scratch);
+        const reference = await scratch.open();
         await run(reference, before, UNSPLIT);
         await run(reference, after, UNSPLIT);
 
-        const t = await open();
+        const t = await scratch.open();
         await run(t, before, UNSPLIT);
         let crashedIn: string | undefined;
         await expect(
@@ -222,27 +238,9 @@ for (const { dialect, available } of TEST_DIALECTS) {
           .execute();
 
       it('removes the old rows in time-boxed chunks and writes the new session in chunks', async () => {
-        const path = sourceFile(dirs);
-        const reference = await open();
-        await run(reference, path, UNSPLIT);
-        await otherStore(reference);
-        const whole = await run(reference, path, UNSPLIT, 'replace');
+        const path = sourceFile(scratch);
+        const { reference, whole, t, chunked, purges } = await replacedBothWays(path, otherStore, SPLIT);
         expect(whole.report.sessions).toEqual({ created: 0, updated: 1, skipped: 3, conflicts: 1 });
-
-        const t = await open();
-        await run(t, path, UNSPLIT);
-        await otherStore(t);
-        const purges: ChunkEvent[] = [];
-        const stop = observeChunks((event) => {
-          if (event.operation === 'deletion') purges.push(event);
-        });
-        let chunked: Awaited<ReturnType<typeof run>>;
-        try {
-          chunked = await run(t, path, SPLIT, 'replace');
-          await t.store.deferred.idle();
-        } finally {
-          stop();
-        }
         expect(chunked.report.sessions).toEqual(whole.report.sessions);
         expect(chunked.report.messages).toEqual(whole.report.messages);
         // The old session's messages and their ledger entries went in the purge's time-boxed
@@ -263,15 +261,11 @@ for (const { dialect, available } of TEST_DIALECTS) {
       });
 
       it('interrupted while writing the new session: the re-run resumes it, the old one stays replaced', async () => {
-        const path = sourceFile(dirs);
-        const reference = await open();
-        await run(reference, path, UNSPLIT);
-        await otherStore(reference);
+        const path = sourceFile(scratch);
+        const reference = await conflicted(path, otherStore);
         await run(reference, path, UNSPLIT, 'replace');
 
-        const t = await open();
-        await run(t, path, UNSPLIT);
-        await otherStore(t);
+        const t = await conflicted(path, otherStore);
         await expect(
           run(
             t,
@@ -300,9 +294,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
         // 4 sessions of 70 messages: all in the import's first batch (300 messages), whatever the machine.
         const SMALL = 70;
         const tuning: HermesSplitTuning = { splitSessionsAbove: 100 };
-        const dir = mkdtempSync(join(tmpdir(), 'hermes-rewrite-'));
-        dirs.push(dir);
-        const path = join(dir, 'state.db');
+        const path = scratch.path('hermes-rewrite-');
         buildHermesBulk(path, { conversations: 1, messagesPerSession: SMALL });
         // Two leaves (no delegate children) imported from "another store": both conflicts, one batch.
         const otherStore = (t: TestStore) =>
@@ -311,27 +303,9 @@ for (const { dialect, available } of TEST_DIALECTS) {
             .set({ identity: 'another-store' })
             .where('session_id', 'in', ['c0-branch', 'c0-helper'])
             .execute();
-        const reference = await open();
-        await run(reference, path, UNSPLIT);
-        await otherStore(reference);
-        const whole = await run(reference, path, UNSPLIT, 'replace');
+        // Each session (70 messages) is under the threshold (100), the two together are not.
+        const { reference, whole, t, chunked, purges } = await replacedBothWays(path, otherStore, tuning);
         expect(whole.report.sessions).toEqual({ created: 0, updated: 2, skipped: 2, conflicts: 2 });
-
-        const t = await open();
-        await run(t, path, UNSPLIT);
-        await otherStore(t);
-        const purges: ChunkEvent[] = [];
-        const stop = observeChunks((event) => {
-          if (event.operation === 'deletion') purges.push(event);
-        });
-        let chunked: Awaited<ReturnType<typeof run>>;
-        try {
-          // Each session (70 messages) is under the threshold (100), the two together are not.
-          chunked = await run(t, path, tuning, 'replace');
-          await t.store.deferred.idle();
-        } finally {
-          stop();
-        }
         expect(chunked.report.sessions).toEqual(whole.report.sessions);
         expect(purges.reduce((sum, chunk) => sum + chunk.rows, 0)).toBe(2 * SMALL);
         for (const chunk of purges) expect(chunk.lastStepStartMs).toBeLessThan(CHUNK_STOP_MS + 5);
@@ -342,8 +316,8 @@ for (const { dialect, available } of TEST_DIALECTS) {
 
     describe('a dry run', () => {
       it('meets a session still being purged as the store will be after, and purges nothing', async () => {
-        const path = sourceFile(dirs);
-        const t = await open();
+        const path = sourceFile(scratch);
+        const t = await scratch.open();
         await run(t, path, UNSPLIT);
         // Deleted here, its purge still pending (the deferred work has not run yet).
         await t.store.db
@@ -374,8 +348,8 @@ for (const { dialect, available } of TEST_DIALECTS) {
 
     describe('a half-imported session whose source changed since', () => {
       it('its stale hidden rows are purged in time-boxed chunks, then it is written anew', async () => {
-        const path = sourceFile(dirs);
-        const t = await open();
+        const path = sourceFile(scratch);
+        const t = await scratch.open();
         let crashed: { sessionId: string; messagesWritten: number } | undefined;
         await expect(
           run(t, path, {
@@ -395,7 +369,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
            where id = (select min(id) from messages where session_id = ?)`,
         ).run(crashed!.sessionId);
         db.close();
-        const reference = await open();
+        const reference = await scratch.open();
         await run(reference, path, UNSPLIT);
 
         const purges: ChunkEvent[] = [];

@@ -1,9 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { ListMessagesQuerySchema, StatsSummaryQuerySchema } from '@statehouse/contracts';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { observeChunks } from '../../db/chunks.js';
 import { NotFoundError } from '../../shared/errors.js';
 import {
@@ -11,11 +8,11 @@ import {
   buildHermesBulk,
   contextOf,
   dumpImportedState,
-  openTestStore,
   SCENARIO_T0,
   TEST_DIALECTS,
   type TestStore,
 } from '../../testing/index.js';
+import { type Scratch, useScratch } from '../../testing/suites.js';
 import type { HermesSplitTuning } from '../import.service.js';
 
 const admin = contextOf(adminPrincipal);
@@ -31,11 +28,10 @@ const summaryQuery = () =>
     to: new Date(T0_MS - (T0_MS % DAY) + 2 * DAY).toISOString(),
   });
 
-function bulkFile(messagesPerSession: number): { path: string; dir: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'hermes-chunked-'));
-  const path = join(dir, 'state.db');
+function bulkFile(scratch: Scratch, messagesPerSession: number): { path: string } {
+  const path = scratch.path('hermes-chunked-');
   buildHermesBulk(path, { conversations: 1, messagesPerSession });
-  return { path, dir };
+  return { path };
 }
 
 const run = (t: TestStore, path: string, split: HermesSplitTuning) =>
@@ -71,34 +67,25 @@ async function figures(t: TestStore) {
 
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`Hermes import of sessions in chunks on ${dialect}`, { timeout: 120_000 }, () => {
-    let file: { path: string; dir: string };
+    let file: { path: string };
     let reference: TestStore;
     let referenceDump: Record<string, unknown[]>;
     let referenceFigures: Awaited<ReturnType<typeof figures>>;
     let referenceLongest: { ms: number; messages: number };
-    const stores: TestStore[] = [];
-    const open = async () => {
-      const t = await openTestStore(dialect);
-      stores.push(t);
-      return t;
-    };
+    const scratch = useScratch(dialect);
 
     beforeAll(async () => {
-      file = bulkFile(PER_SESSION);
-      reference = await open();
+      file = bulkFile(scratch, PER_SESSION);
+      reference = await scratch.open();
       const result = await run(reference, file.path, UNSPLIT);
       expect(result.report.messages.created).toBe(4 * PER_SESSION);
       referenceLongest = { ms: result.longestUnitMs, messages: result.longestUnitMessages };
       referenceDump = await dumpImportedState(reference.store);
       referenceFigures = await figures(reference);
     }, 120_000);
-    afterAll(async () => {
-      for (const t of stores) await t.close();
-      rmSync(file.dir, { recursive: true, force: true });
-    }, 60_000);
 
     it('writes a session above the threshold in several transactions and ends identical to an unsplit import', async () => {
-      const t = await open();
+      const t = await scratch.open();
       const units: number[] = [];
       const stop = observeChunks((event) => {
         if (event.operation === 'import') units.push(event.rows);
@@ -127,7 +114,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
     });
 
     it('leaves a session out of every read while it is hidden between its chunks; writes to it answer 404', async () => {
-      const t = await open();
+      const t = await scratch.open();
       const seen: string[] = [];
       await run(t, file.path, {
         ...SPLIT,
@@ -206,7 +193,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       { name: 'whole (a higher threshold)', split: UNSPLIT },
     ]) {
       it(`resumes a session an interrupted import left half-written (re-run ${rerun.name}): one copy of every message`, async () => {
-        const t = await open();
+        const t = await scratch.open();
         const bySession = new Map<string, number>();
         let crashed: { sessionId: string; messagesWritten: number } | undefined;
         await expect(

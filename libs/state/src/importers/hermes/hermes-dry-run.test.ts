@@ -1,19 +1,16 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   adminPrincipal,
   aSession,
   contextOf,
   dumpImportedState,
   HermesFixture,
-  openTestStore,
   SCENARIO_T0,
   TEST_DIALECTS,
   type TestStore,
 } from '../../testing/index.js';
+import { type Scratch, useScratch } from '../../testing/suites.js';
 import type { HermesSplitTuning } from '../import.service.js';
 
 /**
@@ -100,37 +97,21 @@ function secondCopy(f: Fixture): void {
   for (let i = 0; i < 1200; i++) f.message('new-big', { role: 'user', content: `big ${i}`, timestamp: t0 + 9 + i });
 }
 
-function build(dirs: string[], fill: (f: Fixture) => void): string {
-  const dir = mkdtempSync(join(tmpdir(), 'hermes-dry-'));
-  dirs.push(dir);
-  const path = join(dir, 'state.db');
-  const f = new HermesFixture(path, 30);
-  f.transaction(() => fill(f));
-  f.close();
-  return path;
+function build(scratch: Scratch, fill: (f: Fixture) => void): string {
+  return HermesFixture.write(scratch.path('hermes-dry-'), 30, fill);
 }
 
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`Hermes dry run on ${dialect}`, { timeout: 180_000 }, () => {
-    const dirs: string[] = [];
-    const stores: TestStore[] = [];
     const locks: number[] = [];
-    const open = async () => {
-      const t = await openTestStore(dialect, { onWriteLock: (ms) => locks.push(ms) });
-      stores.push(t);
-      return t;
-    };
-    afterAll(async () => {
-      for (const t of stores) await t.close();
-      for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-    }, 60_000);
+    const scratch = useScratch(dialect, { onWriteLock: (ms) => locks.push(ms) });
 
     const run = (t: TestStore, path: string, onConflict: 'skip' | 'replace', dryRun: boolean) =>
       t.store.imports.runHermes(admin, { path, profile: 'dry', onConflict, dryRun, split: SPLIT });
 
     /** The store after v1, then changed here: one session deleted, one created under an id v2 brings. */
     async function prepared(v1: string) {
-      const t = await open();
+      const t = await scratch.open();
       await run(t, v1, 'skip', false);
       await t.store.deletion.deleteOne(
         admin,
@@ -148,8 +129,8 @@ for (const { dialect, available } of TEST_DIALECTS) {
     }
 
     it('reports what the real run does for new, updated, conflicting, deleted and unchanged sessions, and writes nothing', async () => {
-      const v1 = build(dirs, firstCopy);
-      const v2 = build(dirs, secondCopy);
+      const v1 = build(scratch, firstCopy);
+      const v2 = build(scratch, secondCopy);
       const dry = await prepared(v1);
       const real = await prepared(v1);
       const before = await dumpImportedState(dry.store);
@@ -186,7 +167,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       [300, { created: 1, updated: 1, skipped: 0, conflicts: 1 }],
     ] as const) {
       it(`a replace that would remove a delegate child here that the file holds too (boss of ${bossMessages} messages): reported as the real run reports it`, async () => {
-        const path = build(dirs, (f) => {
+        const path = build(scratch, (f) => {
           f.session({ id: 'boss', source: 'cli', profile_name: 'dry', title: 'Boss', started_at: t0 });
           for (let i = 0; i < bossMessages; i++) {
             f.message('boss', { role: 'user', content: `boss from the file ${i}`, timestamp: t0 + i });
@@ -201,7 +182,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
           f.message('boss-helper', { role: 'user', content: 'helper from the file', timestamp: t0 + 1 });
         });
         const seeded = async () => {
-          const t = await open();
+          const t = await scratch.open();
           await aSession(t.store, { id: 'boss', profile: 'dry', title: 'Boss here' });
           await aSession(t.store, {
             id: 'boss-helper',
@@ -222,9 +203,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
     // SQLite only: one file, one write lock (PostgreSQL has no lock a dry run could hold).
     if (dialect === 'sqlite')
       it('another writer of the file is never locked out while a dry run reads a large session', async () => {
-        const dir = mkdtempSync(join(tmpdir(), 'hermes-dry-'));
-        dirs.push(dir);
-        const path = join(dir, 'state.db');
+        const path = scratch.path('hermes-dry-');
         const f = new HermesFixture(path, 30);
         f.transaction(() => {
           f.session({ id: 'huge', source: 'cli', profile_name: 'dry', title: 'Huge', started_at: t0 });
@@ -237,7 +216,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
           }
         });
         f.close();
-        const t = await open();
+        const t = await scratch.open();
         // Another writer of the file, on its own thread (its own event loop, as another process's):
         // no busy timeout, so each attempt says at once whether the write lock is free.
         const prober = new Worker(PROBE, { eval: true, workerData: t.url.replace(/^file:/, '') });

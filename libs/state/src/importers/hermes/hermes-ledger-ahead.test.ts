@@ -1,8 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Kysely } from 'kysely';
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { DB } from '../../db/database.js';
 import { ImportLedgerRepository } from '../../repositories/import-ledger.repository.js';
 import {
@@ -10,11 +7,11 @@ import {
   contextOf,
   dumpImportedState,
   HermesFixture,
-  openTestStore,
   SCENARIO_T0,
   TEST_DIALECTS,
   type TestStore,
 } from '../../testing/index.js';
+import { type Scratch, useScratch } from '../../testing/suites.js';
 import type { HermesSplitTuning } from '../import.service.js';
 
 /**
@@ -27,19 +24,13 @@ const t0 = SCENARIO_T0;
 const SPLIT: HermesSplitTuning = { splitSessionsAbove: 300, maxSessionChunk: 200 };
 const FIRST = 1200;
 
-function sourceFile(dirs: string[], messages: number): string {
-  const dir = mkdtempSync(join(tmpdir(), 'hermes-ledger-'));
-  dirs.push(dir);
-  const path = join(dir, 'state.db');
-  const f = new HermesFixture(path, 30);
-  f.transaction(() => {
+function sourceFile(scratch: Scratch, messages: number): string {
+  return HermesFixture.write(scratch.path('hermes-ledger-'), 30, (f) => {
     f.session({ id: 'long', source: 'cli', profile_name: 'ledger', title: 'Long', started_at: t0 });
     for (let i = 0; i < messages; i++) {
       f.message('long', { role: i % 2 ? 'assistant' : 'user', content: `line ${i}`, timestamp: t0 + i });
     }
   });
-  f.close();
-  return path;
 }
 
 /** Every read of a session's message entries: inside a transaction or not. */
@@ -64,29 +55,19 @@ for (const { dialect, available } of TEST_DIALECTS) {
     `Hermes import reads a session's ledger ahead on ${dialect}`,
     { timeout: 180_000 },
     () => {
-      const dirs: string[] = [];
-      const stores: TestStore[] = [];
-      const open = async () => {
-        const t = await openTestStore(dialect);
-        stores.push(t);
-        return t;
-      };
+      const scratch = useScratch(dialect);
       const run = (t: TestStore, path: string, split = SPLIT) =>
         t.store.imports.runHermes(admin, { path, profile: 'ledger', onConflict: 'skip', dryRun: false, split });
       afterEach(() => {
         vi.restoreAllMocks();
       });
-      afterAll(async () => {
-        for (const t of stores) await t.close();
-        for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-      }, 60_000);
 
       it('an update of a large session imported before reads its ledger outside every transaction', async () => {
-        const before = sourceFile(dirs, FIRST);
-        const after = sourceFile(dirs, FIRST + 10);
-        const t = await open();
+        const before = sourceFile(scratch, FIRST);
+        const after = sourceFile(scratch, FIRST + 10);
+        const t = await scratch.open();
         await run(t, before);
-        const reference = await open();
+        const reference = await scratch.open();
         await run(reference, before);
         await run(reference, after, { splitSessionsAbove: 1_000_000_000 });
 
@@ -100,8 +81,8 @@ for (const { dialect, available } of TEST_DIALECTS) {
       });
 
       it('a resumed half-imported session reads its ledger outside every transaction', async () => {
-        const path = sourceFile(dirs, FIRST);
-        const t = await open();
+        const path = sourceFile(scratch, FIRST);
+        const t = await scratch.open();
         await expect(
           run(t, path, {
             ...SPLIT,
@@ -110,7 +91,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
             },
           }),
         ).rejects.toThrow('simulated crash');
-        const reference = await open();
+        const reference = await scratch.open();
         await run(reference, path);
 
         const reads = watchLedgerReads();
@@ -121,8 +102,8 @@ for (const { dialect, available } of TEST_DIALECTS) {
       });
 
       it('entries that changed between the read ahead and the unit are read again inside it', async () => {
-        const before = sourceFile(dirs, FIRST);
-        const after = sourceFile(dirs, FIRST + 10);
+        const before = sourceFile(scratch, FIRST);
+        const after = sourceFile(scratch, FIRST + 10);
         // The newest message entry goes away meanwhile (as a purge's first chunk would take it): the
         // import must decide from the ledger as it is then, as the reference (changed before) does.
         const dropNewest = async (db: Kysely<DB>) => {
@@ -137,12 +118,12 @@ for (const { dialect, available } of TEST_DIALECTS) {
             .where('source_message_id', '=', Number(top.top))
             .execute();
         };
-        const reference = await open();
+        const reference = await scratch.open();
         await run(reference, before);
         await dropNewest(reference.store.db);
         await run(reference, after);
 
-        const t = await open();
+        const t = await scratch.open();
         await run(t, before);
         let dropped = false;
         const reads = watchLedgerReads(async () => {

@@ -1,18 +1,16 @@
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { copyFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   adminPrincipal,
   contextOf,
   dumpImportedState,
   HermesFixture,
   hermesJson,
-  openTestStore,
   SCENARIO_T0,
   TEST_DIALECTS,
   type TestStore,
 } from '../../testing/index.js';
+import { useScratch } from '../../testing/suites.js';
 import type { HermesSplitTuning } from '../import.service.js';
 
 /**
@@ -65,33 +63,22 @@ function build(path: string, grown: boolean): void {
 
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`Hermes import read in pages on ${dialect}`, { timeout: 120_000 }, () => {
-    let dir: string;
     let first: string;
     let grown: string;
-    const stores: TestStore[] = [];
-    const open = async () => {
-      const t = await openTestStore(dialect);
-      stores.push(t);
-      return t;
-    };
+    const scratch = useScratch(dialect);
     const run = (t: TestStore, path: string, split: HermesSplitTuning, dryRun = false) =>
       t.store.imports.runHermes(admin, { path, profile: 'paged', onConflict: 'skip', dryRun, split });
 
     beforeAll(() => {
-      dir = mkdtempSync(join(tmpdir(), 'hermes-paged-'));
-      first = join(dir, 'first.db');
-      grown = join(dir, 'grown.db');
+      first = scratch.path('hermes-paged-', 'first.db');
+      grown = scratch.path('hermes-paged-', 'grown.db');
       build(first, false);
       build(grown, true);
     });
-    afterAll(async () => {
-      for (const t of stores) await t.close();
-      rmSync(dir, { recursive: true, force: true });
-    }, 60_000);
 
     it('pages of 7 messages import, update and dry-run exactly as whole transcripts do', async () => {
-      const paged = await open();
-      const whole = await open();
+      const paged = await scratch.open();
+      const whole = await scratch.open();
       // A new import (one batch of three sessions; pages cross from one session to the next).
       const [pagedDry, wholeDry] = [await run(paged, first, PAGED, true), await run(whole, first, WHOLE, true)];
       expect(pagedDry.report).toEqual(wholeDry.report);
@@ -117,8 +104,8 @@ for (const { dialect, available } of TEST_DIALECTS) {
     });
 
     it('pages of a session written in chunks give the same store as whole transcripts', async () => {
-      const paged = await open();
-      const whole = await open();
+      const paged = await scratch.open();
+      const whole = await scratch.open();
       const chunked = { splitSessionsAbove: 50, maxSessionChunk: 40 };
       await run(paged, first, { ...chunked, ...PAGED });
       await run(whole, first, { ...chunked, ...WHOLE });
@@ -129,9 +116,9 @@ for (const { dialect, available } of TEST_DIALECTS) {
 
     for (const dryRun of [true, false]) {
       it(`lets the event loop run between the pages of one session (${dryRun ? 'dry run' : 'import'})`, async () => {
-        const t = await open();
+        const t = await scratch.open();
         // A private copy per test: the same file would be skipped as unchanged the second time.
-        const path = join(dir, `turns-${dryRun}.db`);
+        const path = scratch.path('hermes-paged-', `turns-${dryRun}.db`);
         copyFileSync(first, path);
         // Each JSON content of the long session is parsed as its message is mapped: note the turn of
         // the event loop it is mapped in (a chain of setImmediate counts the turns).
