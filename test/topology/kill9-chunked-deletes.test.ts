@@ -1,21 +1,9 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { DeletionReceipt } from '@statehouse/contracts';
-import {
-  DEFAULT_JOB_LEASE_MS,
-  DEFERRED_WORK_JOB,
-  ManualClock,
-  openStore,
-  type StateStore,
-  SYSTEM_PRINCIPAL,
-  silentLogger,
-} from '@statehouse/state';
+import { DEFAULT_JOB_LEASE_MS, DEFERRED_WORK_JOB, ManualClock } from '@statehouse/state';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../browser/support/stack.js';
-import { seededRandom } from '../support/process-kit.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { assertApiBuilt } from '../support/process-kit.js';
 import { adminToken, client, type Reply, startApi } from './support/cluster.js';
+import { expectChainAndIndexes, kill9Database, receiptsNaming, system } from './support/kill9.js';
 
 const TRIALS = 2;
 /** Per pool: sessions × messages well over one chunk's budget (2 000 messages), so deletes go in chunks. */
@@ -24,8 +12,6 @@ const MESSAGES_PER_SESSION = 150;
 /** One session per bulk pool over the engine's 2 000 messages: hidden by its deletion, its rows removed after in chunks. */
 const HUGE_MESSAGES = 2_400;
 const DAY = 86_400_000;
-
-const system = { principal: SYSTEM_PRINCIPAL, channel: 'system' as const };
 
 /**
  * An API process on a SQLite file killed with SIGKILL at a random moment while two chunked deletes
@@ -37,23 +23,19 @@ const system = { principal: SYSTEM_PRINCIPAL, channel: 'system' as const };
  * (The kill -9 suite of appends and single deletes is kill9.test.ts.)
  */
 describe('kill -9 during chunked deletes (bulk and retention) on SQLite', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'statehouse-kill9-chunks-'));
-  const path = join(dir, 'statehouse.db');
-  const databaseUrl = `file:${path}`;
-  const random = seededRandom(4242);
+  const { path, databaseUrl, random, withStore, expectFileIntact } = kill9Database('statehouse-kill9-chunks-', 4242);
   let call: ReturnType<typeof client>;
   const pools = new Map<number, { bulk: string[]; retention: string[] }>();
   const acknowledged = new Map<string, string[]>();
   const serverErrors: Reply[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(join(REPO_ROOT, 'apps/api/dist/main.js'))) throw new Error('build the API first (npx tsc -b)');
+    assertApiBuilt();
     call = client(adminToken(databaseUrl));
     // Everything was written and ended a month ago: old enough for retention, and no open row for
     // the liveness sweep to touch while the trials run.
     const clock = new ManualClock(Date.now() - 30 * DAY);
-    const store = await openStore({ url: databaseUrl, logger: silentLogger, clock });
-    try {
+    await withStore(async (store) => {
       for (let t = 0; t < TRIALS; t++) {
         const pool = { bulk: [] as string[], retention: [] as string[] };
         for (const [kind, profile] of [
@@ -90,20 +72,8 @@ describe('kill -9 during chunked deletes (bulk and retention) on SQLite', () => 
         pool.bulk.splice(SESSIONS_PER_POOL / 2, 0, huge);
         pools.set(t, pool);
       }
-    } finally {
-      await store.close();
-    }
+    }, clock);
   }, 60_000);
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-  async function withStore<T>(work: (store: StateStore) => Promise<T>, clock?: ManualClock): Promise<T> {
-    const store = await openStore({ url: databaseUrl, logger: silentLogger, ...(clock ? { clock } : {}) });
-    try {
-      return await work(store);
-    } finally {
-      await store.close();
-    }
-  }
 
   function record(reply: Reply | null) {
     if (reply?.status === 200) {
@@ -163,39 +133,15 @@ describe('kill -9 during chunked deletes (bulk and retention) on SQLite', () => 
   }, 60_000);
 
   it('after the kills: receipts ⇔ deletions, chain intact, no orphan rows or postings, integrity_check ok', async () => {
-    const raw = new Database(path, { readonly: true });
-    try {
-      expect(raw.pragma('integrity_check', { simple: true })).toBe('ok');
-      expect(raw.pragma('foreign_key_check')).toEqual([]);
+    expectFileIntact([
+      'select count(*) from pragma_foreign_key_check',
       // No message outlives its session (a chunk half-applied would leave some).
-      expect(
-        raw
-          .prepare(
-            `select count(*) from messages m where not exists (select 1 from sessions s where s.id = m.session_id)`,
-          )
-          .pluck()
-          .get(),
-      ).toBe(0);
-    } finally {
-      raw.close();
-    }
+      `select count(*) from messages m where not exists (select 1 from sessions s where s.id = m.session_id)`,
+    ]);
     const later = new ManualClock(Date.now() + DEFAULT_JOB_LEASE_MS + 60_000);
     await withStore(async (store) => {
-      const receipts: DeletionReceipt[] = [];
-      for (let after = 0; ; ) {
-        const page = await store.receipts.list(system, { after, limit: 500 });
-        receipts.push(...page.items);
-        if (!page.nextCursor) break;
-        after = Number(page.nextCursor);
-      }
-      const named = new Map<string, string>();
-      for (const receipt of receipts) {
-        for (const identity of receipt.identities) {
-          // A session is named by one receipt only.
-          expect(named.has(identity.id)).toBe(false);
-          named.set(identity.id, receipt.operationId);
-        }
-      }
+      // A session is named by one receipt only.
+      const { receipts, named } = await receiptsNaming(store);
       const operations = new Set(receipts.map((receipt) => receipt.operationId));
       for (const [operationId, deletedIds] of acknowledged) {
         expect(operations.has(operationId)).toBe(true);
@@ -235,13 +181,8 @@ describe('kill -9 during chunked deletes (bulk and retention) on SQLite', () => 
       // Not vacuous: chunks committed before the kills.
       console.info(`${deleted} of ${SESSIONS_PER_POOL * 2 * TRIALS} sessions deleted, ${receipts.length} receipts`);
       expect(deleted).toBeGreaterThan(0);
-      expect(await store.receipts.verify(system)).toMatchObject({ ok: true });
       // Term by term: postings of deleted messages would be mismatches.
-      const index = await store.searchIndex.status(system, true);
-      expect(index.integrity?.indexes.map((entry) => [entry.name, entry.ok, entry.mismatchedTerms])).toEqual([
-        ['word', true, 0],
-        ['substring', true, 0],
-      ]);
+      await expectChainAndIndexes(store);
       expect((await store.search.search(system, { q: 'walrus', mode: 'word', limit: 100 })).items.length).toBe(
         Math.min(100, (SESSIONS_PER_POOL * 2 * TRIALS - deleted) * MESSAGES_PER_SESSION),
       );

@@ -1,19 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { DeletionReceipt } from '@statehouse/contracts';
-import { openStore, type StateStore, SYSTEM_PRINCIPAL, silentLogger } from '@statehouse/state';
-import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seededRandom } from '../support/process-kit.js';
-import { adminToken, assertBuilt, client, type Reply, startApi } from './support/cluster.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { assertApiBuilt } from '../support/process-kit.js';
+import { adminToken, client, type Reply, startApi } from './support/cluster.js';
+import { expectChainAndIndexes, kill9Database, receiptsNaming, system } from './support/kill9.js';
 
 const TRIALS = 10;
 /** Trials of many concurrent appenders (the API commits their appends in groups), and how many. */
 const GROUP_TRIALS = 4;
 const GROUP_CLIENTS = 32;
-
-const system = { principal: SYSTEM_PRINCIPAL, channel: 'system' as const };
 
 /**
  * An API process on a SQLite file killed with SIGKILL at a random moment of a write load — appends
@@ -25,17 +18,14 @@ const system = { principal: SYSTEM_PRINCIPAL, channel: 'system' as const };
  * kill lands among group commits (docs/architecture.md, "Group commit") on the append writer's thread.
  */
 describe('kill -9 during appends and deletes on SQLite', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'statehouse-kill9-'));
-  const path = join(dir, 'statehouse.db');
-  const databaseUrl = `file:${path}`;
-  const random = seededRandom(2026);
+  const { databaseUrl, random, withStore, expectFileIntact } = kill9Database('statehouse-kill9-', 2026);
   let call: ReturnType<typeof client>;
 
   beforeAll(() => {
-    assertBuilt();
+    // Only API processes are started: the API's build is all this suite needs.
+    assertApiBuilt();
     call = client(adminToken(databaseUrl));
   });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   /**
    * A fresh API process: `setup` runs to completion, then `load` runs until the process is killed
@@ -55,41 +45,14 @@ describe('kill -9 during appends and deletes on SQLite', () => {
     await running;
   }
 
-  async function withStore<T>(work: (store: StateStore) => Promise<T>): Promise<T> {
-    const store = await openStore({ url: databaseUrl, logger: silentLogger });
-    try {
-      return await work(store);
-    } finally {
-      await store.close();
-    }
-  }
-
   /** The file-level checks every trial set ends with. */
   async function expectIntact() {
-    const raw = new Database(path, { readonly: true });
-    try {
-      expect(raw.pragma('integrity_check', { simple: true })).toBe('ok');
+    expectFileIntact([
       // Per-session counters agree with the rows (a half-applied append would show here).
-      expect(
-        raw
-          .prepare(
-            `select count(*) from sessions s where s.message_count <> (select count(*) from messages m where m.session_id = s.id)`,
-          )
-          .pluck()
-          .get(),
-      ).toBe(0);
-    } finally {
-      raw.close();
-    }
-    await withStore(async (store) => {
-      expect(await store.receipts.verify(system)).toMatchObject({ ok: true });
-      // Term by term: postings of deleted or never-committed messages would be mismatches.
-      const index = await store.searchIndex.status(system, true);
-      expect(index.integrity?.indexes.map((entry) => [entry.name, entry.ok, entry.mismatchedTerms])).toEqual([
-        ['word', true, 0],
-        ['substring', true, 0],
-      ]);
-    });
+      `select count(*) from sessions s where s.message_count <> (select count(*) from messages m where m.session_id = s.id)`,
+    ]);
+    // Term by term: postings of deleted or never-committed messages would be mismatches.
+    await withStore(expectChainAndIndexes);
   }
 
   const acknowledgedAppends = new Map<string, string>();
@@ -301,21 +264,8 @@ describe('kill -9 during appends and deletes on SQLite', () => {
   it('after the kills: receipts ⇔ deletions, chain intact, no orphan postings, integrity_check ok', async () => {
     expect(acknowledgedDeletes.size).toBeGreaterThan(TRIALS);
     await withStore(async (store) => {
-      const receipts: DeletionReceipt[] = [];
-      for (let after = 0; ; ) {
-        const page = await store.receipts.list(system, { after, limit: 500 });
-        receipts.push(...page.items);
-        if (!page.nextCursor) break;
-        after = Number(page.nextCursor);
-      }
-      const named = new Map<string, string>();
-      for (const receipt of receipts) {
-        for (const identity of receipt.identities) {
-          // A session is named by one receipt only.
-          expect(named.has(identity.id)).toBe(false);
-          named.set(identity.id, receipt.operationId);
-        }
-      }
+      // A session is named by one receipt only.
+      const { receipts, named } = await receiptsNaming(store);
       // Every acknowledged deletion has its receipt.
       const operations = new Set(receipts.map((receipt) => receipt.operationId));
       for (const operationId of acknowledgedDeletes.keys()) expect(operations.has(operationId)).toBe(true);
