@@ -1,10 +1,10 @@
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ManualClock } from '../shared/clock.js';
 import { silentLogger } from '../shared/logger.js';
 import {
   ctx,
   expectSameAsSerial,
+  groupRecordingStores,
   type Outcome,
   outcome,
   requests,
@@ -14,7 +14,7 @@ import {
   snapshot,
   user,
 } from '../testing/group-commit-scenario.js';
-import { aSession, openTestStore, type TestStore } from '../testing/index.js';
+import { aSession } from '../testing/index.js';
 import { UnitOfWork } from './unit-of-work.js';
 
 /**
@@ -23,23 +23,14 @@ import { UnitOfWork } from './unit-of-work.js';
  * request must get the answer it would get alone, and the store must end as a serial run leaves it.
  */
 
-const opened: TestStore[] = [];
-afterEach(async () => {
+const open = groupRecordingStores();
+afterEach(() => {
   vi.useRealTimers();
-  while (opened.length) await opened.pop()!.close();
 });
 
 /** A store whose groups are closed only by the test (no request or time limit gets in the way). */
-async function storeRecordingGroups(limits: { maxRequests?: number; maxMs?: number } = {}) {
-  const groups: number[] = [];
-  const t = await openTestStore('sqlite', {
-    clock: new ManualClock(Date.UTC(2026, 10, 30, 6)),
-    onWriteLock: (_ms, requests) => groups.push(requests),
-    groupCommit: { maxRequests: 1000, maxMs: 60_000, ...limits },
-  });
-  opened.push(t);
-  return { store: t.store, groups };
-}
+const storeRecordingGroups = (limits: { maxRequests?: number; maxMs?: number } = {}) =>
+  open({ groupCommit: { maxRequests: 1000, maxMs: 60_000, ...limits } });
 
 describe('group commit on SQLite', () => {
   it('a mixed group: each request gets the answer it gets alone, and the rows equal a serial run', async () => {

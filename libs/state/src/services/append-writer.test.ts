@@ -1,12 +1,12 @@
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../shared/clock.js';
+import { describe, expect, it } from 'vitest';
 import { NotFoundError, RevisionConflictError, StoreUnavailableError } from '../shared/errors.js';
 import { silentLogger } from '../shared/logger.js';
-import { openStore, type StoreOptions } from '../store.js';
+import { openStore } from '../store.js';
 import {
   ctx,
   expectSameAsSerial,
+  groupRecordingStores,
   outcome,
   requests,
   runHeld,
@@ -15,7 +15,7 @@ import {
   snapshot,
   user,
 } from '../testing/group-commit-scenario.js';
-import { aSession, createTestDatabase, openTestStore, type TestStore } from '../testing/index.js';
+import { aSession, createTestDatabase } from '../testing/index.js';
 
 /**
  * The append writer (docs/architecture.md, "The append writer"): appends run on a thread of their
@@ -23,22 +23,7 @@ import { aSession, createTestDatabase, openTestStore, type TestStore } from '../
  * one the event loop's writer gives.
  */
 
-const opened: TestStore[] = [];
-afterEach(async () => {
-  while (opened.length) await opened.pop()!.close();
-});
-
-async function open(options: Omit<StoreOptions, 'url'> = {}) {
-  const groups: number[] = [];
-  const t = await openTestStore('sqlite', {
-    clock: new ManualClock(Date.UTC(2026, 10, 30, 6)),
-    onWriteLock: (_ms, n) => groups.push(n),
-    groupCommit: { maxRequests: 1000, maxMs: 60_000 },
-    ...options,
-  });
-  opened.push(t);
-  return { ...t, groups };
-}
+const open = groupRecordingStores();
 
 describe('the append writer (SQLite file)', () => {
   it('a mixed group on its thread: each request gets the answer it gets alone, and the rows equal a serial run', async () => {

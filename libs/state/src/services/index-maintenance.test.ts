@@ -1,41 +1,43 @@
 import Database from 'better-sqlite3';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { CHUNK_STOP_MS, type ChunkEvent, observeChunks } from '../db/chunks.js';
 import { ftsShadowStatsMigration } from '../db/migrations/2026-12-01T12.00-fts-shadow-stats.js';
-import { adminPrincipal, aSession, contextOf, openTestStore, TEST_DIALECTS, type TestStore } from '../testing/index.js';
+import { adminPrincipal, aSession, contextOf, TEST_DIALECTS, type TestStore } from '../testing/index.js';
+import { useTestStore } from '../testing/suites.js';
 import { INDEX_MAINTENANCE_JOB } from './index-maintenance.service.js';
 
 const admin = contextOf(adminPrincipal);
 
+/** `count` sessions of 400 padded `text` messages, the first `deleted` deleted again: pages to free, segments to merge. */
+async function churn(t: TestStore, prefix: string, text: string, count: number, deleted: number): Promise<void> {
+  for (let s = 0; s < count; s++) {
+    const session = await aSession(t.store, {
+      id: `${prefix}-${s}`,
+      profile: prefix,
+      messages: Array.from({ length: 400 }, (_, i) => ({
+        role: 'user' as const,
+        content: `${text} ${s} line ${i} ${'padding '.repeat(20)}`,
+      })),
+    });
+    if (s < deleted) {
+      await t.store.deletion.deleteOne(
+        admin,
+        session.id,
+        { includeCompressionChain: false, ifEmpty: false },
+        { ifMatch: session.revision, expectedGeneration: session.generation },
+      );
+    }
+  }
+}
+
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`index maintenance on ${dialect}`, () => {
-    let t: TestStore;
-    beforeAll(async () => {
-      t = await openTestStore(dialect);
-      t.store.jobs.configure(INDEX_MAINTENANCE_JOB, 60 * 60 * 1000);
-    });
-    afterAll(async () => t?.close());
+    const t = useTestStore(dialect);
+    beforeAll(() => t.store.jobs.configure(INDEX_MAINTENANCE_JOB, 60 * 60 * 1000));
 
     it('[storage.chunked-maintenance] runs as a scheduled job in bounded steps and leaves the search indexes intact', async () => {
-      for (let s = 0; s < 4; s++) {
-        const session = await aSession(t.store, {
-          id: `mt-${s}`,
-          profile: 'mt',
-          messages: Array.from({ length: 400 }, (_, i) => ({
-            role: 'user' as const,
-            content: `maintenance ${s} line ${i} ${'padding '.repeat(20)}`,
-          })),
-        });
-        if (s < 3) {
-          await t.store.deletion.deleteOne(
-            admin,
-            session.id,
-            { includeCompressionChain: false, ifEmpty: false },
-            { ifMatch: session.revision, expectedGeneration: session.generation },
-          );
-        }
-      }
+      await churn(t, 'mt', 'maintenance', 4, 3);
       const chunks: ChunkEvent[] = [];
       const stop = observeChunks((event) => chunks.push(event));
       const report = await t.store.jobs.runNow(INDEX_MAINTENANCE_JOB, 'maint').finally(stop);
@@ -64,32 +66,11 @@ for (const { dialect, available } of TEST_DIALECTS) {
 
 /** On a file, the merge and vacuum steps run on a worker's connection, never on the store's writer. */
 describe('index maintenance steps on a worker thread (sqlite file)', () => {
-  let t: TestStore;
   let writeLocks = 0;
-  beforeAll(async () => {
-    t = await openTestStore('sqlite', { onWriteLock: () => writeLocks++ });
-  });
-  afterAll(async () => t?.close());
+  const t = useTestStore('sqlite', { onWriteLock: () => writeLocks++ });
 
   it("frees pages and merges segments without taking the store's writer", async () => {
-    for (let s = 0; s < 3; s++) {
-      const session = await aSession(t.store, {
-        id: `mw-${s}`,
-        profile: 'mw',
-        messages: Array.from({ length: 400 }, (_, i) => ({
-          role: 'user' as const,
-          content: `worker maintenance ${s} line ${i} ${'padding '.repeat(20)}`,
-        })),
-      });
-      if (s < 2) {
-        await t.store.deletion.deleteOne(
-          admin,
-          session.id,
-          { includeCompressionChain: false, ifEmpty: false },
-          { ifMatch: session.revision, expectedGeneration: session.generation },
-        );
-      }
-    }
+    await churn(t, 'mw', 'worker maintenance', 3, 2);
     const chunks: ChunkEvent[] = [];
     const stop = observeChunks((event) => chunks.push(event));
     writeLocks = 0;
@@ -110,12 +91,8 @@ describe('index maintenance steps on a worker thread (sqlite file)', () => {
 
 /** Planner statistics are refreshed on the maintenance writer's connection, bounded, never on the store's own. */
 describe('PRAGMA optimize off the event loop (sqlite file)', () => {
-  let t: TestStore;
   const mainThreadQueries: string[] = [];
-  beforeAll(async () => {
-    t = await openTestStore('sqlite', { onQuery: (kind) => mainThreadQueries.push(kind) });
-  });
-  afterAll(async () => t?.close());
+  const t = useTestStore('sqlite', { onQuery: (kind) => mainThreadQueries.push(kind) });
 
   it('analyzes every table on the worker, with no statement on the store connections', async () => {
     await aSession(t.store, {
@@ -153,11 +130,7 @@ describe('PRAGMA optimize off the event loop (sqlite file)', () => {
 });
 
 describe('migration 2026-12-01T12.00: statistics of the FTS5 shadow tables removed (sqlite)', () => {
-  let t: TestStore;
-  beforeAll(async () => {
-    t = await openTestStore('sqlite');
-  });
-  afterAll(async () => t?.close());
+  const t = useTestStore('sqlite');
 
   // `from`: a statement text of its own per look — the connections cache prepared statements, and a
   // cached EXPLAIN shows the plan of when it was prepared.

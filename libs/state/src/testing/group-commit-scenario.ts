@@ -1,10 +1,12 @@
 import { type AppendMessagesCommand, SearchQuerySchema } from '@statehouse/contracts';
 import { sql } from 'kysely';
-import type { ExpectStatic } from 'vitest';
+import { afterEach, type ExpectStatic } from 'vitest';
+import { ManualClock } from '../shared/clock.js';
 import type { IdempotencyClaim, OperationContext, Preconditions } from '../shared/context.js';
 import { DomainError, IdempotencyRaceError } from '../shared/errors.js';
-import type { StateStore } from '../store.js';
+import type { StateStore, StoreOptions } from '../store.js';
 import { aSession } from './builders.js';
+import { openTestStore, type TestStore } from './index.js';
 import { adminPrincipal } from './principals.js';
 
 /**
@@ -14,6 +16,31 @@ import { adminPrincipal } from './principals.js';
  * its UPDATE — run once one by one and once as one group, on the event loop's writer
  * (db/group-commit.test.ts) and on the append writer's thread (services/append-writer.test.ts).
  */
+
+/**
+ * Opens SQLite test stores that record their write transactions (`groups`: how many requests each
+ * committed), with groups closed only by the test (no request or time limit gets in the way) unless
+ * `options` say otherwise; every store opened is closed after each test.
+ */
+export function groupRecordingStores(): (
+  options?: Omit<StoreOptions, 'url'>,
+) => Promise<TestStore & { groups: number[] }> {
+  const opened: TestStore[] = [];
+  afterEach(async () => {
+    while (opened.length) await opened.pop()!.close();
+  });
+  return async (options = {}) => {
+    const groups: number[] = [];
+    const t = await openTestStore('sqlite', {
+      clock: new ManualClock(Date.UTC(2026, 10, 30, 6)),
+      onWriteLock: (_ms, requests) => groups.push(requests),
+      groupCommit: { maxRequests: 1000, maxMs: 60_000 },
+      ...options,
+    });
+    opened.push(t);
+    return { ...t, groups };
+  };
+}
 
 export const ctx = (idempotency?: IdempotencyClaim): OperationContext => ({
   principal: adminPrincipal,
