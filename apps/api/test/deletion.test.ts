@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bearer, sessionMaker, TEST_DIALECTS, useApi } from './harness.js';
+import { asText, bearer, sessionMaker, TEST_DIALECTS, useApi } from './harness.js';
 
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`deletion and receipts API on ${dialect}`, () => {
@@ -290,18 +290,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
         ],
       });
       await create('ex-branch', { parentSessionId: 'ex', lineageKind: 'branch' });
-      const response = await api
-        .http()
-        .get('/v1/sessions/ex/export')
-        .set(admin)
-        .buffer(true)
-        .parse((res, done) => {
-          let text = '';
-          res.on('data', (chunk: Buffer) => {
-            text += chunk.toString();
-          });
-          res.on('end', () => done(null, text));
-        });
+      const response = await api.http().get('/v1/sessions/ex/export').set(admin).buffer(true).parse(asText);
       expect(response.status).toBe(200);
       expect(response.headers['content-type']).toMatch(/application\/x-ndjson/);
       const lines = (response.body as string)

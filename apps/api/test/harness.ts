@@ -114,6 +114,16 @@ export async function bootApi(
 
 export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 
+/** supertest's response parser that keeps the body as text (exports, event streams): `.buffer(true).parse(asText)`. */
+// biome-ignore lint/suspicious/noExplicitAny: the two-argument form of supertest's parser, whatever its types name.
+export const asText: Extract<Parameters<Test['parse']>[0], (res: any, callback: any) => void> = (res, done) => {
+  let text = '';
+  res.on('data', (chunk: Buffer) => {
+    text += chunk.toString('utf8');
+  });
+  res.on('end', () => done(null, text));
+};
+
 /**
  * A suite's `create(id, extra)`: POST /v1/sessions of `defaults(id)` with `extra` over them, as the
  * admin, failing the test unless it answers 201.

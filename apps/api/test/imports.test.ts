@@ -7,7 +7,7 @@ import type { ImportJob } from '@statehouse/contracts';
 import { openStore, SYSTEM_PRINCIPAL, silentLogger } from '@statehouse/state';
 import { buildHermesBulk, buildHermesScenario, writeSqliteFile } from '@statehouse/state/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiHarness, bearer, bootApi, TEST_DIALECTS } from './harness.js';
+import { type ApiHarness, asText, bearer, bootApi, TEST_DIALECTS } from './harness.js';
 
 const dirs: string[] = [];
 function scenarioBytes(version: 21 | 30 = 30): Buffer {
@@ -26,18 +26,7 @@ function bulkBytes(): { bytes: Buffer; messages: number } {
 
 /** The events of a server-sent event stream, read to its end. */
 async function readEvents(api: ApiHarness, path: string): Promise<{ event: string; data: ImportJob }[]> {
-  const response = await api
-    .http()
-    .get(path)
-    .set(bearer(api.adminToken))
-    .buffer(true)
-    .parse((res, done) => {
-      let text = '';
-      res.on('data', (chunk: Buffer) => {
-        text += chunk.toString('utf8');
-      });
-      res.on('end', () => done(null, text));
-    });
+  const response = await api.http().get(path).set(bearer(api.adminToken)).buffer(true).parse(asText);
   return (response.body as string)
     .split('\n\n')
     .filter((block) => block.startsWith('event: '))
@@ -116,13 +105,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
         .get(`/v1/imports/${started.body.id}/events`)
         .set(bearer(api.adminToken))
         .buffer(true)
-        .parse((res, done) => {
-          let text = '';
-          res.on('data', (chunk: Buffer) => {
-            text += chunk.toString('utf8');
-          });
-          res.on('end', () => done(null, text));
-        });
+        .parse(asText);
       expect(events.headers['content-type']).toMatch(/text\/event-stream/);
       // As docs/api.md says for every event stream: not stored, not transformed by a proxy.
       expect(events.headers['cache-control']).toBe('no-cache, no-transform');

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bearer, TEST_DIALECTS, useApi } from './harness.js';
+import { asText, bearer, TEST_DIALECTS, useApi } from './harness.js';
 
 /** Labels people tag conversations with (docs/domain.md §15, docs/api.md "Labels"). */
 for (const { dialect, available } of TEST_DIALECTS) {
@@ -264,18 +264,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       await session('x-1', 'lb');
       await apply('lb', 'exported', ['x-1']);
       await apply('lb', 'alpha', ['x-1']);
-      const response = await api
-        .http()
-        .get('/v1/sessions/x-1/export')
-        .set(admin)
-        .buffer(true)
-        .parse((res, done) => {
-          let text = '';
-          res.on('data', (chunk: Buffer) => {
-            text += chunk.toString();
-          });
-          res.on('end', () => done(null, text));
-        });
+      const response = await api.http().get('/v1/sessions/x-1/export').set(admin).buffer(true).parse(asText);
       expect(response.status).toBe(200);
       const lines = (response.body as string)
         .trim()

@@ -1,13 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { TEST_DIALECTS, useApi } from './harness.js';
-
-const text = (res: NodeJS.ReadableStream, done: (error: Error | null, body: string) => void) => {
-  let body = '';
-  res.on('data', (chunk: Buffer) => {
-    body += chunk.toString();
-  });
-  res.on('end', () => done(null, body));
-};
+import { asText, TEST_DIALECTS, useApi } from './harness.js';
 
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(
@@ -77,7 +69,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
           .get('/v1/sessions/export?profile=sorts&order=cost&minCostUsd=0.6')
           .set(admin)
           .buffer(true)
-          .parse(text);
+          .parse(asText);
         expect(jsonl.status).toBe(200);
         expect(jsonl.headers['content-type']).toMatch(/application\/x-ndjson/);
         expect(jsonl.headers['content-disposition']).toBe('attachment; filename="sessions.jsonl"');
@@ -92,7 +84,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
           .get('/v1/sessions/export?profile=sorts&order=messages&format=markdown')
           .set(admin)
           .buffer(true)
-          .parse(text);
+          .parse(asText);
         expect(markdown.status).toBe(200);
         expect(markdown.headers['content-type']).toMatch(/text\/markdown/);
         expect(markdown.headers['content-disposition']).toBe('attachment; filename="sessions.md"');
@@ -111,7 +103,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
           .get('/v1/sessions/so-c/export?format=markdown')
           .set(admin)
           .buffer(true)
-          .parse(text);
+          .parse(asText);
         expect(response.status).toBe(200);
         expect(response.headers['content-disposition']).toBe('attachment; filename="so-c.md"');
         const body = response.body as string;
