@@ -130,6 +130,7 @@ export async function scanForIds(store: StateStore, ids: readonly string[]): Pro
 }
 
 export * from './hermes-fixture.js';
+export { importHermes, UNSPLIT } from './hermes-import.js';
 
 /**
  * Everything an import writes, in a form two stores can be compared by (message ids and import

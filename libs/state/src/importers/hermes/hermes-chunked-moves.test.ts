@@ -6,9 +6,11 @@ import {
   contextOf,
   dumpImportedState,
   HermesFixture,
+  importHermes,
   SCENARIO_T0,
   TEST_DIALECTS,
   type TestStore,
+  UNSPLIT,
 } from '../../testing/index.js';
 import { type Scratch, useScratch } from '../../testing/suites.js';
 import type { HermesSplitTuning } from '../import.service.js';
@@ -20,7 +22,6 @@ import type { HermesSplitTuning } from '../import.service.js';
 const admin = contextOf(adminPrincipal);
 const t0 = SCENARIO_T0;
 const SPLIT: HermesSplitTuning = { splitSessionsAbove: 300, maxSessionChunk: 200 };
-const UNSPLIT: HermesSplitTuning = { splitSessionsAbove: 1_000_000_000 };
 const FIRST = 1200;
 const REWOUND = 800;
 
@@ -60,7 +61,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`Hermes update applying rewinds in chunks on ${dialect}`, { timeout: 180_000 }, () => {
     const scratch = useScratch(dialect);
     const run = (t: TestStore, path: string, split: HermesSplitTuning) =>
-      t.store.imports.runHermes(admin, { path, profile: 'moves', onConflict: 'skip', dryRun: false, split });
+      importHermes(t, { path, profile: 'moves', split });
     afterEach(() => {
       vi.restoreAllMocks();
     });

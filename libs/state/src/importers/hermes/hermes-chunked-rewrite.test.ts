@@ -7,8 +7,10 @@ import {
   buildHermesBulk,
   contextOf,
   dumpImportedState,
+  importHermes,
   TEST_DIALECTS,
   type TestStore,
+  UNSPLIT,
 } from '../../testing/index.js';
 import { type Scratch, useScratch } from '../../testing/suites.js';
 import type { HermesSplitTuning } from '../import.service.js';
@@ -23,10 +25,9 @@ const PER_SESSION = 450;
 /** What the source held at the first import, per session (the update appends the rest). */
 const BEFORE = 50;
 const SPLIT: HermesSplitTuning = { splitSessionsAbove: 200, maxSessionChunk: 100 };
-const UNSPLIT: HermesSplitTuning = { splitSessionsAbove: 1_000_000_000 };
 
 const run = (t: TestStore, path: string, split: HermesSplitTuning, onConflict: 'skip' | 'replace' = 'skip') =>
-  t.store.imports.runHermes(admin, { path, profile: 'bulk', onConflict, dryRun: false, split });
+  importHermes(t, { path, profile: 'bulk', onConflict, split });
 
 /** The source file: 1 conversation of 4 sessions; `edit` changes it after it is built. */
 function sourceFile(scratch: Scratch, edit?: (db: Database.Database) => void): string {

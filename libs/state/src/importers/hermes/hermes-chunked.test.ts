@@ -8,9 +8,11 @@ import {
   buildHermesBulk,
   contextOf,
   dumpImportedState,
+  importHermes,
   SCENARIO_T0,
   TEST_DIALECTS,
   type TestStore,
+  UNSPLIT,
 } from '../../testing/index.js';
 import { type Scratch, useScratch } from '../../testing/suites.js';
 import type { HermesSplitTuning } from '../import.service.js';
@@ -19,7 +21,6 @@ const admin = contextOf(adminPrincipal);
 /** 1 conversation = 4 sessions (root, its compression tip, a branch, a sub-agent helper). */
 const PER_SESSION = 450;
 const SPLIT: HermesSplitTuning = { splitSessionsAbove: 200, maxSessionChunk: 100 };
-const UNSPLIT: HermesSplitTuning = { splitSessionsAbove: 1_000_000_000 };
 const DAY = 86_400_000;
 const T0_MS = SCENARIO_T0 * 1000;
 const summaryQuery = () =>
@@ -34,8 +35,7 @@ function bulkFile(scratch: Scratch, messagesPerSession: number): { path: string 
   return { path };
 }
 
-const run = (t: TestStore, path: string, split: HermesSplitTuning) =>
-  t.store.imports.runHermes(admin, { path, profile: 'bulk', onConflict: 'skip', dryRun: false, split });
+const run = (t: TestStore, path: string, split: HermesSplitTuning) => importHermes(t, { path, profile: 'bulk', split });
 
 /** Everything the overview and search read, besides the rows dumpImportedState compares. */
 async function figures(t: TestStore) {

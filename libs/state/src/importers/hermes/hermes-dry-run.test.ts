@@ -6,6 +6,7 @@ import {
   contextOf,
   dumpImportedState,
   HermesFixture,
+  importHermes,
   SCENARIO_T0,
   TEST_DIALECTS,
   type TestStore,
@@ -107,7 +108,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
     const scratch = useScratch(dialect, { onWriteLock: (ms) => locks.push(ms) });
 
     const run = (t: TestStore, path: string, onConflict: 'skip' | 'replace', dryRun: boolean) =>
-      t.store.imports.runHermes(admin, { path, profile: 'dry', onConflict, dryRun, split: SPLIT });
+      importHermes(t, { path, profile: 'dry', onConflict, dryRun, split: SPLIT });
 
     /** The store after v1, then changed here: one session deleted, one created under an id v2 brings. */
     async function prepared(v1: string) {

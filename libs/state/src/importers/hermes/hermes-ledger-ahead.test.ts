@@ -3,10 +3,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { DB } from '../../db/database.js';
 import { ImportLedgerRepository } from '../../repositories/import-ledger.repository.js';
 import {
-  adminPrincipal,
-  contextOf,
   dumpImportedState,
   HermesFixture,
+  importHermes,
   SCENARIO_T0,
   TEST_DIALECTS,
   type TestStore,
@@ -19,7 +18,6 @@ import type { HermesSplitTuning } from '../import.service.js';
  * message imported. That read happens before the unit of work, holding no lock; the unit checks
  * cheaply that it still holds and reads again only when it does not.
  */
-const admin = contextOf(adminPrincipal);
 const t0 = SCENARIO_T0;
 const SPLIT: HermesSplitTuning = { splitSessionsAbove: 300, maxSessionChunk: 200 };
 const FIRST = 1200;
@@ -56,8 +54,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
     { timeout: 180_000 },
     () => {
       const scratch = useScratch(dialect);
-      const run = (t: TestStore, path: string, split = SPLIT) =>
-        t.store.imports.runHermes(admin, { path, profile: 'ledger', onConflict: 'skip', dryRun: false, split });
+      const run = (t: TestStore, path: string, split = SPLIT) => importHermes(t, { path, profile: 'ledger', split });
       afterEach(() => {
         vi.restoreAllMocks();
       });

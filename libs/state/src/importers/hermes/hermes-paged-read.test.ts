@@ -1,11 +1,10 @@
 import { copyFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import {
-  adminPrincipal,
-  contextOf,
   dumpImportedState,
   HermesFixture,
   hermesJson,
+  importHermes,
   SCENARIO_T0,
   TEST_DIALECTS,
   type TestStore,
@@ -19,7 +18,6 @@ import type { HermesSplitTuning } from '../import.service.js';
  * synchronous slice of seconds). Pages of a few messages must give what whole transcripts give,
  * and a timer must get its turn while one session is read.
  */
-const admin = contextOf(adminPrincipal);
 const LONG = 120;
 const MARKER = 'paged-read-marker';
 const PAGED: HermesSplitTuning = { readPageMessages: 7 };
@@ -67,7 +65,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
     let grown: string;
     const scratch = useScratch(dialect);
     const run = (t: TestStore, path: string, split: HermesSplitTuning, dryRun = false) =>
-      t.store.imports.runHermes(admin, { path, profile: 'paged', onConflict: 'skip', dryRun, split });
+      importHermes(t, { path, profile: 'paged', dryRun, split });
 
     beforeAll(() => {
       first = scratch.path('hermes-paged-', 'first.db');
