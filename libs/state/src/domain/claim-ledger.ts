@@ -56,29 +56,41 @@ export interface ClaimRepository<Row> {
   extendClaim(db: Executor, id: string, holder: string, expiresAt: number, now: number): Promise<boolean>;
 }
 
+/** The ledger's refusals, by what they answer. */
+export interface ClaimRefusals {
+  /** Nothing (more) to claim or settle in this state (`409 delivery_settled`). */
+  settled: new (
+    state: string,
+  ) => DomainError;
+  /** Another holder's claim is live (`409 delivery_claimed`). */
+  claimed: new (
+    holder: string,
+    until: string,
+  ) => DomainError;
+  /** The claim presented is not the row's own (`409 claim_expired`). */
+  expired: new () => DomainError;
+}
+
 /** What tells one ledger of claimable work from another: its rows, its answer and its refusals. */
 export interface ClaimRules<Row extends ClaimableRow, View> {
   repository: ClaimRepository<Row>;
   /** What a row the caller may not see is answered as (404). */
   noun: string;
   view(row: Row, now: number): View;
-  /** Refuses a row with nothing (more) to claim or settle (`409 delivery_settled`). */
-  assertOpen(row: Row): void;
+  /** The row has a claim to take or settle: not yet, or no longer, settled. */
+  isOpen(row: Row): boolean;
   /** The row is under a live claim at `now`. */
   isLive(row: Row, now: number): boolean;
   /** The state a row under a claim is in, when its state says so. */
   claimedState?: string;
-  /** Another holder's claim is live (`409 delivery_claimed`). */
-  claimedBy(holder: string, until: string): DomainError;
-  /** The claim presented is not the row's own (`409 claim_expired`). */
-  claimExpired(): DomainError;
+  refusals: ClaimRefusals;
   /** Before a new claim is taken: false when the row may not be claimed any more (and was settled so). */
   mayTake?(db: Executor, row: Row, now: number): Promise<boolean>;
   /**
-   * After a claim of one row was lost: a refusal answered once the transaction commits (so that what
-   * `mayTake` changed stays), or undefined for the holder that took it.
+   * A claim of one row lost because taking it settled the row (`mayTake`): refused as settled once
+   * the transaction commits, so that the settlement stays.
    */
-  refusedAfterCommit?(current: Row): DomainError | undefined;
+  settledByLoss?(current: Row): boolean;
 }
 
 interface LedgerDeps {
@@ -123,20 +135,20 @@ export class ClaimLedger<Row extends ClaimableRow, View> {
     const outcome = await this.deps.uow.run(ctx, async (tx): Promise<{ view: View } | { refusal: DomainError }> => {
       const now = this.deps.clock.now();
       const row = await this.visible(tx.db, ctx, id, true);
-      rules.assertOpen(row);
+      this.assertOpen(row);
       const expiresAt = leaseExpiry(now, request.leaseSeconds);
       if (rules.isLive(row, now)) {
         if (row.claim_holder === request.holder) {
           await repository.extendClaim(tx.db, id, request.holder, expiresAt, now);
           return { view: await this.reread(tx.db, id, now) };
         }
-        throw rules.claimedBy(row.claim_holder!, toIso(Number(row.claim_expires_at)));
+        throw new rules.refusals.claimed(row.claim_holder!, toIso(Number(row.claim_expires_at)));
       }
       if (!(await this.take(tx.db, row, request.holder, expiresAt, now))) {
         const current = (await repository.find(tx.db, id))!;
-        const refusal = rules.refusedAfterCommit?.(current);
-        if (refusal) return { refusal };
-        throw rules.claimedBy(current.claim_holder ?? 'another worker', toIso(Number(current.claim_expires_at)));
+        if (rules.settledByLoss?.(current)) return { refusal: new rules.refusals.settled(current.state) };
+        const holder = current.claim_holder ?? 'another worker';
+        throw new rules.refusals.claimed(holder, toIso(Number(current.claim_expires_at)));
       }
       return { view: await this.reread(tx.db, id, now) };
     });
@@ -180,10 +192,10 @@ export class ClaimLedger<Row extends ClaimableRow, View> {
       const now = this.deps.clock.now();
       const row = await this.visible(tx.db, ctx, id, true);
       if (settled?.(row) && row.claim_id === claimId) return this.rules.view(row, now);
-      this.rules.assertOpen(row);
+      this.assertOpen(row);
       const { claimedState } = this.rules;
       if ((claimedState !== undefined && row.state !== claimedState) || row.claim_id !== claimId) {
-        throw this.rules.claimExpired();
+        throw new this.rules.refusals.expired();
       }
       await apply(tx.db, row, now);
       return this.reread(tx.db, id, now);
@@ -193,6 +205,10 @@ export class ClaimLedger<Row extends ClaimableRow, View> {
   /** The row as it stands now, answered. */
   async reread(db: Executor, id: string, now: number): Promise<View> {
     return this.rules.view((await this.rules.repository.find(db, id))!, now);
+  }
+
+  private assertOpen(row: Row): void {
+    if (!this.rules.isOpen(row)) throw new this.rules.refusals.settled(row.state);
   }
 
   private async take(db: Executor, row: Row, holder: string, expiresAt: number, now: number): Promise<boolean> {

@@ -80,12 +80,9 @@ export class DelegationService implements DeletionParticipant {
         repository: this.delegations,
         noun: 'delegation',
         view: toDelegation,
-        assertOpen: (row) => {
-          if (!isDue(row.state)) throw new WakeSettledError(row.state);
-        },
+        isOpen: (row) => isDue(row.state),
         isLive: claimIsLive,
-        claimedBy: (holder, until) => new WakeClaimedError(holder, until),
-        claimExpired: () => new WakeClaimExpiredError(),
+        refusals: { settled: WakeSettledError, claimed: WakeClaimedError, expired: WakeClaimExpiredError },
       },
     );
   }

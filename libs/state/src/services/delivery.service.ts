@@ -79,23 +79,19 @@ export class DeliveryService implements DeletionParticipant {
         repository: this.deliveries,
         noun: 'delivery',
         view: toDelivery,
-        assertOpen: (row) => {
-          if (row.state === 'delivered' || row.state === 'abandoned') throw new DeliverySettledError(row.state);
-        },
+        isOpen: (row) => row.state !== 'delivered' && row.state !== 'abandoned',
         isLive: (row, now) => row.state === 'claimed' && claimIsLive(row, now),
         claimedState: 'claimed',
-        claimedBy: (holder, until) => new DeliveryClaimedError(holder, until),
-        claimExpired: () => new ClaimExpiredError(),
-        // An obligation whose last attempt lapsed is abandoned as exhausted (docs/domain.md §11.4).
+        refusals: { settled: DeliverySettledError, claimed: DeliveryClaimedError, expired: ClaimExpiredError },
+        // An obligation whose last attempt lapsed is abandoned as exhausted (docs/domain.md §11.4); the
+        // claim is refused as settled after that commits — thrown inside, the rollback would leave an
+        // obligation that reads `pending` while every claim of it is refused as settled.
         mayTake: async (db, row, now) => {
           if (Number(row.attempts) < Number(row.max_attempts)) return true;
           await this.deliveries.abandonExhausted(db, row.id, now);
           return false;
         },
-        // Answered after the abandonment commits: throwing in the transaction would roll it back,
-        // leaving an obligation that reads `pending` while every claim of it is refused as settled.
-        refusedAfterCommit: (current) =>
-          current.state === 'abandoned' ? new DeliverySettledError('abandoned') : undefined,
+        settledByLoss: (current) => current.state === 'abandoned',
       },
     );
   }
