@@ -7,16 +7,13 @@ import {
   WakeClaimedError,
   WakeSettledError,
 } from '../shared/errors.js';
-import { silentLogger } from '../shared/logger.js';
-import { openStore } from '../store.js';
 import {
+  acrossRestart,
   adminPrincipal,
   aSession,
   contextOf,
-  createTestDatabase,
   memberPrincipal,
   TEST_DIALECTS,
-  TEST_PASSWORD_HASHING,
   type TestStore,
   tokensOf,
 } from '../testing/index.js';
@@ -387,27 +384,18 @@ for (const { dialect, available } of TEST_DIALECTS) {
 
   describe.skipIf(!available)(`async delegations across a restart on ${dialect}`, () => {
     it('[delegation.ledger] the ledger and a due wake-up survive a restart of the store', async () => {
-      const database = await createTestDatabase(dialect);
-      const options = { logger: silentLogger, passwordHashing: TEST_PASSWORD_HASHING, url: database.url };
-      try {
-        const first = await openStore(options);
-        try {
+      await acrossRestart(
+        dialect,
+        async (first) => {
           await first.sessions.create(admin, { id: 'rs-origin', profile: 'rs', source: 'cli' });
           await first.delegations.create(admin, { id: 'rs-1', originSessionId: 'rs-origin', task: { goal: 'g' } });
           await first.delegations.complete(admin, 'rs-1', { resultSummary: 'kept' });
-        } finally {
-          await first.close();
-        }
-        const second = await openStore(options);
-        try {
+        },
+        async (second) => {
           const due = await second.delegations.list(admin, { originSessionId: 'rs-origin', due: true, limit: 10 });
           expect(due.items).toMatchObject([{ id: 'rs-1', state: 'done', resultSummary: 'kept', task: { goal: 'g' } }]);
-        } finally {
-          await second.close();
-        }
-      } finally {
-        await database.drop();
-      }
+        },
+      );
     });
   });
 }

@@ -6,6 +6,7 @@ import { openStore } from '../store.js';
 import {
   adminPrincipal,
   contextOf,
+  EVERY_MESSAGE,
   openTestStore,
   silentLogger,
   TEST_DIALECTS,
@@ -21,13 +22,7 @@ import {
 } from './lineage.service.js';
 
 const admin = contextOf(adminPrincipal);
-const all = {
-  limit: 1000,
-  includeCompacted: true,
-  includeHidden: true,
-  includeInactive: true,
-  order: 'oldest',
-} as const;
+const all = { limit: 1000, ...EVERY_MESSAGE } as const;
 const listAll = {
   profile: 'big',
   status: 'all',

@@ -9,17 +9,19 @@ import {
   SessionClosedError,
   StaleGenerationError,
 } from '../shared/errors.js';
-import { adminPrincipal, aSession, contextOf, type SessionSpec, TEST_DIALECTS, tokensOf } from '../testing/index.js';
+import {
+  adminPrincipal,
+  aSession,
+  contextOf,
+  EVERY_MESSAGE,
+  type SessionSpec,
+  TEST_DIALECTS,
+  tokensOf,
+} from '../testing/index.js';
 import { useTestStore } from '../testing/suites.js';
 
 const admin = contextOf(adminPrincipal);
-const all = {
-  limit: 1000,
-  includeCompacted: true,
-  includeHidden: true,
-  includeInactive: true,
-  order: 'oldest',
-} as const;
+const all = { limit: 1000, ...EVERY_MESSAGE } as const;
 const listAll = { status: 'all', archived: 'include', includeChildren: false, limit: 200, order: 'recent' } as const;
 
 for (const { dialect, available } of TEST_DIALECTS) {

@@ -1,17 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../shared/clock.js';
 import { SessionClosedError } from '../shared/errors.js';
-import { adminPrincipal, aSession, contextOf, TEST_DIALECTS } from '../testing/index.js';
+import { adminPrincipal, aSession, contextOf, EVERY_MESSAGE, TEST_DIALECTS } from '../testing/index.js';
 import { useTestStore } from '../testing/suites.js';
 
 const admin = contextOf(adminPrincipal);
-const transcriptQuery = {
-  limit: 1000,
-  includeCompacted: true,
-  includeHidden: true,
-  includeInactive: true,
-  order: 'oldest',
-} as const;
+const transcriptQuery = { limit: 1000, ...EVERY_MESSAGE } as const;
 
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`messages on ${dialect}`, () => {

@@ -3,7 +3,15 @@ import type { SessionDeletedEvent, SessionMovedEvent } from '../domain/hook-regi
 import { ConversationGenerationRepository } from '../repositories/conversation-generation.repository.js';
 import { ManualClock } from '../shared/clock.js';
 import { ConflictError, NotFoundError, ProfileCollisionError } from '../shared/errors.js';
-import { aChat, adminPrincipal, contextOf, scanForIds, TEST_DIALECTS, tokensOf } from '../testing/index.js';
+import {
+  aChat,
+  adminPrincipal,
+  contextOf,
+  EVERY_MESSAGE,
+  scanForIds,
+  TEST_DIALECTS,
+  tokensOf,
+} from '../testing/index.js';
 import { useTestStore } from '../testing/suites.js';
 import { routingKey } from './route.service.js';
 
@@ -325,17 +333,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
         title: 'Shared title (2)',
         parentSessionId: 'mv1',
       });
-      expect(
-        (
-          await t.store.messages.list(admin, 'mv2', {
-            limit: 10,
-            includeCompacted: true,
-            includeHidden: true,
-            includeInactive: true,
-            order: 'oldest',
-          })
-        ).items,
-      ).toHaveLength(1);
+      expect((await t.store.messages.list(admin, 'mv2', { limit: 10, ...EVERY_MESSAGE })).items).toHaveLength(1);
       await t.store.hooks.idle();
       // Deletion observers hear the sessions leave `from` (and where they went); move observers hear the live ids.
       expect(events).toEqual([

@@ -1,15 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../shared/clock.js';
 import { RevisionConflictError, SessionBusyError, StaleGenerationError } from '../shared/errors.js';
-import { silentLogger } from '../shared/logger.js';
-import { openStore } from '../store.js';
 import {
+  acrossRestart,
   adminPrincipal,
   aSession,
   contextOf,
-  createTestDatabase,
   TEST_DIALECTS,
-  TEST_PASSWORD_HASHING,
   type TestStore,
   tokensOf,
 } from '../testing/index.js';
@@ -176,12 +173,10 @@ for (const { dialect, available } of TEST_DIALECTS) {
 
   describe.skipIf(!available)(`session runtime state across a restart on ${dialect}`, () => {
     it('[session.compression-retry-after] tool pins, model configuration and the deadline survive a restart of the store', async () => {
-      const database = await createTestDatabase(dialect);
-      const options = { logger: silentLogger, passwordHashing: TEST_PASSWORD_HASHING, url: database.url };
-      try {
-        const first = await openStore(options);
-        const deadline = Date.UTC(2030, 0, 1);
-        try {
+      const deadline = Date.UTC(2030, 0, 1);
+      await acrossRestart(
+        dialect,
+        async (first) => {
           const session = await aSession(first, {
             id: 'rt-restart',
             profile: 'rt',
@@ -193,23 +188,16 @@ for (const { dialect, available } of TEST_DIALECTS) {
             { modelConfig: { k: 1 }, compressionRetryAfter: deadline, compressionRetryReason: 'why' },
             { ifMatch: session.revision },
           );
-        } finally {
-          await first.close();
-        }
-        const second = await openStore(options);
-        try {
+        },
+        async (second) => {
           expect(await second.sessions.get(admin, 'rt-restart')).toMatchObject({
             toolNames: ['a', 'b'],
             modelConfig: { k: 1 },
             compressionRetryAfter: new Date(deadline).toISOString(),
             compressionRetryReason: 'why',
           });
-        } finally {
-          await second.close();
-        }
-      } finally {
-        await database.drop();
-      }
+        },
+      );
     });
   });
 }

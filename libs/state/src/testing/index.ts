@@ -106,6 +106,42 @@ export async function openTestStore(dialect: Dialect, options: Omit<StoreOptions
 
 export { adminPrincipal, contextOf, memberPrincipal } from './principals.js';
 
+/** A messages query that leaves nothing out (compacted, hidden and inactive rows too), oldest first: `{ limit, ...EVERY_MESSAGE }`. */
+export const EVERY_MESSAGE = {
+  includeCompacted: true,
+  includeHidden: true,
+  includeInactive: true,
+  order: 'oldest',
+} as const;
+
+/**
+ * A restart of the store: `before` runs on a store over a fresh database of `dialect`, which is
+ * closed; then `after` runs on a store opened again on the same database (dropped at the end).
+ */
+export async function acrossRestart(
+  dialect: Dialect,
+  before: (store: StateStore) => Promise<void>,
+  after: (store: StateStore) => Promise<void>,
+): Promise<void> {
+  const database = await createTestDatabase(dialect);
+  try {
+    for (const work of [before, after]) {
+      const store = await openStore({
+        logger: silentLogger,
+        passwordHashing: TEST_PASSWORD_HASHING,
+        url: database.url,
+      });
+      try {
+        await work(store);
+      } finally {
+        await store.close();
+      }
+    }
+  } finally {
+    await database.drop();
+  }
+}
+
 /**
  * Where do these ids still appear? Scans every text column of every table (receipts and
  * idempotency records excepted: they are meant to remember), for proving a deletion complete.

@@ -10,6 +10,7 @@ import {
   buildHermesScenario,
   contextOf,
   dumpImportedState,
+  EVERY_MESSAGE,
   HermesFixture,
   type HermesVersion,
   openTestStore,
@@ -185,13 +186,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
       });
 
       it('maps every message field, in Hermes order, with structured content and visibility', async () => {
-        const root = await t.store.messages.list(admin, 'cmp-root', {
-          limit: 100,
-          includeCompacted: true,
-          includeHidden: true,
-          includeInactive: true,
-          order: 'oldest',
-        });
+        const root = await t.store.messages.list(admin, 'cmp-root', { limit: 100, ...EVERY_MESSAGE });
         expect(root.items.map((m) => [m.role, m.content, m.timestamp])).toEqual([
           ['user', 'How do we deploy the billing service?', iso(t0 + 1)],
           ['assistant', null, iso(t0 + 2)],
@@ -209,13 +204,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
           finishReason: 'stop',
         });
 
-        const tip = await t.store.messages.list(admin, 'cmp-tip', {
-          limit: 100,
-          includeCompacted: true,
-          includeHidden: true,
-          includeInactive: true,
-          order: 'oldest',
-        });
+        const tip = await t.store.messages.list(admin, 'cmp-tip', { limit: 100, ...EVERY_MESSAGE });
         expect(tip.items[0]).toMatchObject({
           role: 'user',
           content: [

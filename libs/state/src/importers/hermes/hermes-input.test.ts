@@ -18,6 +18,7 @@ import {
   adminPrincipal,
   buildHermesScenario,
   contextOf,
+  EVERY_MESSAGE,
   HermesFixture,
   openTestStore,
   SCENARIO_T0,
@@ -201,15 +202,7 @@ describe('messages keep the order of their Hermes ids, never of their timestamps
       const { error } = await attempt(t, join(dir, 'state.db'));
       expect(error).toBeNull();
       const contents = async (id: string) =>
-        (
-          await t.store.messages.list(admin, id, {
-            limit: 10,
-            includeCompacted: true,
-            includeHidden: true,
-            includeInactive: true,
-            order: 'oldest',
-          })
-        ).items.map((m) => m.content);
+        (await t.store.messages.list(admin, id, { limit: 10, ...EVERY_MESSAGE })).items.map((m) => m.content);
       expect(await contents('a')).toEqual(['a1', 'a2', 'a3']);
       expect(await contents('b')).toEqual(['b1', 'b2']);
     } finally {
@@ -421,13 +414,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
         );
         const session = await t.store.sessions.get(admin, 'json');
         expect(session).toMatchObject({ modelConfig: null, origin: null, messageCount: 2 });
-        const messages = await t.store.messages.list(admin, 'json', {
-          limit: 10,
-          includeCompacted: true,
-          includeHidden: true,
-          includeInactive: true,
-          order: 'oldest',
-        });
+        const messages = await t.store.messages.list(admin, 'json', { limit: 10, ...EVERY_MESSAGE });
         expect(messages.items.map((m) => [m.content, m.toolCalls])).toEqual([
           ['calls', null],
           ['{bad', null],
@@ -441,13 +428,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
         const session = await t.store.sessions.get(admin, 'time');
         expect(session.startedAt).toBe(new Date((t0 + 10) * 1000).toISOString());
         expect(session.endedAt).toBe(new Date((t0 + 10) * 1000).toISOString());
-        const messages = await t.store.messages.list(admin, 'time', {
-          limit: 10,
-          includeCompacted: true,
-          includeHidden: true,
-          includeInactive: true,
-          order: 'oldest',
-        });
+        const messages = await t.store.messages.list(admin, 'time', { limit: 10, ...EVERY_MESSAGE });
         expect(messages.items.map((m) => m.timestamp)).toEqual([
           new Date((t0 + 10) * 1000).toISOString(),
           new Date((t0 + 10) * 1000).toISOString(),
@@ -458,13 +439,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
         expect(report.warnings).toContain('session text: 2 text value(s) held NUL bytes (stored as U+FFFD)');
         expect(report.warnings).toContain('session text: 2 text value(s) held lone surrogates (stored as U+FFFD)');
         expect((await t.store.sessions.get(admin, 'text')).title).toBe('nul\uFFFDtitle');
-        const messages = await t.store.messages.list(admin, 'text', {
-          limit: 10,
-          includeCompacted: true,
-          includeHidden: true,
-          includeInactive: true,
-          order: 'oldest',
-        });
+        const messages = await t.store.messages.list(admin, 'text', { limit: 10, ...EVERY_MESSAGE });
         expect(messages.items.map((m) => m.content)).toEqual([
           'before\uFFFDafter',
           [{ type: 'text', text: 'lone \uFFFD half' }],
