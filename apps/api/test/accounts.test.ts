@@ -18,18 +18,12 @@ for (const { dialect, available } of TEST_DIALECTS) {
       return response.body as { id: string };
     };
     /** Signs in and answers the `name=value` cookie pair. */
-    const signIn = async (username: string, userAgent = 'test-agent/1.0') => {
-      const login = await api
-        .http()
-        .post('/v1/auth/login')
-        .set('User-Agent', userAgent)
-        .send({ username, password: PASSWORD });
-      expect(login.status).toBe(204);
-      const cookies = ([] as string[]).concat(login.headers['set-cookie'] ?? []);
-      const cookie = cookies.find((value) => value.startsWith(`${SESSION_COOKIE_NAME}=`));
-      if (!cookie) throw new Error('no session cookie');
-      return cookie.split(';')[0];
-    };
+    const signIn = (username: string, userAgent = 'test-agent/1.0') =>
+      api.signIn(username, PASSWORD, { 'User-Agent': userAgent });
+
+    /** Ends a dashboard session (DELETE /v1/auth/sessions/:id) as a browser on the dashboard's origin. */
+    const endSession = (id: string, cookie: string) =>
+      api.http().delete(`/v1/auth/sessions/${id}`).set('Cookie', cookie).set('Sec-Fetch-Site', 'same-origin');
 
     it('[security.dashboard-sessions] lists the caller’s dashboard sessions without secrets, marks the current one, and ends one', async () => {
       await createUser('fran', 'member');
@@ -50,39 +44,15 @@ for (const { dialect, available } of TEST_DIALECTS) {
       expect(Date.parse(other.expiresAt)).toBeGreaterThan(Date.parse(other.createdAt));
 
       // Ending the phone's session signs the phone out, not the laptop.
-      expect(
-        (
-          await api
-            .http()
-            .delete(`/v1/auth/sessions/${other.id}`)
-            .set('Cookie', laptop)
-            .set('Sec-Fetch-Site', 'same-origin')
-        ).status,
-      ).toBe(204);
+      expect((await endSession(other.id, laptop)).status).toBe(204);
       expect((await api.http().get('/v1/auth/me').set('Cookie', phone)).status).toBe(401);
       expect((await api.http().get('/v1/auth/me').set('Cookie', laptop)).status).toBe(200);
       // Ending it again, or someone else's, is a 404.
-      expect(
-        (
-          await api
-            .http()
-            .delete(`/v1/auth/sessions/${other.id}`)
-            .set('Cookie', laptop)
-            .set('Sec-Fetch-Site', 'same-origin')
-        ).status,
-      ).toBe(404);
+      expect((await endSession(other.id, laptop)).status).toBe(404);
       await createUser('gus', 'member');
       const gus = await signIn('gus');
       const gusSession = (await api.http().get('/v1/auth/sessions').set('Cookie', gus)).body[0];
-      expect(
-        (
-          await api
-            .http()
-            .delete(`/v1/auth/sessions/${gusSession.id}`)
-            .set('Cookie', laptop)
-            .set('Sec-Fetch-Site', 'same-origin')
-        ).status,
-      ).toBe(404);
+      expect((await endSession(gusSession.id, laptop)).status).toBe(404);
       expect((await api.http().get('/v1/auth/me').set('Cookie', gus)).status).toBe(200);
 
       // Ending the current session clears the cookie and signs out.

@@ -1,13 +1,5 @@
-import { SESSION_COOKIE_NAME } from '@statehouse/contracts';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bearer, TEST_DIALECTS, useApi } from './harness.js';
-
-function sessionCookie(setCookie: string[] | string | undefined): string {
-  const cookies = Array.isArray(setCookie) ? setCookie : setCookie ? [setCookie] : [];
-  const cookie = cookies.find((value) => value.startsWith(`${SESSION_COOKIE_NAME}=`));
-  if (!cookie) throw new Error('no session cookie set');
-  return cookie;
-}
+import { bearer, sessionCookie, TEST_DIALECTS, useApi } from './harness.js';
 
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`auth API on ${dialect}`, () => {

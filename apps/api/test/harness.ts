@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { SESSION_COOKIE_NAME } from '@statehouse/contracts';
 import type { Clock, Dialect, ScryptParameters, StoreOptions } from '@statehouse/state';
 import { openTestStore, type TestStore } from '@statehouse/state/testing';
 import request, { type Test } from 'supertest';
@@ -29,6 +30,11 @@ export interface ApiHarness {
   createSession(body: Record<string, unknown>): Promise<any>;
   /** The app on a real port (fetch streams what supertest would buffer): its base URL, the same on every call. */
   listening(): Promise<string>;
+  /**
+   * POST /v1/auth/login with `headers` on the request; the test fails unless it answers 204.
+   * Answers the dashboard session cookie's `name=value`, as a browser sends it back.
+   */
+  signIn(username: string, password: string, headers?: Record<string, string>): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -99,6 +105,11 @@ export async function bootApi(
       expect(response.status, JSON.stringify(response.body)).toBe(201);
       return response.body;
     },
+    async signIn(username, password, headers = {}) {
+      const login = await conforming(request(server)).post('/v1/auth/login').set(headers).send({ username, password });
+      expect(login.status, JSON.stringify(login.body)).toBe(204);
+      return sessionCookie(login.headers['set-cookie']).split(';')[0];
+    },
     listening() {
       listening ??= new Promise((resolve) => {
         server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`));
@@ -113,6 +124,14 @@ export async function bootApi(
 }
 
 export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
+
+/** The dashboard session cookie a response sets, with its attributes; the test fails without one. */
+export function sessionCookie(setCookie: string[] | string | undefined): string {
+  const cookies = Array.isArray(setCookie) ? setCookie : setCookie ? [setCookie] : [];
+  const cookie = cookies.find((value) => value.startsWith(`${SESSION_COOKIE_NAME}=`));
+  if (!cookie) throw new Error('no session cookie set');
+  return cookie;
+}
 
 /** supertest's response parser that keeps the body as text (exports, event streams): `.buffer(true).parse(asText)`. */
 // biome-ignore lint/suspicious/noExplicitAny: the two-argument form of supertest's parser, whatever its types name.

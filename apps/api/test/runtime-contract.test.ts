@@ -1,4 +1,3 @@
-import { SESSION_COOKIE_NAME } from '@statehouse/contracts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bearer, sessionMaker, TEST_DIALECTS, useApi } from './harness.js';
 
@@ -23,13 +22,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
         .set(admin)
         .send({ username: 'operator', password: 'correct horse battery', role: 'admin', profiles: '*' })
         .expect(201);
-      const login = await api
-        .http()
-        .post('/v1/auth/login')
-        .send({ username: 'operator', password: 'correct horse battery' })
-        .expect(204);
-      const setCookie = ([] as string[]).concat(login.headers['set-cookie'] ?? []);
-      cookie = setCookie.find((value) => value.startsWith(`${SESSION_COOKIE_NAME}=`))!.split(';')[0];
+      cookie = await api.signIn('operator', 'correct horse battery');
     });
 
     it('[messages.display-kind] refuses display kinds other than hidden from the wire', async () => {

@@ -1,6 +1,5 @@
-import { SESSION_COOKIE_NAME } from '@statehouse/contracts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiHarness, bearer, bootApi, TEST_DIALECTS } from './harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { TEST_DIALECTS, useApi } from './harness.js';
 
 /**
  * CSRF and security headers (docs/security.md). A cookie-authenticated mutation is accepted only
@@ -25,37 +24,23 @@ const REFUSED: [string, Headers][] = [
 
 for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`CSRF matrix and security headers on ${dialect}`, () => {
-    let api: ApiHarness;
-    let admin: Headers;
+    const { api, admin } = useApi(dialect);
     let host: string;
     /** One dashboard session for the refusals: a refused request must leave it working. */
     let cookie: string;
 
-    const signIn = async (): Promise<string> => {
-      const response = await api
-        .http()
-        .post('/v1/auth/login')
-        .send({ username: 'casey', password: 'correct horse battery' })
-        .expect(204);
-      const cookies = response.headers['set-cookie'] as unknown as string[];
-      return cookies.find((cookie) => cookie.startsWith(`${SESSION_COOKIE_NAME}=`))!.split(';')[0];
-    };
+    const signIn = () => api.signIn('casey', 'correct horse battery');
 
     beforeAll(async () => {
-      api = await bootApi(dialect);
-      admin = bearer(api.adminToken);
       await api
         .http()
         .post('/v1/users')
         .set(admin)
         .send({ username: 'casey', password: 'correct horse battery', role: 'admin', profiles: '*' })
         .expect(201);
-      const server = api.app.getHttpServer();
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      host = `127.0.0.1:${server.address().port}`;
+      host = new URL(await api.listening()).host;
       cookie = await signIn();
     });
-    afterAll(async () => api?.close());
 
     const createSession = (cookie: string | null, headers: Headers) => {
       const call = api.http().post('/v1/sessions').set(headers);
