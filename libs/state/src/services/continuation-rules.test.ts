@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConversationGenerationRepository } from '../repositories/conversation-generation.repository.js';
 import { ManualClock } from '../shared/clock.js';
-import { adminPrincipal, contextOf, TEST_DIALECTS, tokensOf } from '../testing/index.js';
+import { adminPrincipal, contextOf, endSession, TEST_DIALECTS, tokensOf } from '../testing/index.js';
 import { useTestStore } from '../testing/suites.js';
 
 const admin = contextOf(adminPrincipal);
@@ -31,13 +31,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
         ...extra,
       });
     };
-    const end = async (id: string, reason: string) =>
-      t.store.sessions.end(
-        admin,
-        id,
-        { reason: reason as never },
-        { ifMatch: (await t.store.sessions.get(admin, id)).revision },
-      );
+    const end = (id: string, reason: string) => endSession(t.store, id, reason);
     const compress = async (id: string, childId: string) => {
       clock.advance(1000);
       return t.store.lineage.compress(

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../shared/clock.js';
 import { SessionBusyError } from '../shared/errors.js';
-import { adminPrincipal, contextOf, TEST_DIALECTS, tokensOf } from '../testing/index.js';
+import { adminPrincipal, contextOf, endSession, TEST_DIALECTS, tokensOf } from '../testing/index.js';
 import { useTestStore } from '../testing/suites.js';
 import { routingKey } from './route.service.js';
 
@@ -27,13 +27,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
         ...extra,
       });
     };
-    const end = async (id: string, reason: string) =>
-      t.store.sessions.end(
-        admin,
-        id,
-        { reason: reason as never },
-        { ifMatch: (await t.store.sessions.get(admin, id)).revision },
-      );
+    const end = (id: string, reason: string) => endSession(t.store, id, reason);
     const resolve = (chatId: string, extra: Record<string, unknown> = {}) =>
       t.store.routes.resolve(admin, { profile: 'rr', source: 'telegram', chatType: 'dm', chatId, ...extra });
 

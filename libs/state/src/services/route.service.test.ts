@@ -8,6 +8,7 @@ import {
   adminPrincipal,
   contextOf,
   EVERY_MESSAGE,
+  endSession,
   scanForIds,
   TEST_DIALECTS,
   tokensOf,
@@ -26,13 +27,7 @@ for (const { dialect, available } of TEST_DIALECTS) {
     const peer = (profile: string, chat: string) => routingKey(profile, 'telegram', 'dm', chat);
     const resolve = (profile: string, chat: string) =>
       t.store.routes.resolve(admin, { profile, source: 'telegram', chatType: 'dm', chatId: chat });
-    const end = async (id: string, reason: string) =>
-      t.store.sessions.end(
-        admin,
-        id,
-        { reason: reason as never },
-        { ifMatch: (await t.store.sessions.get(admin, id)).revision },
-      );
+    const end = (id: string, reason: string) => endSession(t.store, id, reason);
 
     beforeAll(async () => {
       t.store.hooks.onSessionDeleted((event) => {

@@ -81,6 +81,12 @@ export function aChat(store: StateStore, spec: ChatSpec): Promise<Session> {
   });
 }
 
+/** Ends a session as the admin with `reason` (an end reason, unchecked), presenting the revision it has now. */
+export async function endSession(store: StateStore, id: string, reason: string) {
+  const { revision } = await store.sessions.get(admin, id);
+  return store.sessions.end(admin, id, { reason: reason as never }, { ifMatch: revision });
+}
+
 /** The If-Match and X-Expected-Generation a caller that just read the session would present. */
 export async function tokensOf(
   store: StateStore,

@@ -19,6 +19,7 @@ export {
   aSession,
   type ChatSpec,
   conversation,
+  endSession,
   type SessionSpec,
   someMessages,
   tokensOf,
