@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiHarness, bearer, bootApi } from './harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { bearer, useApi } from './harness.js';
 
 interface Operation {
   security?: Record<string, string[]>[];
@@ -20,14 +20,12 @@ const ADMIN_ONLY = Object.entries(document.paths).flatMap(([path, item]) =>
 );
 
 describe('admin-only operations', () => {
-  let api: ApiHarness;
+  const { api } = useApi('sqlite');
   let member: Record<string, string>;
 
   beforeAll(async () => {
-    api = await bootApi('sqlite');
     member = bearer(await api.memberToken(['alpha']));
   });
-  afterAll(async () => api?.close());
 
   it('answer a member 403 forbidden before reading the request, as the document declares (@AdminOnly)', async () => {
     expect(ADMIN_ONLY.length).toBeGreaterThan(25);

@@ -2,10 +2,10 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PROBLEM_CODES, PROBLEM_REGISTRY } from '@statehouse/contracts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../src/openapi/openapi.js';
 import { OTHER_STATUSES } from '../src/openapi/problem-scopes.js';
-import { type ApiHarness, bearer, bootApi } from './harness.js';
+import { useApi } from './harness.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
@@ -45,12 +45,7 @@ function codesUsedInSources(): Map<string, string> {
 }
 
 describe('problem codes are documented in one registry', () => {
-  let api: ApiHarness;
-
-  beforeAll(async () => {
-    api = await bootApi('sqlite');
-  });
-  afterAll(async () => api?.close());
+  const { api, admin } = useApi('sqlite');
 
   it('every code the code base uses is in the registry, with a status, a title and a description', () => {
     const used = codesUsedInSources();
@@ -115,7 +110,6 @@ describe('problem codes are documented in one registry', () => {
   });
 
   it('answers conflict with its registered status and title', async () => {
-    const admin = bearer(api.adminToken);
     await api.http().post('/v1/sessions').set(admin).send({ id: 'dup', profile: 'p', source: 'cli' }).expect(201);
     const duplicate = await api.http().post('/v1/sessions').set(admin).send({ id: 'dup', profile: 'p', source: 'cli' });
     expect(duplicate.status).toBe(409);
