@@ -53,6 +53,9 @@ describe('an imported message’s row', () => {
       substring_indexed: 1,
       // What an agent replays with a message (docs/domain.md §2.3.8): not in Hermes files.
       replay_fields: null,
+      // Hermes keeps no reply latency and no per-message cost: imported replies carry neither.
+      reply_latency_ms: null,
+      cost_usd: null,
     });
     expect(messageRow('s1', mapped(8), false).substring_indexed).toBe(0);
   });
