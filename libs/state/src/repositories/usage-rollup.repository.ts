@@ -162,6 +162,33 @@ export class UsageRollupRepository {
     return rows.map(toUsageRow);
   }
 
+  /**
+   * Per calendar bucket and group from `usage_daily`: each day is laid into its bucket in SQL, so a
+   * long range answers a row per (bucket, key), not one per (day, key) for the caller to fold.
+   * `starts`: the buckets' starts, ascending (a day at or after a start and before the next one is
+   * that bucket's); the UTC days in `skip` (those a bucket boundary cuts) are left out — the caller
+   * reads their hours. The starts are the service's own numbers, inlined as literals.
+   */
+  async dailyByBucket(
+    db: Executor,
+    range: UsageRange,
+    starts: readonly number[],
+    skip: readonly number[],
+    dimension: UsageDimension,
+  ): Promise<UsageRow[]> {
+    if (starts.length === 0 || (range.profiles !== null && range.profiles.length === 0)) return [];
+    const bucket = bucketOf('day_start', starts);
+    let query = db
+      .selectFrom('usage_daily')
+      .select((eb) => [bucket.as('bucket'), eb.ref(dimension).as('key'), ...sums(eb)])
+      .where('day_start', '>=', range.from)
+      .where('day_start', '<', range.to);
+    if (skip.length > 0) query = query.where('day_start', 'not in', [...skip]);
+    if (range.profiles !== null) query = query.where('profile', 'in', range.profiles);
+    const rows = await query.groupBy([bucket, dimension]).execute();
+    return rows.map(toUsageRow);
+  }
+
   /** Per hour (from `session_usage`) and group. */
   async hourly(db: Executor, range: UsageRange, dimension: UsageDimension): Promise<UsageRow[]> {
     if (range.profiles !== null && range.profiles.length === 0) return [];
@@ -181,14 +208,17 @@ export class UsageRollupRepository {
     hours: readonly number[],
     profiles: string[] | null,
     dimension: UsageDimension,
+    starts?: readonly number[],
   ): Promise<UsageRow[]> {
     if (hours.length === 0 || (profiles !== null && profiles.length === 0)) return [];
+    // With bucket starts, the hours fold into their buckets here, as `dailyByBucket` folds days.
+    const bucket = starts ? bucketOf('hour_start', starts) : sql<number>`hour_start`;
     let query = db
       .selectFrom('session_usage')
-      .select((eb) => [eb.ref('hour_start').as('bucket'), eb.ref(dimension).as('key'), ...sums(eb)])
+      .select((eb) => [bucket.as('bucket'), eb.ref(dimension).as('key'), ...sums(eb)])
       .where('hour_start', 'in', [...hours]);
     if (profiles !== null) query = query.where('profile', 'in', profiles);
-    const rows = await query.groupBy(['hour_start', dimension]).execute();
+    const rows = await query.groupBy([bucket, dimension]).execute();
     return rows.map(toUsageRow);
   }
 
@@ -297,6 +327,18 @@ export class UsageRollupRepository {
       .orderBy('hour_start')
       .execute();
   }
+}
+
+/**
+ * The bucket a day or hour start falls in: the latest of `starts` (ascending) at or before it. The
+ * starts are the service's own numbers, inlined as literals (a CASE of a few hundred at most: weeks
+ * and months of the longest range).
+ */
+function bucketOf(column: 'day_start' | 'hour_start', starts: readonly number[]): RawBuilder<number> {
+  const whens = [...starts]
+    .reverse()
+    .map((start) => sql`when ${sql.ref(column)} >= ${sql.lit(start)} then ${sql.lit(start)}`);
+  return sql<number>`case ${sql.join(whens, sql` `)} end`;
 }
 
 function sums(eb: ExpressionBuilder<DB, 'usage_daily' | 'session_usage'>) {

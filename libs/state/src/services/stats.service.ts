@@ -211,7 +211,12 @@ export class StatsService {
     if (range.bucket === 'hour') return this.usage.hourly(this.db, range, dimension);
     const cut = new Set<number>();
     for (const bound of range.bounds) if (bound % DAY_MS !== 0) cut.add(Math.floor(bound / DAY_MS) * DAY_MS);
-    const days = (await this.usage.daily(this.db, range, dimension)).filter((row) => !cut.has(row.bucket));
+    // Weeks and months fold their days in SQL (a row per bucket and key however long the range);
+    // day buckets are the days themselves.
+    const days =
+      range.bucket === 'day'
+        ? (await this.usage.daily(this.db, range, dimension)).filter((row) => !cut.has(row.bucket))
+        : await this.usage.dailyByBucket(this.db, range, range.bounds.slice(0, -1), [...cut], dimension);
     const spans = mergeSpans(
       [...cut].sort((a, b) => a - b).map((day) => [Math.max(day, range.from), Math.min(day + DAY_MS, range.to)]),
     );
@@ -228,8 +233,9 @@ export class StatsService {
         for (let hour = from; hour < to; hour += HOUR_MS) scattered.push(hour);
       }
     }
+    const starts = range.bucket === 'day' ? undefined : range.bounds.slice(0, -1);
     for (const part of chunk(scattered, 2000)) {
-      hours.push(...(await this.usage.hoursAt(this.db, part, range.profiles, dimension)));
+      hours.push(...(await this.usage.hoursAt(this.db, part, range.profiles, dimension, starts)));
     }
     return [...days, ...hours];
   }
