@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, type TestBrowser } from './support/browser.js';
-import { apiClient, expectAccessible, SCREENSHOT_DIR, screenshot, signIn } from './support/dashboard.js';
+import { apiClient, expectAccessible, readmePicture, SCREENSHOT_DIR, screenshot, signIn } from './support/dashboard.js';
 import { type Stack, startStack } from './support/stack.js';
 
 /**
@@ -116,6 +116,8 @@ describe('live updates and structured content in a browser', () => {
     expect(new Set(ids).size).toBe(ids.length);
     await expectAccessible(page);
     await screenshot(page, 'live-transcript');
+    // The README's picture: the messages that arrived while the page was open, under its live status.
+    await readmePicture(page, 'live-transcript', () => live.scrollIntoViewIfNeeded(), { reload: false });
   });
 
   it('the sessions list follows messages arriving in its sessions, in place', async () => {
@@ -183,5 +185,16 @@ describe('live updates and structured content in a browser', () => {
     ).resolves.toBe(1);
     await expectAccessible(page);
     await screenshot(page, 'json-viewer', { dark: true });
+    await readmePicture(page, 'json-viewer', async () => {
+      const opened = page.locator('summary', { hasText: 'Called' }).first();
+      await opened.click();
+      await page.locator('summary', { hasText: 'Result of' }).first().click();
+      await page.locator('.json-viewer', { has: result }).getByRole('button', { name: 'Expand all' }).click();
+      // The call at the top, clear of the sticky header.
+      await opened.evaluate((node) => {
+        node.scrollIntoView({ block: 'start' });
+        window.scrollBy(0, -120);
+      });
+    });
   });
 });

@@ -57,12 +57,18 @@ export const README_IMAGE_DIR =
   process.env.STATEHOUSE_README_PICTURES === '1' ? join(REPO_ROOT, 'docs/images') : join(SCREENSHOT_DIR, 'readme');
 const README_VIEWPORT = { width: 1280, height: 800 };
 
-export async function readmePicture(page: Page, name: string, ready?: () => Promise<void>): Promise<void> {
+export async function readmePicture(
+  page: Page,
+  name: string,
+  ready?: () => Promise<void>,
+  { reload = true }: { reload?: boolean } = {},
+): Promise<void> {
   const viewport = page.viewportSize();
   await page.setViewportSize(README_VIEWPORT);
   await page.emulateMedia({ colorScheme: 'light' });
-  // A fresh load at this size: charts measure their boxes once, and nothing opened earlier stays open.
-  await page.reload();
+  // A fresh load at this size: charts measure their boxes once, and nothing opened earlier stays
+  // open. Not for a picture of what arrived while the page was open (a live transcript).
+  if (reload) await page.reload();
   await page.waitForLoadState('networkidle');
   const charts = page.locator('[data-chart-ready]');
   for (const chart of await charts.all()) await expect.poll(() => chart.getAttribute('data-chart-ready')).toBe('true');
