@@ -133,7 +133,7 @@ export class MessageRepository {
 
   /** The session's latest active, visible user messages, newest first (what a reply answers). */
   private readonly lastUserMessages = new PreparedQuery<
-    'sessionId',
+    'sessionId' | 'limit',
     { timestamp: number; replay_fields: string | null }
   >((db, param) =>
     db
@@ -144,7 +144,7 @@ export class MessageRepository {
       .where('active', '=', 1)
       .where('display_kind', '=', 'visible')
       .orderBy('id', 'desc')
-      .limit(ANSWERABLE_LOOKBACK),
+      .limit(param('limit')),
   );
 
   /**
@@ -154,9 +154,15 @@ export class MessageRepository {
    * nothing to answer). Null when there is none.
    */
   async lastAnswerableAt(db: Executor, sessionId: string): Promise<number | null> {
-    const { rows } = await this.lastUserMessages.execute(db, { sessionId });
-    const answered = rows.find((row) => !replayFieldsOf(row.replay_fields).observed);
-    return answered ? Number(answered.timestamp) : null;
+    // The latest one first: it is the answer unless it was only observed (a group chat), which is
+    // when the walk goes further back — reading 50 rows on every reply costs the append path.
+    for (const limit of [1, ANSWERABLE_LOOKBACK]) {
+      const { rows } = await this.lastUserMessages.execute(db, { sessionId, limit });
+      const answered = rows.find((row) => !replayFieldsOf(row.replay_fields).observed);
+      if (answered) return Number(answered.timestamp);
+      if (rows.length < limit) return null;
+    }
+    return null;
   }
 
   /** One row through a prepared statement (the single-message append path). */

@@ -120,6 +120,43 @@ for (const { dialect, available } of TEST_DIALECTS) {
       ]);
     });
 
+    it('[stats.reply-latency] a reply written alone looks back past the messages only observed to the one it answers', async () => {
+      await aSession(t.store, { id: 'lookback', profile: 'alpha', source: 'telegram', model: 'sonnet' });
+      clock.set(T0 + 6 * DAY);
+      const at = clock.now();
+      const write = (message: Record<string, unknown>) =>
+        t.store.messages.append(admin, 'lookback', { messages: [message as never] });
+      await write({ role: 'user', content: 'can you check the logs?', timestamp: at });
+      await write({ role: 'user', content: 'brb', timestamp: at + 1_000, observed: true });
+      await write({ role: 'user', content: 'anyone?', timestamp: at + 2_000, observed: true });
+      await write({ role: 'assistant', content: 'The logs are clean.', timestamp: at + 7_000 });
+      const page = await t.store.messages.list(admin, 'lookback', {
+        limit: 10,
+        includeCompacted: true,
+        includeHidden: false,
+        includeInactive: false,
+        order: 'oldest',
+      });
+      expect(page.items.map((m) => m.replyLatencyMs)).toEqual([null, null, null, 7_000]);
+
+      // Nothing but observed messages before it: no question, no latency.
+      await aSession(t.store, { id: 'lookback-none', profile: 'alpha', source: 'telegram' });
+      await t.store.messages.append(admin, 'lookback-none', {
+        messages: [{ role: 'user', content: 'just chatting', timestamp: at, observed: true }],
+      });
+      await t.store.messages.append(admin, 'lookback-none', {
+        messages: [{ role: 'assistant', content: 'noted', timestamp: at + 500 }],
+      });
+      const none = await t.store.messages.list(admin, 'lookback-none', {
+        limit: 10,
+        includeCompacted: true,
+        includeHidden: false,
+        includeInactive: false,
+        order: 'oldest',
+      });
+      expect(none.items.map((m) => m.replyLatencyMs)).toEqual([null, null]);
+    });
+
     it('[stats.reply-latency] a batch: every reply from the user message it answers, the cost on the last reply', async () => {
       await aSession(t.store, { id: 'batch', profile: 'alpha', source: 'telegram', model: 'sonnet' });
       clock.set(T0 + 5 * DAY);
