@@ -1,15 +1,17 @@
 import type { Executor } from '../db/database.js';
+import { PreparedQuery } from '../db/prepared.js';
 import { chunk } from '../db/sql-dialect.js';
 
 /** System prompt snapshots, beside their sessions (docs/domain.md §2.2.19); rows go with their session. */
 export class SessionPromptRepository {
+  /** Read with every single-session read (`GET /v1/sessions/:id`): prepared once, as the row is. */
+  private readonly byId = new PreparedQuery<'sessionId', { prompt: string }>((db, param) =>
+    db.selectFrom('session_prompts').select('prompt').where('session_id', '=', param('sessionId')),
+  );
+
   async get(db: Executor, sessionId: string): Promise<string | null> {
-    const row = await db
-      .selectFrom('session_prompts')
-      .select('prompt')
-      .where('session_id', '=', sessionId)
-      .executeTakeFirst();
-    return row?.prompt ?? null;
+    const { rows } = await this.byId.execute(db, { sessionId });
+    return rows[0]?.prompt ?? null;
   }
 
   async getMany(db: Executor, sessionIds: readonly string[]): Promise<Map<string, string>> {
