@@ -5,9 +5,10 @@ import { apiClient, expectAccessible, signIn } from './support/dashboard.js';
 import { type Stack, startStack } from './support/stack.js';
 
 /**
- * Turn latency and per-message figures (issue 36): a transcript says how long each reply took and
- * what its call cost; the overview's "Reply latency" card gives p50/p95 per model and per source;
- * and a message number the view leaves out (a hidden first message) is named, not skipped silently.
+ * Turn latency and per-message figures (docs/stats.md, "Reply latency"): a transcript says how
+ * long each reply took and what its call cost; the overview's "Reply latency" card gives p50/p95
+ * per model and per source; and a message number the view leaves out (a hidden first message) is
+ * named, not skipped silently.
  */
 
 let stack: Stack;
