@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
+import { expect } from 'vitest';
 
 /**
  * axe-core in the page under test: every dashboard page must pass WCAG 2 A and AA (2.0, 2.1, 2.2).
@@ -78,7 +79,19 @@ export function describeViolations(violations: AxeViolation[]): string[] {
 export async function accessibilityProblems(page: Page): Promise<string[]> {
   // From the top of the page: a reload keeps the scroll position, and controls scrolled under the
   // sticky header then count as obscured targets (target-size) though a person scrolls back to them.
-  await page.evaluate(() => window.scrollTo(0, 0));
+  // The browser may restore a reload's scroll position after the load, so scroll until it holds.
+  await expect
+    .poll(
+      () =>
+        page.evaluate(async () => {
+          window.scrollTo(0, 0);
+          await new Promise((settled) => requestAnimationFrame(() => requestAnimationFrame(settled)));
+          await new Promise((settled) => setTimeout(settled, 50));
+          return window.scrollY;
+        }),
+      { timeout: 5_000 },
+    )
+    .toBe(0);
   const problems: string[] = [];
   for (const colorScheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme });
