@@ -62,6 +62,11 @@ function localParts(ms: number, timeZone: string): LocalDate & { hour: number; m
   };
 }
 
+function utcParts(ms: number): LocalDate {
+  const d = new Date(ms);
+  return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate() };
+}
+
 /** The zone's offset from UTC at `ms`, in milliseconds. */
 function offsetAt(ms: number, timeZone: string): number {
   const p = localParts(ms, timeZone);
@@ -69,12 +74,26 @@ function offsetAt(ms: number, timeZone: string): number {
   return asUtc - (ms - (((ms % 1000) + 1000) % 1000));
 }
 
+/**
+ * Local midnights already worked out, per zone and date: each costs two `formatToParts` calls, and
+ * a 90-day chart asks for 91 of them on every request. A zone's rules do not change while the
+ * process runs; the cap only bounds memory (cleared whole when reached).
+ */
+const midnights = new Map<string, number>();
+const MIDNIGHTS_KEPT = 20_000;
+
 /** The instant local midnight of a date is (the first instant of that date where midnight is skipped). */
 function localMidnight(date: LocalDate, timeZone: string): number {
   const wall = Date.UTC(date.year, date.month - 1, date.day);
+  if (timeZone === 'UTC') return wall;
+  const key = `${timeZone} ${wall}`;
+  const known = midnights.get(key);
+  if (known !== undefined) return known;
   let at = wall - offsetAt(wall, timeZone);
   const second = wall - offsetAt(at, timeZone);
   if (second !== at) at = Math.min(at, second);
+  if (midnights.size >= MIDNIGHTS_KEPT) midnights.clear();
+  midnights.set(key, at);
   return at;
 }
 
@@ -88,7 +107,7 @@ function shift(date: LocalDate, days: number, months = 0): LocalDate {
 
 /** The local calendar date on which the bucket holding `ms` begins. */
 function bucketDate(ms: number, bucket: Exclude<StatsBucketSize, 'hour'>, timeZone: string): LocalDate {
-  const p = localParts(ms, timeZone);
+  const p = timeZone === 'UTC' ? utcParts(ms) : localParts(ms, timeZone);
   const date = { year: p.year, month: p.month, day: p.day };
   if (bucket === 'day') return date;
   if (bucket === 'month') return { ...date, day: 1 };

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/database.js';
-import { HOUR_MS } from './usage-rollup.repository.js';
+import { bucketOf, HOUR_MS } from './usage-rollup.repository.js';
 
 export interface DeletionCounters {
   operations: number;
@@ -56,15 +56,18 @@ export class DeletionRollupRepository {
     return { first: Number(row.first), last: Number(row.last) };
   }
 
-  /** Per bucket of `grainMs` (an hour or a day) and group, over `[from, to)`. */
+  /**
+   * Counts per bucket and group: `starts` are the buckets' starts, ascending (an hour at or after a
+   * start and before the next one is in the start's bucket); without them, per hour.
+   */
   async buckets(
     db: Executor,
     range: { from: number; to: number; profiles: string[] | null },
-    grainMs: number,
     dimension: 'origin' | 'profile',
+    starts?: readonly number[],
   ): Promise<DeletionRow[]> {
     if (range.profiles !== null && range.profiles.length === 0) return [];
-    const bucket = sql<number>`(hour_start - hour_start % ${sql.lit(grainMs)})`;
+    const bucket = starts ? bucketOf('hour_start', starts) : sql<number>`hour_start`;
     let query = db
       .selectFrom('deletion_rollups')
       .select((eb) => [

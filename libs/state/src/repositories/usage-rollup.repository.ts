@@ -332,9 +332,17 @@ export class UsageRollupRepository {
 /**
  * The bucket a day or hour start falls in: the latest of `starts` (ascending) at or before it. The
  * starts are the service's own numbers, inlined as literals (a CASE of a few hundred at most: weeks
- * and months of the longest range).
+ * and months of the longest range). Starts a fixed step apart on multiples of it (UTC hours and
+ * days) are a modulo instead: one arithmetic step per row, not a walk down the CASE.
  */
-function bucketOf(column: 'day_start' | 'hour_start', starts: readonly number[]): RawBuilder<number> {
+export function bucketOf(column: 'day_start' | 'hour_start', starts: readonly number[]): RawBuilder<number> {
+  const step = starts.length > 1 ? starts[1] - starts[0] : 0;
+  const evenlySpaced =
+    step > 0 && starts.every((start, i) => start % step === 0 && (i === 0 || start - starts[i - 1] === step));
+  if (evenlySpaced) {
+    // Rows before the first start are outside the range the caller's WHERE keeps.
+    return sql<number>`(${sql.ref(column)} - ${sql.ref(column)} % ${sql.lit(step)})`;
+  }
   const whens = [...starts]
     .reverse()
     .map((start) => sql`when ${sql.ref(column)} >= ${sql.lit(start)} then ${sql.lit(start)}`);

@@ -22,6 +22,8 @@ for (const { dialect, available } of TEST_DIALECTS) {
   describe.skipIf(!available)(`week and month buckets are the sums of their days on ${dialect}`, () => {
     const clock = new ManualClock(START);
     const t = useTestStore(dialect, { clock });
+    /** The deletions made, as the hourly rollup counts them. */
+    const deleted: { hour: number; origin: string; messages: number }[] = [];
 
     beforeAll(async () => {
       const random = seededRandom(20261206);
@@ -43,8 +45,70 @@ for (const { dialect, available } of TEST_DIALECTS) {
           });
         }
       }
+      // Deletions every 5 hours from the last day on, at :45 — some in the hour a local midnight cuts
+      // (18:45 UTC is 00:15 in Kolkata, whose midnight falls inside the 18:00 UTC hour).
+      for (let k = 0; k < 12; k++) {
+        const at = START + (SPAN_DAYS + 1) * DAY + k * 5 * HOUR + 45 * 60_000;
+        clock.set(at);
+        const id = `cal-${k * 3}`;
+        const session = await t.store.sessions.get(admin, id);
+        const channel = k % 2 ? 'dashboard' : 'api';
+        await t.store.deletion.deleteOne(
+          { ...admin, channel },
+          id,
+          { includeCompressionChain: false, ifEmpty: false },
+          { ifMatch: session.revision, expectedGeneration: session.generation },
+        );
+        // A deletion's origin follows the caller's channel (docs/domain.md §5.1).
+        const origin = channel === 'dashboard' ? 'user_dashboard' : 'user_api';
+        deleted.push({ hour: at - (at % HOUR), origin, messages: session.messageCount });
+      }
       clock.set(START + (SPAN_DAYS + 10) * DAY);
     });
+
+    for (const timeZone of ['UTC', 'Asia/Kolkata', 'America/New_York']) {
+      for (const bucket of ['hour', 'day', 'week', 'month'] as const) {
+        it(`deletions in ${bucket} buckets in ${timeZone} count each hour in the bucket its start falls in`, async () => {
+          const from = START + SPAN_DAYS * DAY;
+          const to = bucket === 'hour' ? from + 4 * DAY : START + (SPAN_DAYS + 5) * DAY;
+          const answer = await t.store.stats.deletionsOverTime(admin, {
+            from: iso(from),
+            to: iso(to),
+            bucket,
+            groupBy: 'origin',
+            timeZone,
+          });
+          expect(answer.totals).toEqual({
+            operations: deleted.length,
+            sessions: deleted.length,
+            messages: deleted.reduce((sum, one) => sum + one.messages, 0),
+          });
+          const starts = answer.buckets.map((b) => Date.parse(b.start));
+          const expected = answer.buckets.map((one, index) => {
+            const end = index + 1 < starts.length ? starts[index + 1] : Date.parse(answer.to);
+            const inside = deleted.filter((d) => d.hour >= starts[index] && d.hour < end);
+            const origins = [...new Set(inside.map((d) => d.origin))].sort();
+            return {
+              start: one.start,
+              operations: inside.length,
+              groups: origins.map((origin) => ({
+                key: origin,
+                messages: inside.filter((d) => d.origin === origin).reduce((sum, d) => sum + d.messages, 0),
+              })),
+            };
+          });
+          const actual = answer.buckets.map((one) => ({
+            start: one.start,
+            operations: one.total.operations,
+            groups: one.groups.map(({ key, messages }) => ({ key, messages })).sort((a, b) => (a.key < b.key ? -1 : 1)),
+          }));
+          expect(actual).toEqual(expected);
+          expect(actual.filter((one) => one.operations > 0).length).toBeGreaterThan(
+            bucket === 'day' || bucket === 'hour' ? 2 : 0,
+          );
+        });
+      }
+    }
 
     for (const timeZone of ['UTC', 'Europe/Paris', 'America/New_York', 'Asia/Kolkata']) {
       for (const bucket of ['week', 'month'] as const) {

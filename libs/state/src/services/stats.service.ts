@@ -114,8 +114,10 @@ export class StatsService {
 
   async deletionsOverTime(ctx: OperationContext, query: DeletionStatsQuery): Promise<DeletionStatsResponse> {
     const range = this.resolve(ctx.principal, query.from, query.to, query.bucket, query.timeZone, query.profile);
-    // Per hour: deletions are few rows (one per hour, profile and origin with a receipt), laid into buckets here.
-    const rows = await this.read(() => this.deletions.buckets(this.db, range, HOUR_MS, query.groupBy));
+    // Folded into the range's buckets in SQL: a row per bucket and group, whatever the time zone.
+    const rows = await this.read(() =>
+      this.deletions.buckets(this.db, range, query.groupBy, range.bounds.slice(0, -1)),
+    );
     const series = groupSeries(
       range,
       rows,
@@ -148,7 +150,7 @@ export class StatsService {
     const now = this.clock.now();
     return this.read(async () => {
       const usage = await this.usage.total(this.db, range);
-      const deletionRows = await this.deletions.buckets(this.db, range, HOUR_MS, 'profile');
+      const deletionRows = await this.deletions.buckets(this.db, range, 'profile', [range.from]);
       const deletions = deletionRows.reduce(sumDeletions, { ...ZERO_DELETIONS });
       const since = now - ACTIVE_NOW_WINDOW_MINUTES * 60_000;
       return {
