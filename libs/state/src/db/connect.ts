@@ -9,6 +9,7 @@ import { registerChangeStamps } from './change-stamp.js';
 import type { DB, Dialect } from './database.js';
 import { PreparedStatementNames, preparedStatementPool } from './pg-prepared-pool.js';
 import { registerDirectReads, registerDirectWrites } from './prepared.js';
+import { registerSoloWrites } from './solo-write.js';
 import { CHECKPOINT_INTERVAL_MS, type CheckpointerStatus, SqliteCheckpointer } from './sqlite-checkpointer.js';
 import { StatehouseSqliteDialect } from './sqlite-dialect.js';
 import { SqliteFtsMerger } from './sqlite-fts-merger.js';
@@ -172,6 +173,8 @@ async function connectSqlite(url: string, options: ConnectOptions): Promise<Conn
   registerDirectWrites(db, { write: (sql, parameters) => dialect.writeNow(sql, parameters), onQuery: options.onQuery });
   // … and when a read outside a transaction still holds inside one (db/change-stamp.ts).
   registerChangeStamps(db, { stamp: (when) => dialect.changeStamp(when) });
+  // … and when one write may commit on its own, at once (db/solo-write.ts).
+  registerSoloWrites(db, { write: (stamp, sql, parameters) => dialect.writeAlone(stamp, sql, parameters) });
   const readPool =
     path === ':memory:'
       ? null

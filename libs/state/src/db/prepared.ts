@@ -1,5 +1,6 @@
 import { type Compilable, CompiledQuery, type QueryResult } from 'kysely';
 import type { Executor } from './database.js';
+import { soloWrites } from './solo-write.js';
 
 const MARKER = '\u0000statehouse-param:';
 
@@ -75,7 +76,22 @@ export class PreparedQuery<P extends string, R = unknown> {
 
   constructor(private readonly build: (db: Executor, param: (name: P) => never) => Compilable<R>) {}
 
-  async execute(db: Executor, values: Record<P, unknown>): Promise<QueryResult<R>> {
+  /**
+   * Runs this write committed on its own if `db`'s store can right now (db/solo-write.ts): its writer
+   * idle and its change stamp still `stamp`. False: nothing ran.
+   */
+  executeAlone(db: Executor, values: Record<P, unknown>, stamp: string): boolean {
+    const solo = soloWrites(db);
+    if (!solo || readOnlyExecutors.has(db)) return false;
+    const compiled = this.compile(db);
+    return solo.write(
+      stamp,
+      compiled.sql,
+      compiled.slots.map((slot) => ('name' in slot ? values[slot.name] : slot.value)),
+    );
+  }
+
+  private compile(db: Executor) {
     if (!this.compiled) {
       const query = this.build(db, (name) => `${MARKER}${name}` as never).compile();
       const kind = query.query.kind;
@@ -91,41 +107,46 @@ export class PreparedQuery<P extends string, R = unknown> {
         ),
       };
     }
+    return this.compiled;
+  }
+
+  async execute(db: Executor, values: Record<P, unknown>): Promise<QueryResult<R>> {
+    const compiled = this.compile(db);
     // Compiled once, run as raw SQL: Kysely plugins never see it again, so the guard is here.
-    if (!this.compiled.select && readOnlyExecutors.has(db)) {
-      throw new Error(`a read-only unit of work tried to write (${this.compiled.operation})`);
+    if (!compiled.select && readOnlyExecutors.has(db)) {
+      throw new Error(`a read-only unit of work tried to write (${compiled.operation})`);
     }
-    const parameters = this.compiled.slots.map((slot) => ('name' in slot ? values[slot.name] : slot.value));
+    const parameters = compiled.slots.map((slot) => ('name' in slot ? values[slot.name] : slot.value));
     const writes = directWrites.get(db);
     if (writes) {
       const started = writes.onQuery ? performance.now() : 0;
       let result: QueryResult<R> | undefined;
       try {
-        result = writes.write<R>(this.compiled.sql, parameters);
+        result = writes.write<R>(compiled.sql, parameters);
       } catch (error) {
-        writes.onQuery?.(this.compiled.operation, performance.now() - started, true);
+        writes.onQuery?.(compiled.operation, performance.now() - started, true);
         throw error;
       }
       if (result) {
-        writes.onQuery?.(this.compiled.operation, performance.now() - started, false);
+        writes.onQuery?.(compiled.operation, performance.now() - started, false);
         return result;
       }
     }
-    const direct = this.compiled.select ? directReads.get(db) : undefined;
+    const direct = compiled.select ? directReads.get(db) : undefined;
     if (direct) {
       const started = direct.onQuery ? performance.now() : 0;
       let rows: R[] | undefined;
       try {
-        rows = direct.read<R>(this.compiled.sql, parameters);
+        rows = direct.read<R>(compiled.sql, parameters);
       } catch (error) {
-        direct.onQuery?.(this.compiled.operation, performance.now() - started, true);
+        direct.onQuery?.(compiled.operation, performance.now() - started, true);
         throw error;
       }
       if (rows) {
-        direct.onQuery?.(this.compiled.operation, performance.now() - started, false);
+        direct.onQuery?.(compiled.operation, performance.now() - started, false);
         return { rows };
       }
     }
-    return db.executeQuery<R>(CompiledQuery.raw(this.compiled.sql, parameters) as CompiledQuery<R>);
+    return db.executeQuery<R>(CompiledQuery.raw(compiled.sql, parameters) as CompiledQuery<R>);
   }
 }

@@ -76,6 +76,11 @@ export class StatehouseSqliteDialect implements Dialect {
     return this.#driver?.writeNow<R>(sql, parameters);
   }
 
+  /** One write committed on its own if the writer is idle and unchanged since `stamp` (db/solo-write.ts). */
+  writeAlone(stamp: string, sql: string, parameters: readonly unknown[]): boolean {
+    return this.#driver?.writeAlone(stamp, sql, parameters) ?? false;
+  }
+
   /** The writer's change stamp (db/change-stamp.ts); undefined before the driver exists. */
   changeStamp(when: 'idle' | 'in-transaction'): string | undefined {
     return this.#driver?.changeStamp(when);

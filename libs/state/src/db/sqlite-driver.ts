@@ -280,6 +280,31 @@ export class SqliteDriver implements Driver {
     return `${now.changes}:${now.version}`;
   }
 
+  /**
+   * One write committed on its own in this call (db/solo-write.ts): only while the writer is idle —
+   * its lock free, no group open — and only if its change stamp is still `stamp`, which the
+   * statement checks itself (an auto-committed statement: the check and the write are one atomic
+   * step; a commit by another connection since the statement's snapshot makes it fail busy rather
+   * than write). False when nothing was written — not idle, the stamp moved, the row is not there,
+   * the file's lock is taken — and the caller takes the usual way. Any other failure throws.
+   */
+  writeAlone(stamp: string, sql: string, parameters: readonly unknown[]): boolean {
+    if (this.#group || !this.connections.writer.open || !this.#lock.tryAcquire()) return false;
+    const opened = performance.now();
+    try {
+      const [changes, version] = stamp.split(':').map(Number);
+      const result = this.#writer.run(this.#writer.prepare(guardedByStamp(sql)), [changes, version, ...parameters]);
+      return Number(result.numAffectedRows ?? 0) === 1;
+    } catch (error) {
+      if ((error as { code?: string }).code?.startsWith('SQLITE_BUSY')) return false;
+      throw error;
+    } finally {
+      if (this.connections.writer.inTransaction) this.#writer.prepare('rollback').run();
+      this.connections.onWriteLock?.(performance.now() - opened, 1);
+      this.#lock.release();
+    }
+  }
+
   readNow<R>(sql: string, parameters: readonly unknown[]): R[] | undefined {
     if (!this.#reader || !this.connections.reader?.open || /^\s*pragma\b/i.test(sql)) return undefined;
     let statement: BetterSqlite3.Statement;
@@ -391,4 +416,25 @@ class SqliteHandle implements DatabaseConnection {
   async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
     throw new Error('streaming is not supported by the SQLite driver');
   }
+}
+
+/** Guarded statements by their SQL: each is built once. */
+const guarded = new Map<string, string>();
+
+/**
+ * `sql` — one `UPDATE … WHERE …` (nothing after its WHERE) — changed to write only while the writer's
+ * change stamp is what its two first parameters say (`total_changes()`, then `data_version`).
+ */
+function guardedByStamp(sql: string): string {
+  let text = guarded.get(sql);
+  if (!text) {
+    if (!/^update\b[\s\S]*\bwhere\b/i.test(sql) || /\breturning\b/i.test(sql)) {
+      throw new Error('a solo write is one UPDATE … WHERE … with nothing after its WHERE');
+    }
+    text =
+      'with statehouse_unchanged as (select 1 where total_changes() = ? and ' +
+      `(select data_version from pragma_data_version) = ?) ${sql} and exists (select 1 from statehouse_unchanged)`;
+    guarded.set(sql, text);
+  }
+  return text;
 }

@@ -72,6 +72,12 @@ export class WriterLock {
     }
     return new Promise((resolve) => this.#waiters.push(resolve));
   }
+  /** Takes the lock only if nobody holds it (so nobody waits for it either). */
+  tryAcquire(): boolean {
+    if (this.#held) return false;
+    this.#held = true;
+    return true;
+  }
   /** Hands the lock straight to the next waiter (nobody can slip in between). */
   release(): void {
     const next = this.#waiters.shift();

@@ -150,6 +150,37 @@ export class UnitOfWork {
       throw toDomainError(error);
     }
     if (claim) claim.recorded = true;
+    await this.runEffects(ctx, effects);
+    return result;
+  }
+
+  /**
+   * One write committed on its own, at once, when the store can (db/solo-write.ts): `stamp` is the
+   * change stamp the caller's decision was read at, `write` runs the one prepared statement (a
+   * repository's `…Alone`). `announce` registers what runs after the commit, as in `run`. False:
+   * nothing ran — the caller runs its unit of work. Never while an `Idempotency-Key` waits to be
+   * recorded: its record belongs in the write's own transaction.
+   */
+  async writeAlone(
+    ctx: OperationContext | null,
+    stamp: string | undefined,
+    write: (db: Db, stamp: string) => boolean,
+    announce: (tx: Pick<Tx, 'afterCommit'>) => void = () => undefined,
+  ): Promise<boolean> {
+    if (stamp === undefined || (ctx?.idempotency && !ctx.idempotency.recorded)) return false;
+    try {
+      if (!write(this.db, stamp)) return false;
+    } catch (error) {
+      throw toDomainError(error);
+    }
+    const effects: Effect[] = [];
+    announce({ afterCommit: (effect) => effects.push(effect) });
+    await this.runEffects(ctx, effects);
+    return true;
+  }
+
+  /** Post-commit effects, in order; one that fails is logged and the rest still run. */
+  private async runEffects(ctx: OperationContext | null, effects: readonly Effect[]): Promise<void> {
     for (const effect of effects) {
       try {
         await effect();
@@ -157,6 +188,5 @@ export class UnitOfWork {
         this.logger.error('post-commit effect failed', { error: String(error), requestId: ctx?.requestId });
       }
     }
-    return result;
   }
 }

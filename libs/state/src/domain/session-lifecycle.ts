@@ -51,7 +51,7 @@ export class SessionLifecycle {
 
   /** For a statement that cleared the end itself (a turn's lease, an append's counters). */
   announceReopened(
-    tx: Tx,
+    tx: Pick<Tx, 'afterCommit'>,
     row: Pick<SessionRow, 'id' | 'profile' | 'end_reason'>,
     via: SessionReopenedEvent['via'],
     revision: number,

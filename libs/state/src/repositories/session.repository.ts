@@ -9,6 +9,7 @@ import {
 import { sql } from 'kysely';
 import type { z } from 'zod';
 import {
+  type Db,
   type Executor,
   type NewSessionRow,
   SESSION_COLUMNS,
@@ -506,6 +507,14 @@ export class SessionRepository {
   /** When an import last wrote the row (bookkeeping: no revision of its own). */
   async markImported(db: Executor, id: string, importedAt: number): Promise<void> {
     await db.updateTable('sessions').set({ imported_at: importedAt }).where('id', '=', id).execute();
+  }
+
+  /**
+   * `revive` committed on its own if the store's writer is idle and unchanged since `stamp`
+   * (db/solo-write.ts); false: nothing ran.
+   */
+  reviveAlone(db: Db, id: string, now: number, stamp: string): boolean {
+    return this.reviveStatement.executeAlone(db, { id, now }, stamp);
   }
 
   /** Reopens an ended row as activity at `now` (never moving activity back); bumps the revision. */

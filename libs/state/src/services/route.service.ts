@@ -146,6 +146,19 @@ export class RouteService implements DeletionParticipant, ContinuationHook {
     } catch (error) {
       throw toDomainError(error);
     }
+    // A revival and nothing else, with the writer idle and nothing changed since the reads: one
+    // statement committed on its own (decision 0026), not a transaction that waits for the end of
+    // the event-loop turn.
+    const row = read.row;
+    if (row.ended_at !== null && request.transportProfile === undefined && request.gatewayId === undefined) {
+      const revived = await this.uow.writeAlone(
+        ctx,
+        readAt,
+        (db, stamp) => this.sessions.reviveAlone(db, row.id, this.clock.now(), stamp),
+        (tx) => this.lifecycle.announceReopened(tx, row, 'resolve', Number(row.revision) + 1),
+      );
+      if (revived) return answer(read, sessionKey);
+    }
     // The decision and its stamp in one transaction: decided again on locked rows unless nothing
     // changed since it was read (a revival then costs its write, not a second decision).
     return this.uow.run(ctx, async (tx) => {
