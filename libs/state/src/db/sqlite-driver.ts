@@ -24,11 +24,18 @@ export function isBusy(error: unknown): boolean {
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
+ * The writer's change stamp, `changes:version`: the rows it changed (`total_changes()`) and the
+ * commits of other connections it has seen (`data_version`). Read by `changeStamp`, checked by the
+ * statement of a solo write (`guardedByStamp`): one definition for both.
+ */
+const STAMP_CHANGES = 'total_changes()';
+const STAMP_VERSION = '(select data_version from pragma_data_version)';
+const CHANGE_STAMP = `select ${STAMP_CHANGES} as changes, ${STAMP_VERSION} as version`;
+
+/**
  * The driver behind StatehouseSqliteDialect: the writer connection shared by group commit, the
  * reader connection for reads outside a transaction, and the lock wait on timers.
  */
-const CHANGE_STAMP = 'select total_changes() as changes, (select data_version from pragma_data_version) as version';
-
 export class SqliteDriver implements Driver {
   readonly #lock = new WriterLock();
   readonly #writer: StatementCache;
@@ -292,6 +299,7 @@ export class SqliteDriver implements Driver {
     if (this.#group || !this.connections.writer.open || !this.#lock.tryAcquire()) return false;
     const opened = performance.now();
     try {
+      // The parts in the order `changeStamp` wrote them, `changes:version`.
       const [changes, version] = stamp.split(':').map(Number);
       const result = this.#writer.run(this.#writer.prepare(guardedByStamp(sql)), [changes, version, ...parameters]);
       return Number(result.numAffectedRows ?? 0) === 1;
@@ -432,8 +440,8 @@ function guardedByStamp(sql: string): string {
       throw new Error('a solo write is one UPDATE … WHERE … with nothing after its WHERE');
     }
     text =
-      'with statehouse_unchanged as (select 1 where total_changes() = ? and ' +
-      `(select data_version from pragma_data_version) = ?) ${sql} and exists (select 1 from statehouse_unchanged)`;
+      `with statehouse_unchanged as (select 1 where ${STAMP_CHANGES} = ? and ${STAMP_VERSION} = ?) ` +
+      `${sql} and exists (select 1 from statehouse_unchanged)`;
     guarded.set(sql, text);
   }
   return text;
