@@ -26,6 +26,7 @@ import { runtimeStateAndDelegationsMigration } from './migrations/2026-12-06T15.
 import { storeEpochMigration } from './migrations/2026-12-06T17.40-store-epoch.js';
 import { labelsMigration } from './migrations/2026-12-06T17.50-labels.js';
 import { replyLatencyMigration } from './migrations/2026-12-06T21.00-reply-latency.js';
+import { answerableMessagesIndexMigration } from './migrations/2026-12-07T02.00-answerable-messages-index.js';
 
 /** Every migration, in order. Names are timestamps; files are frozen once shipped. */
 function migrations(dialect: Dialect): Record<string, Migration> {
@@ -55,6 +56,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '2026-12-06T15.00-client-fields-and-meta': clientFieldsAndMetaMigration(dialect),
     '2026-12-06T17.50-labels': labelsMigration(dialect),
     '2026-12-06T21.00-reply-latency': replyLatencyMigration(dialect),
+    '2026-12-07T02.00-answerable-messages-index': answerableMessagesIndexMigration(),
   };
 }
 

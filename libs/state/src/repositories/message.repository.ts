@@ -1,4 +1,5 @@
 import type { DisplayKind, Message, MessageContent, MessageRole, SessionChangeEvent } from '@statehouse/contracts';
+import { sql } from 'kysely';
 import type { Executor, MessageRow, NewMessageRow } from '../db/database.js';
 import { PreparedQuery } from '../db/prepared.js';
 import { chunk, countForSessions } from '../db/sql-dialect.js';
@@ -140,9 +141,11 @@ export class MessageRepository {
       .selectFrom('messages')
       .select(['timestamp', 'replay_fields'])
       .where('session_id', '=', param('sessionId'))
-      .where('role', '=', 'user')
-      .where('active', '=', 1)
-      .where('display_kind', '=', 'visible')
+      // Literals, not parameters: the planner may use a partial index only when the query's own
+      // terms imply its WHERE (messages_answerable_idx, migration 2026-12-07T02.00).
+      .where('role', '=', sql.lit('user'))
+      .where('active', '=', sql.lit(1))
+      .where('display_kind', '=', sql.lit('visible'))
       .orderBy('id', 'desc')
       .limit(param('limit')),
   );
@@ -150,8 +153,9 @@ export class MessageRepository {
   /**
    * The time of the session's latest user message a reply answers (docs/stats.md, "Reply
    * latency"): active, visible, not merely observed — among its last 50 user messages (a walk back
-   * on the session's id index; a group chat where the agent was not addressed in 50 messages has
-   * nothing to answer). Null when there is none.
+   * on messages_answerable_idx, which holds only those rows: tool rows since the question cost
+   * nothing; a group chat where the agent was not addressed in 50 messages has nothing to answer).
+   * Null when there is none.
    */
   async lastAnswerableAt(db: Executor, sessionId: string): Promise<number | null> {
     // The latest one first: it is the answer unless it was only observed (a group chat), which is
