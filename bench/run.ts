@@ -173,6 +173,9 @@ BENCH_ONLY=lineage,deletion,api npm run bench   # a subset (also writes to the t
                                                 # pg-schedules one; several processes:
                                                 # watch-delay, healthz-rebuild, replica-appends (topology = the three;
                                                 # PostgreSQL rows when a server is configured)
+npm run bench:compare -- --before b1.md b2.md b3.md --after a1.md a2.md a3.md
+                                                # two builds' runs (BENCH_OUT of each, run interleaved): the
+                                                # figures that moved beyond their run-to-run noise
 \`\`\`
 
 Figure 17 (\`hermes\`) runs the Python adapter (python3) and, with \`BENCH_HERMES=<a Hermes Agent checkout>\`,

@@ -9,6 +9,7 @@ export default defineConfig({
       'topology/**/*.test.ts',
       'python/**/*.test.ts',
       'docs/**/*.test.ts',
+      'bench/**/*.test.ts',
     ],
     environment: 'node',
     pool: 'forks',
