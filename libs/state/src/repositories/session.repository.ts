@@ -253,6 +253,21 @@ export class SessionRepository {
   private readonly byId = new PreparedQuery<'id', SessionRow>((db, param) =>
     db.selectFrom('sessions').select(SESSION_COLUMNS).where('id', '=', param('id')).where('hidden_for', 'is', null),
   );
+  private readonly byIdWithPrompt = new PreparedQuery<'id', SessionRow & { system_prompt: string | null }>(
+    (db, param) =>
+      db
+        .selectFrom('sessions')
+        .select(SESSION_COLUMNS)
+        .select((eb) =>
+          eb
+            .selectFrom('session_prompts')
+            .select('session_prompts.prompt')
+            .whereRef('session_prompts.session_id', '=', 'sessions.id')
+            .as('system_prompt'),
+        )
+        .where('id', '=', param('id'))
+        .where('hidden_for', 'is', null),
+  );
 
   /**
    * A revival on its own (a resolve that recovers an accidentally ended row): the one write a
@@ -307,6 +322,18 @@ export class SessionRepository {
 
   async findById(db: Executor, id: string): Promise<SessionRow | undefined> {
     return (await this.byId.execute(db, { id })).rows[0];
+  }
+
+  /**
+   * The row with its system prompt snapshot (`GET /v1/sessions/:id`): one statement, not two — on
+   * SQLite every statement outside a transaction is a read transaction of its own, and its begin
+   * and end (WAL and file locks) cost more than the lookup itself.
+   */
+  async findByIdWithPrompt(
+    db: Executor,
+    id: string,
+  ): Promise<(SessionRow & { system_prompt: string | null }) | undefined> {
+    return (await this.byIdWithPrompt.execute(db, { id })).rows[0];
   }
 
   /** The row even while hidden: only for the writer that hid it (an import resuming its chunks). */

@@ -313,9 +313,10 @@ export class SessionService {
 
   /** The single-session read: the row and its system prompt snapshot. */
   async get(ctx: OperationContext, id: string): Promise<Session> {
-    const row = await this.readVisible(ctx, id);
     try {
-      return { ...toSession(row, this.clock.now()), systemPrompt: await this.prompts.get(this.db, id) };
+      const row = await this.sessions.findByIdWithPrompt(this.db, id);
+      if (!row || !canAccessProfile(ctx.principal, row.profile)) throw new NotFoundError('session');
+      return { ...toSession(row, this.clock.now()), systemPrompt: row.system_prompt };
     } catch (error) {
       throw toDomainError(error);
     }
